@@ -1,0 +1,35 @@
+// The N x A x T grid shared by `model`, `simulate` and `measure`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/scenario.hpp"
+
+namespace alloclab::cli {
+
+struct GridOptions {
+  std::string N, A, free_fraction, T;
+  unsigned w = 32;
+  unsigned lanes = 32;
+  unsigned pages = 1;
+  std::uint64_t seed = 1;
+};
+
+enum class GridUse {
+  model,    // requires N <= A (the model is undefined when the pool cannot serve every request)
+  runnable  // simulate/measure: A < N is a legitimate out-of-memory experiment
+};
+
+// Adds --N, --A, --free, --T, --w, --lanes to a subcommand (--pages and --seed are added by the
+// commands that use them).
+void add_grid_options(CLI::App& cmd, GridOptions& grid);
+
+// Expands the grid (product of the lists, in N-major order... T, A, N innermost last) for one
+// algorithm. Throws InputError naming the parameter on any invalid point.
+std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use);
+
+}  // namespace alloclab::cli

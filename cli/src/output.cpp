@@ -1,0 +1,126 @@
+#include "alloclab/cli/output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace alloclab::cli {
+namespace {
+
+std::vector<std::string> column_keys(const std::vector<Record>& records) {
+  std::vector<std::string> keys;
+  for (const auto& r : records)
+    for (const auto& [k, v] : r.fields)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  return keys;
+}
+
+// precise: shortest text that reads back to the same double (CSV); otherwise 6 significant digits.
+std::string render(const FieldValue* v, bool precise) {
+  if (!v) return {};
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, std::monostate>) {
+          return precise ? "" : "-";
+        } else if constexpr (std::is_same_v<X, double>) {
+          return precise ? fmt::format("{}", x) : fmt::format("{:.6g}", x);
+        } else if constexpr (std::is_same_v<X, bool>) {
+          return x ? "true" : "false";
+        } else if constexpr (std::is_same_v<X, std::string>) {
+          return x;
+        } else {
+          return fmt::format("{}", x);
+        }
+      },
+      *v);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+nlohmann::ordered_json to_json(const Record& r) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : r.fields) {
+    std::visit(
+        [&](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::monostate>)
+            o[k] = nullptr;
+          else
+            o[k] = x;
+        },
+        v);
+  }
+  o["notes"] = r.notes;
+  return o;
+}
+
+}  // namespace
+
+void add_format_option(CLI::App& cmd, Format& format) {
+  const std::map<std::string, Format> names{
+      {"table", Format::table}, {"csv", Format::csv}, {"json", Format::json}};
+  cmd.add_option("--format", format, "output: table (for people), csv or json (one array)")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+      ->default_str("table");
+}
+
+void write_records(std::ostream& out, const std::vector<Record>& records, Format format) {
+  const auto keys = column_keys(records);
+  if (format == Format::json) {
+    nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+    for (const auto& r : records) arr.push_back(to_json(r));
+    out << arr.dump(2) << '\n';
+    return;
+  }
+  if (format == Format::csv) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out << (i ? "," : "") << keys[i];
+    out << ",notes\n";
+    for (const auto& r : records) {
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        out << (i ? "," : "") << csv_escape(render(r.find(keys[i]), true));
+      std::string notes;
+      for (const auto& n : r.notes) notes += (notes.empty() ? "" : "; ") + n;
+      out << ',' << csv_escape(notes) << '\n';
+    }
+    return;
+  }
+  // table
+  std::vector<std::size_t> width(keys.size());
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t i = 0; i < keys.size(); ++i) width[i] = keys[i].size();
+  for (const auto& r : records) {
+    auto& row = cells.emplace_back();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      row.push_back(render(r.find(keys[i]), false));
+      width[i] = std::max(width[i], row.back().size());
+    }
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    out << (i ? "  " : "") << fmt::format("{:>{}}", keys[i], width[i]);
+  out << '\n';
+  std::vector<std::string> notes;
+  for (std::size_t j = 0; j < cells.size(); ++j) {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      out << (i ? "  " : "") << fmt::format("{:>{}}", cells[j][i], width[i]);
+    for (const auto& n : records[j].notes) {
+      out << "  [" << notes.size() + 1 << "]";
+      notes.push_back(n);
+    }
+    out << '\n';
+  }
+  if (!notes.empty()) {
+    out << '\n';
+    for (std::size_t i = 0; i < notes.size(); ++i) out << '[' << i + 1 << "] " << notes[i] << '\n';
+  }
+}
+
+}  // namespace alloclab::cli

@@ -1,0 +1,40 @@
+# Runs `alloclab` with bad arguments; each must exit non-zero, print nothing on stdout and one
+# line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
+set(cases
+  "--N|model --algo rw --N 10 --A 5 --T 100"
+  "--A|model --algo rw --N 10 --A 500 --T 100"
+  "--N|model --algo rw --N 0 --A 5 --T 100"
+  "--N|model --algo rw --N -4 --A 5 --T 100"
+  "--N|model --algo rw --N 1:x:2 --A 5 --T 100"
+  "--algo|model --algo nope --N 1 --A 5 --T 100"
+  "--w|model --algo rwbm --N 1 --A 5 --T 100 --w 0"
+  "--free|model --algo rw --N 1 --free 1.5 --T 100"
+  "--A|model --algo rw --N 1 --T 100"
+  "--T|model --algo rw --N 1 --A 1 --T abc"
+  "--lanes|model --algo rw --N 1 --A 1 --T 10 --lanes 0")
+foreach(case IN LISTS cases)
+  string(FIND "${case}" "|" bar)
+  string(SUBSTRING "${case}" 0 ${bar} param)
+  math(EXPR from "${bar} + 1")
+  string(SUBSTRING "${case}" ${from} -1 argstr)
+  separate_arguments(args UNIX_COMMAND "${argstr}")
+  execute_process(COMMAND ${ALLOCLAB} ${args}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(STRIP "${err}" err_stripped)
+  string(REGEX MATCHALL "\n" newlines "${err_stripped}")
+  list(LENGTH newlines n_newlines)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "accepted bad input: ${argstr}")
+  endif()
+  if(NOT out STREQUAL "")
+    message(FATAL_ERROR "printed on stdout for bad input ${argstr}: ${out}")
+  endif()
+  if(NOT n_newlines EQUAL 0)
+    message(FATAL_ERROR "more than one line on stderr for ${argstr}: ${err}")
+  endif()
+  string(FIND "${err}" "${param}" where)
+  if(where EQUAL -1)
+    message(FATAL_ERROR "stderr does not name ${param} for ${argstr}: ${err}")
+  endif()
+endforeach()
+message(STATUS "all bad inputs rejected")

@@ -1,0 +1,20 @@
+# The one test helper: every module registers its Catch2 tests with alloclab_add_test().
+#   alloclab_add_test(NAME core_tests SOURCES a.cpp b.cpp LIBS alloclab::core [LABELS gpu])
+# Tests share one Catch2 main (alloclab_catch_main). GPU tests carry the label "gpu" and return
+# Catch's skip code when no device is present, so ctest reports them as skipped, with the reason.
+add_library(alloclab_catch_main STATIC ${PROJECT_SOURCE_DIR}/testing/catch_main.cpp)
+target_link_libraries(alloclab_catch_main PUBLIC Catch2::Catch2)
+target_include_directories(alloclab_catch_main PUBLIC ${PROJECT_SOURCE_DIR}/testing/include)
+
+function(alloclab_add_test)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE alloclab_catch_main ${T_LIBS})
+  alloclab_target_warnings(${T_NAME})
+  set(labels ${T_LABELS})
+  if(NOT labels)
+    set(labels unit)
+  endif()
+  # Each TEST_CASE becomes its own ctest entry; exit code 4 means "skipped" (see catch_main.cpp).
+  catch_discover_tests(${T_NAME} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 4)
+endfunction()

@@ -1,0 +1,87 @@
+// Bit tricks used by both the CPU simulator and the CUDA kernels; they live here once.
+// Convention everywhere in alloclab: in a bitmap word, bit i set = page (word*w + i) is USED
+// (the paper's "used" bits); a free page is an unset bit. Words are up to 64 bits; a word of
+// w < 64 bits keeps its pages in the low w bits.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+
+namespace alloclab::bits {
+
+ALLOCLAB_HD unsigned popcount(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__popcll(x));
+#else
+  return static_cast<unsigned>(__builtin_popcountll(x));
+#endif
+}
+
+// Index of the lowest set bit; 64 for x == 0.
+ALLOCLAB_HD unsigned count_trailing_zeros(std::uint64_t x) {
+  if (x == 0) return 64;
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__ffsll(static_cast<long long>(x)) - 1);
+#else
+  return static_cast<unsigned>(__builtin_ctzll(x));
+#endif
+}
+
+// Mask of the low w bits (w in 1..64).
+ALLOCLAB_HD std::uint64_t low_mask(unsigned w) {
+  return w >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << w) - 1);
+}
+
+// The paper's fks(mask, k): position of the k-th set bit (k counted from 1), or -1 if mask has
+// fewer than k set bits. Binary search over popcounts of halves: log2(64) = 6 popcounts, as the
+// paper describes (Sec. 4.2), instead of a loop over bits.
+ALLOCLAB_HD int find_kth_set_bit(std::uint64_t mask, unsigned k) {
+  if (k == 0 || popcount(mask) < k) return -1;
+  int base = 0;
+  for (unsigned width = 32; width >= 1; width /= 2) {
+    const std::uint64_t low = mask & low_mask(width);
+    const unsigned c = popcount(low);
+    if (k > c) {
+      k -= c;
+      mask >>= width;
+      base += static_cast<int>(width);
+    } else {
+      mask = low;
+    }
+  }
+  return base;
+}
+
+// Lowest unset bit among the low w bits of `word` (a free page), or -1 if all w are used.
+ALLOCLAB_HD int first_free_bit(std::uint64_t word, unsigned w) {
+  const std::uint64_t free_bits = ~word & low_mask(w);
+  return free_bits ? static_cast<int>(count_trailing_zeros(free_bits)) : -1;
+}
+
+// A run of consecutive free (unset) bits inside one word.
+struct FreeRun {
+  int start;        // bit index of the first free bit, -1 if none
+  unsigned length;  // number of consecutive free bits from start (0 if none)
+};
+
+// First run of free bits at or above bit `from` among the low w bits of `word`. Scanning from
+// `from = run.start + run.length` enumerates all free runs of a word in order (Algorithm 3,
+// lines 7 and 20, written with count-trailing-zeros instead of the paper's clz).
+ALLOCLAB_HD FreeRun next_free_run(std::uint64_t word, unsigned w, unsigned from) {
+  if (from >= w) return {-1, 0};
+  const std::uint64_t free_bits = ~word & low_mask(w) & ~low_mask(from == 0 ? 0 : from);
+  if (free_bits == 0) return {-1, 0};
+  const unsigned start = count_trailing_zeros(free_bits);
+  // Used bits at or above start end the run; bits at and above w count as used.
+  const std::uint64_t used_above = (word | ~low_mask(w)) >> start;
+  const unsigned length = used_above == 0 ? (64 - start) : count_trailing_zeros(used_above);
+  return {static_cast<int>(start), length};
+}
+
+// Mask of `length` bits starting at bit `start` (start + length <= 64).
+ALLOCLAB_HD std::uint64_t run_mask(unsigned start, unsigned length) {
+  return low_mask(length) << start;
+}
+
+}  // namespace alloclab::bits

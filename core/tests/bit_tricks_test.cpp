@@ -1,0 +1,84 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+
+#include "alloclab/core/bit_tricks.hpp"
+
+using namespace alloclab::bits;
+
+namespace {
+// Independent references: plain loops over bits.
+int naive_kth_set_bit(std::uint64_t mask, unsigned k) {
+  unsigned seen = 0;
+  for (int i = 0; i < 64; ++i)
+    if ((mask >> i) & 1u)
+      if (++seen == k) return i;
+  return -1;
+}
+FreeRun naive_next_free_run(std::uint64_t word, unsigned w, unsigned from) {
+  unsigned i = from;
+  while (i < w && ((word >> i) & 1u)) ++i;
+  if (i >= w) return {-1, 0};
+  unsigned j = i;
+  while (j < w && !((word >> j) & 1u)) ++j;
+  return {static_cast<int>(i), j - i};
+}
+}  // namespace
+
+TEST_CASE("find_kth_set_bit matches a bit-by-bit scan", "[core][bits]") {
+  CHECK(find_kth_set_bit(0b1011'0100u, 1) == 2);  // hand-worked: set bits at 2, 4, 5, 7
+  CHECK(find_kth_set_bit(0b1011'0100u, 3) == 5);
+  CHECK(find_kth_set_bit(0b1011'0100u, 4) == 7);
+  CHECK(find_kth_set_bit(0b1011'0100u, 5) == -1);
+  CHECK(find_kth_set_bit(0, 1) == -1);
+  CHECK(find_kth_set_bit(~0ULL, 64) == 63);
+  CHECK(find_kth_set_bit(~0ULL, 0) == -1);
+  std::mt19937_64 gen(7);
+  for (int t = 0; t < 20000; ++t) {
+    std::uint64_t m = gen() & gen();  // sparser masks too
+    if (t % 3 == 0) m = gen();
+    const unsigned k = 1 + static_cast<unsigned>(gen() % 65);
+    REQUIRE(find_kth_set_bit(m, k) == naive_kth_set_bit(m, k));
+  }
+}
+
+TEST_CASE("first_free_bit finds the lowest unset bit within w bits", "[core][bits]") {
+  CHECK(first_free_bit(0b0111u, 32) == 3);
+  CHECK(first_free_bit(0xFFFF'FFFFu, 32) == -1);  // a full 32-bit word
+  CHECK(first_free_bit(0xFFFF'FFFFu, 33) == 32);
+  CHECK(first_free_bit(0, 1) == 0);
+  CHECK(first_free_bit(1, 1) == -1);
+  CHECK(first_free_bit(~0ULL, 64) == -1);
+}
+
+TEST_CASE("next_free_run enumerates the runs of unset bits", "[core][bits]") {
+  // word 0b1100'0110, w = 8: free runs at [0,1), [3,6).
+  auto r = next_free_run(0b1100'0110u, 8, 0);
+  CHECK(r.start == 0);
+  CHECK(r.length == 1);
+  r = next_free_run(0b1100'0110u, 8, 1);
+  CHECK(r.start == 3);
+  CHECK(r.length == 3);
+  r = next_free_run(0b1100'0110u, 8, 6);
+  CHECK(r.start == -1);
+  CHECK(next_free_run(0, 64, 0).length == 64);
+  CHECK(next_free_run(0, 32, 5).length == 27);  // bits above w count as used
+  std::mt19937_64 gen(11);
+  for (int t = 0; t < 20000; ++t) {
+    const unsigned w = 1 + static_cast<unsigned>(gen() % 64);
+    const std::uint64_t word = (t % 2) ? (gen() | gen()) : gen();
+    const unsigned from = static_cast<unsigned>(gen() % (w + 1));
+    const auto a = next_free_run(word, w, from);
+    const auto b = naive_next_free_run(word, w, from);
+    REQUIRE(a.start == b.start);
+    REQUIRE(a.length == b.length);
+  }
+}
+
+TEST_CASE("run_mask and low_mask", "[core][bits]") {
+  CHECK(run_mask(3, 2) == 0b11000u);
+  CHECK(low_mask(64) == ~0ULL);
+  CHECK(low_mask(1) == 1u);
+  CHECK(run_mask(0, 64) == ~0ULL);
+}

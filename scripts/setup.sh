@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# alloclab set-up for a fresh Debian 12 machine, as root (or with sudo):
+#   scripts/setup.sh report   install dependencies, build, write the default report
+#   scripts/setup.sh test     install dependencies, build, run every test (CI runs this)
+# CUDA is optional: if nvcc is installed (/usr/local/cuda) the gpu/ module is built as well;
+# its tests are skipped, with the reason, where no GPU is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+case "$mode" in report | test) ;; *)
+  echo "usage: scripts/setup.sh report|test" >&2
+  exit 2
+  ;;
+esac
+
+# Debian packages, each chosen for a reason given in the README ("Dependencies and why").
+packages=(build-essential cmake ninja-build
+  libeigen3-dev libboost-dev libboost-math-dev catch2 libcli11-dev nlohmann-json3-dev
+  libfmt-dev librandom123-dev gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# nvcc lives outside PATH on a stock CUDA install.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
+build=${ALLOCLAB_BUILD_DIR:-build}
+jobs=${ALLOCLAB_JOBS:-$(nproc)}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j "$jobs"
+
+if [ "$mode" = test ]; then
+  cd "$build"
+  ctest --output-on-failure -j "$jobs"
+else
+  scripts/main-job.sh "$build"
+fi
