@@ -52,8 +52,8 @@ std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridU
       for (double f : fractions) {
         const auto A = static_cast<std::uint64_t>(std::llround(f * static_cast<double>(T)));
         if (A < 1)
-          throw InputError("--free", "fraction " + std::to_string(f) + " of T=" +
-                                         std::to_string(T) + " leaves no free page");
+          throw InputError("--free", "fraction " + std::to_string(f) +
+                                         " of T=" + std::to_string(T) + " leaves no free page");
         a_values.push_back(A);
       }
     }

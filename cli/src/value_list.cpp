@@ -94,7 +94,8 @@ std::vector<double> parse_real_list(const std::string& parameter, const std::str
 std::vector<std::uint64_t> parse_count_list(const std::string& parameter, const std::string& text) {
   std::vector<std::uint64_t> out;
   for (double v : parse_real_list(parameter, text)) {
-    if (v < 1) throw InputError(parameter, "values must be positive integers, got " + std::to_string(v));
+    if (v < 1)
+      throw InputError(parameter, "values must be positive integers, got " + std::to_string(v));
     if (v > 9.007199254740992e15 || std::floor(v) != v)
       throw InputError(parameter, "values must be integers below 2^53, got " + std::to_string(v));
     out.push_back(static_cast<std::uint64_t>(v));

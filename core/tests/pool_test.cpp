@@ -11,7 +11,8 @@ using alloclab::initially_free;
 using alloclab::PagePermutation;
 
 TEST_CASE("the page permutation is a bijection on [0, T)", "[core][pool]") {
-  for (std::uint64_t T : {1ULL, 2ULL, 3ULL, 5ULL, 31ULL, 64ULL, 1000ULL, 4097ULL, 65536ULL, 100003ULL}) {
+  for (std::uint64_t T :
+       {1ULL, 2ULL, 3ULL, 5ULL, 31ULL, 64ULL, 1000ULL, 4097ULL, 65536ULL, 100003ULL}) {
     const PagePermutation pi(T, 99);
     std::vector<char> hit(T, 0);
     for (std::uint64_t p = 0; p < T; ++p) {

@@ -41,8 +41,12 @@ inline constexpr std::array<AlgorithmInfo, 5> kAlgorithms{{
      true, true, "one round of the warp's outer loop (the warp reads L consecutive words)"},
 }};
 
-inline const AlgorithmInfo& info(Algorithm a) { return kAlgorithms[static_cast<std::size_t>(a)]; }
-inline std::string_view name(Algorithm a) { return info(a).name; }
+inline const AlgorithmInfo& info(Algorithm a) {
+  return kAlgorithms[static_cast<std::size_t>(a)];
+}
+inline std::string_view name(Algorithm a) {
+  return info(a).name;
+}
 
 inline std::optional<Algorithm> parse_algorithm(std::string_view text) {
   for (const auto& a : kAlgorithms)

@@ -9,16 +9,18 @@ namespace alloclab {
 
 struct Scenario {
   Algorithm algo = Algorithm::rw;
-  std::uint64_t N = 1;      // requesting threads, one request each (k with --per-thread)
-  std::uint64_t A = 1;      // free pages before the requests
-  std::uint64_t T = 1;      // total pages
-  unsigned w = 32;          // bits per bitmap word (RW-BM, CoRW, RW_malloc)
-  unsigned lanes = 32;      // threads per warp, L
-  unsigned pages = 1;       // consecutive pages per request (RW_malloc), n
-  std::uint64_t seed = 1;   // root of every random stream of a run
+  std::uint64_t N = 1;     // requesting threads, one request each (k with --per-thread)
+  std::uint64_t A = 1;     // free pages before the requests
+  std::uint64_t T = 1;     // total pages
+  unsigned w = 32;         // bits per bitmap word (RW-BM, CoRW, RW_malloc)
+  unsigned lanes = 32;     // threads per warp, L
+  unsigned pages = 1;      // consecutive pages per request (RW_malloc), n
+  std::uint64_t seed = 1;  // root of every random stream of a run
 };
 
 // Warps are consecutive groups of `lanes` threads; the last one may be partial.
-inline std::uint64_t warp_count(const Scenario& s) { return (s.N + s.lanes - 1) / s.lanes; }
+inline std::uint64_t warp_count(const Scenario& s) {
+  return (s.N + s.lanes - 1) / s.lanes;
+}
 
 }  // namespace alloclab
