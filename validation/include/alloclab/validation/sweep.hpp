@@ -1,0 +1,51 @@
+// `alloclab sweep`: runs a grid of scenarios on every requested backend and writes tidy data
+// (DIR/sweep.csv) plus the run's metadata (DIR/sweep.json). Each (point, backend) is appended and
+// flushed as soon as it is done, so an interrupted sweep resumes where it stopped: points already
+// in sweep.csv are skipped.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/core/scenario.hpp"
+#include "alloclab/validation/tidy.hpp"
+
+namespace alloclab::validation {
+
+// A backend as the sweep sees it: which points it can evaluate, and how.
+struct Backend {
+  std::string name;                                 // "model", "sim", "gpu"
+  std::string mode;                                 // simulator mode or model schedule; "" if none
+  std::vector<std::string> metrics;                 // record keys written as tidy rows
+  std::function<bool(const Scenario&)> applies;     // false: silently not evaluated
+  std::function<Record(const Scenario&)> evaluate;  // may throw; the sweep stops then
+};
+
+struct SweepProgress {
+  std::size_t done = 0, total = 0, skipped_resumed = 0;
+  double elapsed_s = 0, eta_s = 0;
+  std::string current;
+};
+
+using ProgressFn = std::function<void(const SweepProgress&)>;
+
+struct SweepSummary {
+  std::size_t evaluated = 0;       // (point, backend) pairs run now
+  std::size_t resumed = 0;         // pairs found already done in sweep.csv
+  std::size_t not_applicable = 0;  // pairs a backend does not cover
+  std::string csv_path, json_path;
+};
+
+// metadata: versions, seed, device, command line... written to sweep.json (on resume the first
+// run's metadata is kept and this run is appended under "resumed").
+SweepSummary run_sweep(const std::vector<Scenario>& points, const std::vector<Backend>& backends,
+                       const std::string& out_dir, const nlohmann::json& metadata,
+                       const ProgressFn& progress);
+
+// "1h02m", "3m05s", "12s"
+std::string format_duration(double seconds);
+
+}  // namespace alloclab::validation

@@ -1,0 +1,55 @@
+// `alloclab validate DIR`: compares backends point by point.
+//
+// Statistics. A simulated or measured mean m with standard deviation sd over n trials is compared
+// with an exact model value mu by z = (m - mu) / (sd / sqrt(n)). With K comparisons in one
+// validation, some |z| > 1.96 happen by chance alone (5% of them), so the verdict uses a
+// family-wise threshold: Bonferroni, z_crit = Phi^-1(1 - 0.025 / K). Each row also says whether
+// mu lies inside the 95% confidence interval, the per-point check a reader expects.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/validation/tidy.hpp"
+
+namespace alloclab::validation {
+
+enum class Outcome {
+  pass,                // agrees (within the family-wise threshold, or bound respected)
+  expected_departure,  // disagrees for a reason the data explain (the explanation says which)
+  fail                 // disagrees, unexplained
+};
+
+std::string_view outcome_name(Outcome o);
+
+struct Verdict {
+  std::string check;  // e.g. "model vs sim: tas"
+  PointKey point;     // the point of the observed side
+  std::string metric;
+  double observed = 0, observed_ci95 = 0;
+  double reference = 0;
+  double z = 0;  // NaN where not a statistical comparison
+  double relative_error = 0;
+  bool inside_ci95 = false;
+  double collisions_per_thread = 0;  // failed atomic claims / N on the observed side (NaN: none)
+  Outcome outcome = Outcome::fail;
+  std::string explanation;
+};
+
+struct ValidationOptions {
+  double family_alpha = 0.05;
+  // model vs hardware: relative TAS error accepted without explanation.
+  double hardware_tolerance = 0.05;
+};
+
+std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
+                                      const ValidationOptions& options = {});
+
+// One record per verdict, for write_records (table / csv / json).
+std::vector<Record> verdict_records(const std::vector<Verdict>& verdicts);
+
+// True when every verdict is a pass or an expected, explained departure.
+bool all_acceptable(const std::vector<Verdict>& verdicts);
+
+}  // namespace alloclab::validation

@@ -1,0 +1,124 @@
+#include "alloclab/validation/tidy.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace alloclab::validation {
+
+std::string PointKey::text() const {
+  return fmt::format("{}|{}|{}|N={}|A={}|T={}|w={}|L={}|n={}", algo, backend, mode, N, A, T, w,
+                     lanes, pages);
+}
+
+PointKey point_of(const Scenario& s, const std::string& backend, const std::string& mode) {
+  PointKey p;
+  p.algo = std::string(name(s.algo));
+  p.backend = backend;
+  p.mode = mode;
+  p.N = s.N;
+  p.A = s.A;
+  p.T = s.T;
+  p.w = s.w;
+  p.lanes = s.lanes;
+  p.pages = s.pages;
+  return p;
+}
+
+void write_header(std::ostream& out) {
+  out << kTidyHeader << '\n';
+}
+
+void write_row(std::ostream& out, const TidyRow& r) {
+  const auto& p = r.point;
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.algo, p.backend, p.mode, p.N,
+                     p.A, p.T, p.w, p.lanes, p.pages, r.metric,
+                     r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n);
+}
+
+namespace {
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+}  // namespace
+
+std::vector<TidyRow> read_tidy(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  // A file that ends without a newline was cut mid-write: drop that last line.
+  in.clear();
+  std::ifstream whole(path, std::ios::binary | std::ios::ate);
+  const auto size = static_cast<std::streamoff>(whole.tellg());
+  bool torn_tail = false;
+  if (size > 0) {
+    whole.seekg(size - 1);
+    char last = '\n';
+    whole.get(last);
+    torn_tail = last != '\n';
+  }
+  if (lines.empty()) throw std::runtime_error(path + ": empty file");
+  if (lines[0] != kTidyHeader) throw std::runtime_error(path + ":1: not an alloclab tidy CSV");
+  std::vector<TidyRow> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const bool last = i + 1 == lines.size();
+    const auto c = split_csv_line(lines[i]);
+    if (c.size() != 14) {
+      if (last && torn_tail) break;
+      throw std::runtime_error(
+          fmt::format("{}:{}: expected 14 columns, got {}", path, i + 1, c.size()));
+    }
+    try {
+      TidyRow r;
+      r.point.algo = c[0];
+      r.point.backend = c[1];
+      r.point.mode = c[2];
+      r.point.N = std::stoull(c[3]);
+      r.point.A = std::stoull(c[4]);
+      r.point.T = std::stoull(c[5]);
+      r.point.w = static_cast<unsigned>(std::stoul(c[6]));
+      r.point.lanes = static_cast<unsigned>(std::stoul(c[7]));
+      r.point.pages = static_cast<unsigned>(std::stoul(c[8]));
+      r.metric = c[9];
+      if (!c[10].empty()) r.mean = std::stod(c[10]);
+      r.sd = std::stod(c[11]);
+      r.ci95 = std::stod(c[12]);
+      r.n = std::stoull(c[13]);
+      rows.push_back(std::move(r));
+    } catch (const std::logic_error&) {
+      if (last && torn_tail) break;
+      throw std::runtime_error(fmt::format("{}:{}: malformed number", path, i + 1));
+    }
+  }
+  return rows;
+}
+
+std::vector<TidyRow> rows_from_record(const PointKey& point, const Record& record,
+                                      const std::vector<std::string>& metrics) {
+  std::vector<TidyRow> rows;
+  const auto trials = record.number("trials");
+  for (const auto& m : metrics) {
+    const FieldValue* v = record.find(m);
+    if (!v) continue;  // the backend does not report this metric
+    TidyRow r;
+    r.point = point;
+    r.metric = m;
+    r.mean = record.number(m);  // nullopt for null (undefined) quantities
+    r.sd = record.number(m + "_sd").value_or(0.0);
+    r.ci95 = record.number(m + "_ci95").value_or(0.0);
+    r.n = trials ? static_cast<std::uint64_t>(*trials) : 1;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace alloclab::validation

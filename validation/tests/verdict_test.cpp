@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "alloclab/validation/verdict.hpp"
+
+using namespace alloclab::validation;
+
+namespace {
+TidyRow row(const std::string& backend, const std::string& mode, const std::string& metric,
+            double mean, double sd, std::uint64_t n, double ci95 = 0) {
+  TidyRow r;
+  r.point = {"rw", backend, mode, 1000, 10000, 1000000, 32, 32, 1};
+  r.metric = metric;
+  r.mean = mean;
+  r.sd = sd;
+  r.n = n;
+  r.ci95 = ci95;
+  return r;
+}
+const Verdict& find(const std::vector<Verdict>& vs, const std::string& check,
+                    const std::string& mode) {
+  for (const auto& v : vs)
+    if (v.check == check && v.point.mode == mode) return v;
+  FAIL("no verdict " << check << " " << mode);
+  return vs.front();
+}
+}  // namespace
+
+TEST_CASE("model vs simulation: z-scores and family-wise threshold", "[validation]") {
+  // Model TAS 10, WAS bound 30. Sequential sim: mean 10.1, sd 1, n 100 -> se 0.1, z = 1.
+  // Lockstep sim: mean 11 (z = 10): a departure the parallel rounds are expected to cause.
+  const std::vector<TidyRow> rows = {row("model", "sequential", "tas", 10, 0, 1),
+                                     row("model", "sequential", "was_bound", 30, 0, 1),
+                                     row("sim", "sequential", "tas", 10.1, 1, 100, 0.198),
+                                     row("sim", "sequential", "was", 25, 2, 100, 0.4),
+                                     row("sim", "lockstep", "tas", 11, 1, 100, 0.198)};
+  const auto vs = compare_backends(rows);
+  const auto& seq = find(vs, "model vs sim: tas", "sequential");
+  CHECK(seq.z == Approx(1.0));
+  CHECK(seq.inside_ci95);
+  CHECK(seq.outcome == Outcome::pass);
+  const auto& lock = find(vs, "model vs sim: tas", "lockstep");
+  CHECK(lock.z == Approx(10.0));
+  CHECK(lock.outcome == Outcome::expected_departure);
+  const auto& bound = find(vs, "sim WAS <= bound", "sequential");
+  CHECK(bound.outcome == Outcome::pass);
+  CHECK(all_acceptable(vs));
+}
+
+TEST_CASE("a sequential simulation far from the model fails", "[validation]") {
+  const std::vector<TidyRow> rows = {row("model", "sequential", "tas", 10, 0, 1),
+                                     row("sim", "sequential", "tas", 10.6, 1, 100, 0.198)};
+  const auto vs = compare_backends(rows);
+  REQUIRE(vs.size() == 1);
+  // 2 comparisons? no: one; z = 6 > Phi^-1(0.975) = 1.96.
+  CHECK(vs[0].outcome == Outcome::fail);
+  CHECK_FALSE(all_acceptable(vs));
+}
+
+TEST_CASE("the family-wise threshold grows with the number of comparisons", "[validation]") {
+  // z = 2.2 passes a single per-point 95% test? No (1.96). With 50 comparisons the Bonferroni
+  // threshold is Phi^-1(1 - 0.025/50) = 3.29, so z = 2.2 is not evidence of disagreement.
+  std::vector<TidyRow> rows;
+  for (int i = 0; i < 50; ++i) {
+    auto m = row("model", "sequential", "tas", 10, 0, 1);
+    auto s = row("sim", "sequential", "tas", 10.22, 1, 100, 0.198);
+    m.point.N = s.point.N = 1000 + static_cast<std::uint64_t>(i);
+    rows.push_back(m);
+    rows.push_back(s);
+  }
+  const auto vs = compare_backends(rows);
+  REQUIRE(vs.size() == 50);
+  CHECK_FALSE(vs[0].inside_ci95);
+  CHECK(vs[0].outcome == Outcome::pass);
+}
+
+TEST_CASE("a WAS above its bound fails", "[validation]") {
+  const std::vector<TidyRow> rows = {row("model", "sequential", "was_bound", 30, 0, 1),
+                                     row("gpu", "", "was", 40, 2, 20, 0.9)};
+  const auto vs = compare_backends(rows);
+  REQUIRE(vs.size() == 1);
+  CHECK(vs[0].outcome == Outcome::fail);
+}
+
+TEST_CASE("hardware departures are explained by collisions when the data say so", "[validation]") {
+  auto coll = row("gpu", "", "collisions", 500, 0, 20);  // 0.5 per thread for N = 1000
+  const std::vector<TidyRow> rows = {row("model", "sequential", "tas", 10, 0, 1),
+                                     row("gpu", "", "tas", 10.6, 0.1, 20, 0.05), coll};
+  const auto vs = compare_backends(rows);
+  REQUIRE(vs.size() == 1);
+  CHECK(vs[0].outcome == Outcome::expected_departure);
+  CHECK(vs[0].collisions_per_thread == Approx(0.5));
+  CHECK_THAT(vs[0].explanation, Catch::Contains("collisions account for most of it"));
+}
