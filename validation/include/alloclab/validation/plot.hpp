@@ -1,0 +1,31 @@
+// Plots for reports, rendered by gnuplot as SVG (inlined into the HTML report, so the page is
+// self-contained).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace alloclab::validation {
+
+struct Series {
+  std::string title;
+  std::vector<double> x, y;
+  std::vector<double> yerr;  // empty: no error bars
+  bool lines = true;         // lines (model curves) or points (measurements)
+};
+
+struct PlotSpec {
+  std::string title, xlabel, ylabel;
+  bool logx = false, logy = false;
+  std::vector<Series> series;
+};
+
+// Renders with gnuplot's svg terminal; returns the <svg>...</svg> text. Throws std::runtime_error
+// with a clear message if gnuplot is missing or fails.
+std::string render_svg(const PlotSpec& spec, int width = 640, int height = 400);
+
+// Whether a gnuplot executable is on PATH.
+bool gnuplot_available();
+
+}  // namespace alloclab::validation

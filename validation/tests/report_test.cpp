@@ -1,0 +1,117 @@
+#include <catch2/catch.hpp>
+
+#include <alloclab/testing/test_support.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "alloclab/validation/plot.hpp"
+#include "alloclab/validation/report.hpp"
+
+using namespace alloclab;
+using namespace alloclab::validation;
+namespace fs = std::filesystem;
+
+namespace {
+// A small synthetic sweep: model (RW and queue, two free fractions), sequential simulation and
+// GPU rows for one fraction.
+std::vector<TidyRow> synthetic_rows() {
+  std::vector<TidyRow> rows;
+  auto add = [&](std::string algo, std::string backend, std::string mode, std::uint64_t N,
+                 std::uint64_t A, std::string metric, double mean, double ci, std::uint64_t n) {
+    TidyRow r;
+    r.point = {algo, backend, mode, N, A, 1000000, 32, 32, 1};
+    r.metric = metric;
+    r.mean = mean;
+    r.ci95 = ci;
+    r.sd = ci;
+    r.n = n;
+    rows.push_back(r);
+  };
+  for (std::uint64_t N : {1024, 2048, 4096}) {
+    for (std::uint64_t A : {500000, 10000}) {
+      const double tas = 1e6 / static_cast<double>(N) * std::log(double(A) / double(A - N));
+      add("rw", "model", "sequential", N, A, "tas", tas, 0, 1);
+      add("rw", "model", "sequential", N, A, "was_bound", 3 * tas, 0, 1);
+      add("rw", "model", "sequential", N, A, "was", 2.5 * tas, 0, 1);
+      add("queue", "model", "", N, A, "tas", (double(N) + 1) / 2, 0, 1);
+    }
+    const double tas = 1e6 / static_cast<double>(N) * std::log(10000.0 / double(10000 - N));
+    add("rw", "sim", "sequential", N, 10000, "tas", tas * 1.001, 0.02 * tas, 20);
+    add("rw", "sim", "sequential", N, 10000, "was", 2.5 * tas, 0.05 * tas, 20);
+    add("rw", "gpu", "", N, 10000, "tas", tas * 1.01, 0.02 * tas, 20);
+    add("rw", "gpu", "", N, 10000, "was", 2.4 * tas, 0.05 * tas, 20);
+    add("rw", "gpu", "", N, 10000, "kernel_ms", 0.01 * double(N) / 1024, 0.001, 20);
+  }
+  return rows;
+}
+
+ReportInputs inputs(const fs::path& dir) {
+  ReportInputs in;
+  in.dir = dir.string();
+  in.rows = synthetic_rows();
+  in.metadata = {{"command_line", "alloclab sweep --algos rw --out x"}, {"seed", 1}};
+  in.verdicts = compare_backends(in.rows);
+  in.errata = {{"Sec. 4.1", "Eq. (3) is a special case of Eq. (2)",
+                "Eq. (4) reduces to the "
+                "harmonic form",
+                "w = 1"}};
+  in.report_command = "alloclab report x";
+  return in;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("the report holds every figure, table and erratum", "[validation][report]") {
+  if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
+  const auto dir = fs::temp_directory_path() / "alloclab_report_test";
+  fs::remove_all(dir);
+  const auto files = write_report(inputs(dir));
+  // Fig. 4(a), 4(b); model vs sim TAS and WAS; Fig. 7 at one fraction: time, TAS, WAS.
+  CHECK(files.figures == 7);
+  const auto html = slurp(files.html);
+  CHECK(count(html, "<svg") == files.figures);
+  CHECK(count(html, "<figure") == files.figures);
+  CHECK(html.find("Figure 4(a) reproduced") != std::string::npos);
+  CHECK(html.find("Figure 7 reproduced") != std::string::npos);
+  CHECK(
+      html.find("Made by: <code>alloclab sweep --algos rw --out x &amp;&amp; alloclab report x") !=
+      std::string::npos);
+  CHECK(html.find("Eq. (3) is a special case of Eq. (2)") != std::string::npos);
+  const auto md = slurp(files.markdown);
+  CHECK(md.find("## Verdicts") != std::string::npos);
+  CHECK(fs::exists(dir / "figures" / "fig4a.svg"));
+}
+
+TEST_CASE("the report renders with all its plots in headless Chromium", "[validation][report]") {
+  if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0)
+    alloclab::testing::skip("chromium is not installed (scripts/setup.sh test installs it)");
+  const auto dir = fs::temp_directory_path() / "alloclab_report_chromium";
+  fs::remove_all(dir);
+  const auto files = write_report(inputs(dir));
+  const auto dom = dir / "dom.html";
+  const std::string cmd =
+      "chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
+      "--disable-component-update --disable-sync --no-first-run --user-data-dir=" +
+      (dir / "profile").string() + " --virtual-time-budget=5000 --dump-dom file://" + files.html +
+      " > " + dom.string() + " 2>/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const auto text = slurp(dom);
+  const std::string expected = "rendered " + std::to_string(files.figures) + " of " +
+                               std::to_string(files.figures) + " plots";
+  INFO(text.substr(0, 300));
+  CHECK(text.find(expected) != std::string::npos);
+}
