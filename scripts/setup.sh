@@ -19,7 +19,7 @@ packages=(build-essential cmake ninja-build
   libeigen3-dev libboost-dev libboost-math-dev catch2 libcli11-dev nlohmann-json3-dev
   libfmt-dev librandom123-dev gnuplot-nox)
 # The report test renders the HTML report in headless Chromium.
-[ "$mode" = test ] && packages+=(chromium)
+if [ "$mode" = test ]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
