@@ -51,6 +51,20 @@ class PhiloxStream {
     return (static_cast<std::uint64_t>(r[1]) << 32) | r[0];
   }
 
+  // Both 64-bit halves of the k-th Philox block (128 bits): out[0] == bits(k) (words 1:0) and
+  // out[1] = words 3:2. Lets a consumer take two numbers per Philox call (probe_sequence.hpp).
+  ALLOCLAB_HD void bits2(std::uint64_t k, std::uint64_t out[2]) const {
+    r123::Philox4x32 rng;
+    r123::Philox4x32::ctr_type ctr = {{static_cast<std::uint32_t>(k),
+                                       static_cast<std::uint32_t>(k >> 32),
+                                       static_cast<std::uint32_t>(thread_), domain_}};
+    r123::Philox4x32::key_type key = {
+        {static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32)}};
+    const auto r = rng(ctr, key);
+    out[0] = (static_cast<std::uint64_t>(r[1]) << 32) | r[0];
+    out[1] = (static_cast<std::uint64_t>(r[3]) << 32) | r[2];
+  }
+
   // The k-th number mapped onto [0, n); n >= 1.
   ALLOCLAB_HD std::uint64_t below(std::uint64_t k, std::uint64_t n) const {
     return mul_high_u64(bits(k), n);

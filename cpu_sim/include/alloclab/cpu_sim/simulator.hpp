@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,24 +27,101 @@ enum class Occupancy {
 struct SimOptions {
   Mode mode = Mode::sequential;
   Occupancy occupancy = Occupancy::random;
-  unsigned host_threads = 0;  // threads mode: 0 = all cores
+  unsigned host_threads = 0;                 // threads mode: 0 = all cores
   std::uint64_t max_probes_per_request = 0;  // 0 = the documented default bound
+  // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
+  std::vector<unsigned> pages_per_thread = {};
 };
 
 // One run (one trial) of one scenario. Per-thread vectors are indexed by global thread id.
 struct RunResult {
-  std::vector<std::uint32_t> steps;       // steps taken by each thread (unit: AlgorithmInfo)
-  std::vector<std::int64_t> first_page;   // first page of each thread's allocation, -1 = failed
-  std::uint64_t collisions = 0;           // failed atomic claims (a probe that saw a free page
-                                          // but lost it to another thread)
-  std::uint64_t taken = 0;                // pages taken
-  std::uint64_t failed = 0;               // requests that gave up (out of memory)
-  std::uint64_t probes = 0;               // total probes (page or word reads)
+  std::vector<std::uint32_t> steps;      // steps taken by each thread (unit: AlgorithmInfo)
+  std::vector<std::int64_t> first_page;  // first page of each thread's allocation, -1 = failed
+  std::uint64_t collisions = 0;          // failed atomic claims (a probe that saw a free page
+                                         // but lost it to another thread)
+  std::uint64_t taken = 0;               // pages taken
+  std::uint64_t failed = 0;              // requests that gave up (out of memory)
+  std::uint64_t probes = 0;              // total probes (page or word reads)
   double wall_seconds = 0;
 };
 
 // Runs one trial with trial_seed(s.seed, trial). Verifies conservation and no double
 // allocation; a violation throws alloclab::VerificationError.
 RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t trial);
+
+// ---- Additions (additive to the original contract) ------------------------------------------
+
+// The per-request step bound used when SimOptions::max_probes_per_request == 0 (see README and
+// cpu_sim/src/pool.cpp): with W probe targets (T pages for RW, words otherwise), need = sum of
+// pages requested and slack = max(A - need + 1, 1) pages,
+//   rw:                 ceil(64 * T / slack)
+//   rwbm, corw, rwmalloc: ceil(64 * W / ceil(slack / w))        (in steps resp. warp rounds)
+// at least 64, at most 2^32 - 2; queue requests never loop. A request that has not succeeded
+// after `bound` steps gives up and counts in RunResult::failed.
+std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options);
+
+// Statistics of one run.
+struct RunMetrics {
+  double tas = 0;        // mean steps per thread (failed requests count with their steps)
+  double was = 0;        // mean over warps (consecutive groups of `lanes` ids) of the max steps
+  double steps_p50 = 0;  // per-thread steps: median, 99th percentile (nearest rank), maximum
+  double steps_p99 = 0;
+  double steps_max = 0;
+  double probes_per_s = 0;
+};
+RunMetrics metrics(const Scenario& s, const RunResult& r);
+
+// Mean, sample standard deviation and the half-width of the 95% Student-t confidence interval of
+// a sample; sd and ci95 are nullopt for fewer than 2 values.
+struct Summary {
+  double mean = 0;
+  std::optional<double> sd;
+  std::optional<double> ci95;
+  std::size_t n = 0;
+};
+Summary summarize(const std::vector<double>& values);
+
+// K trials of one scenario (trial t uses trial_seed(s.seed, t)), summarised.
+struct TrialsResult {
+  Summary tas, was, collisions, taken, failed, probes_per_s, wall_seconds;
+  double steps_p50 = 0;  // means over trials
+  double steps_p99 = 0;
+  double steps_max = 0;  // maximum over all trials
+  std::uint64_t trials = 0;
+};
+// progress(done, total) is called after each finished trial (from the calling thread).
+// Sequential and lockstep trials run in parallel on options.host_threads host threads (0 = all);
+// each trial is deterministic, so results do not depend on that number.
+TrialsResult run_trials(const Scenario& s, const SimOptions& options, std::uint64_t trials,
+                        const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+
+// ---- Allocators with their free operation (alloc/free churn workloads) ----------------------
+
+// One allocator over one pool. allocate() serves threads [0, N) of the scenario once (probe
+// streams keyed by `seed`), free() returns pages; both are safe to call repeatedly, and free()
+// is thread safe. The pool starts as run_once's does for the seed given to make_allocator.
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual RunResult allocate(std::uint64_t seed) = 0;
+  // Returns the n pages starting at first_page (a previous allocation); a page that is not in
+  // use throws VerificationError (double free).
+  virtual void free(std::uint64_t first_page, unsigned n) = 0;
+  // Packed used-page set: bit p % 64 of element p / 64 set = page p in use.
+  virtual std::vector<std::uint64_t> used_pages() const = 0;
+  virtual std::uint64_t free_count() const = 0;
+};
+std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& options,
+                                          std::uint64_t pool_seed);
+
+// Checks a finished allocation against the used-page sets before and after it: every request
+// got its pages or is counted failed, no page handed out twice or already used, pages conserved.
+// Throws VerificationError.
+void verify(const Scenario& s, const SimOptions& options, const RunResult& r,
+            const std::vector<std::uint64_t>& used_before,
+            const std::vector<std::uint64_t>& used_after);
+
+const char* mode_name(Mode m);
+std::optional<Mode> parse_mode(const std::string& text);
 
 }  // namespace alloclab::sim

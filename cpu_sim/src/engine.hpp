@@ -1,0 +1,232 @@
+// The three execution modes, written once: a per-thread engine (RW, RW-BM: every simulated
+// thread probes on its own) and a per-warp engine (CoRW, RW_malloc: a warp runs rounds of its
+// outer loop together). Each allocator file supplies a small policy.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "detail.hpp"
+
+namespace alloclab::sim::detail {
+
+struct alignas(64) Counters {
+  std::uint64_t collisions = 0, taken = 0, failed = 0, probes = 0;
+  void add(const Counters& o) {
+    collisions += o.collisions;
+    taken += o.taken;
+    failed += o.failed;
+    probes += o.probes;
+  }
+};
+
+inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
+  Counters c;
+  for (const auto& w : per_worker) c.add(w);
+  r.collisions = c.collisions;
+  r.taken = c.taken;
+  r.failed = c.failed;
+  r.probes = c.probes;
+}
+
+// ---- Per-thread engine --------------------------------------------------------------------
+// Policy P:  std::uint64_t targets() const;                  W, probe k maps onto [0, W)
+//            int inspect(std::uint64_t target) const;         candidate (bit) or -1: a read
+//            bool claim(std::uint64_t target, int cand);      the atomic claim
+//            std::int64_t page(std::uint64_t target, int cand) const;
+// A thread's step = one probe. Shortcut (exact for allocation-only runs): once the free-page
+// counter is 0 every further probe fails, so the request fails with steps = bound at once.
+
+template <class P>
+void serve_one(P& pol, const Run& run, std::atomic<std::uint64_t>& free, std::uint64_t i,
+               Counters& c) {
+  const std::uint64_t W = pol.targets();
+  const std::uint64_t bound = run.bound;
+  std::uint64_t buf[kProbeBatch];
+  std::uint64_t k = 0;
+  while (k < bound) {
+    if (free.load(std::memory_order_relaxed) == 0) {
+      k = bound;
+      break;
+    }
+    probe_bits_batch(run.seed, i, k, buf);
+    const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(kProbeBatch, bound - k));
+    for (unsigned j = 0; j < n; ++j) {
+      const std::uint64_t target = mul_high_u64(buf[j], W);
+      const int cand = pol.inspect(target);
+      if (cand >= 0) [[unlikely]] {
+        if (pol.claim(target, cand)) {
+          free.fetch_sub(1, std::memory_order_relaxed);
+          run.out.steps[i] = static_cast<std::uint32_t>(k + j + 1);
+          run.out.first_page[i] = pol.page(target, cand);
+          c.probes += k + j + 1;
+          c.taken += 1;
+          return;
+        }
+        ++c.collisions;
+      }
+    }
+    k += n;
+  }
+  run.out.steps[i] = static_cast<std::uint32_t>(bound);
+  c.probes += bound;
+  c.failed += 1;
+}
+
+template <class P>
+void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
+  const Scenario& s = run.s;
+  if (run.opt.mode == Mode::sequential) {
+    std::vector<Counters> c(1);
+    for (std::uint64_t i : service_order(run.seed, s.N)) serve_one(pol, run, free, i, c[0]);
+    finish(run.out, c);
+  } else if (run.opt.mode == Mode::threads) {
+    std::vector<Counters> c(run.workers);
+    parallel_for(
+        s.N, run.workers,
+        [&](std::uint64_t i, unsigned wk) { serve_one(pol, run, free, i, c[wk]); }, 16);
+    finish(run.out, c);
+  } else {
+    // Lockstep: every unfinished thread makes one probe per round against the state at the
+    // start of the round; threads that saw a free candidate then claim it in the order of
+    // their round priority (random), so of two claims on one page the first wins and the
+    // second is a collision.
+    const std::uint64_t W = pol.targets();
+    std::vector<Counters> c(1);
+    std::vector<std::uint64_t> active(s.N), spare(s.N);
+    for (std::uint64_t i = 0; i < s.N; ++i) active[i] = i;
+    struct Cand {
+      std::uint64_t prio, thread, target;
+      int cand;
+    };
+    std::vector<Cand> cands;
+    for (std::uint64_t r = 0; !active.empty(); ++r) {
+      if (free.load() == 0) {
+        for (auto i : active) {
+          c[0].probes += run.bound - r;
+          run.out.steps[i] = static_cast<std::uint32_t>(run.bound);
+          ++c[0].failed;
+        }
+        break;
+      }
+      cands.clear();
+      for (auto i : active) {
+        std::uint64_t bits;
+        if ((r & 1) == 0) {
+          std::uint64_t two[2];
+          PhiloxStream(run.seed, StreamDomain::probe, i).bits2(r >> 1, two);
+          bits = two[0];
+          spare[i] = two[1];
+        } else {
+          bits = spare[i];
+        }
+        const std::uint64_t target = mul_high_u64(bits, W);
+        const int cand = pol.inspect(target);
+        run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
+        ++c[0].probes;
+        if (cand >= 0) cands.push_back({round_priority(run.seed, i, r), i, target, cand});
+      }
+      std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+        return a.prio != b.prio ? a.prio < b.prio : a.thread < b.thread;
+      });
+      for (const auto& x : cands) {
+        if (pol.claim(x.target, x.cand)) {
+          free.fetch_sub(1);
+          run.out.first_page[x.thread] = pol.page(x.target, x.cand);
+          ++c[0].taken;
+        } else {
+          ++c[0].collisions;
+        }
+      }
+      std::size_t keep = 0;
+      for (auto i : active) {
+        if (run.out.first_page[i] >= 0) continue;
+        if (r + 1 >= run.bound) {
+          ++c[0].failed;
+          continue;
+        }
+        active[keep++] = i;
+      }
+      active.resize(keep);
+    }
+    finish(run.out, c);
+  }
+}
+
+// ---- Per-warp engine ----------------------------------------------------------------------
+// Policy P:  void prepare(std::uint64_t warp, std::uint64_t r, Counters&);  what the lanes do
+//                "at once" at the start of round r (lock attempts, reads)
+//            bool resolve(std::uint64_t warp, std::uint64_t r, Counters&);  sharing and
+//                claims; returns true when no lane of the warp needs a page any more
+//            bool hopeless(std::uint64_t warp) const;  no page can be found any more (exact
+//                shortcut for allocation-only runs)
+//            void give_up(std::uint64_t warp, std::uint64_t rounds_done, Counters&);  the
+//                remaining lanes fail with steps = bound (probes for the rounds skipped)
+// A step = one round of the warp's outer loop. Sequential: warps one at a time in a random
+// order. Lockstep: every unfinished warp prepares in round r (in round-priority order of its
+// lane-0 thread), then every warp resolves in that order. Threads: one host thread per warp.
+
+template <class P>
+void run_warp(P& pol, const Run& run, std::uint64_t warp, Counters& c) {
+  for (std::uint64_t r = 0;; ++r) {
+    if (pol.hopeless(warp)) {
+      pol.give_up(warp, r, c);
+      return;
+    }
+    pol.prepare(warp, r, c);
+    if (pol.resolve(warp, r, c)) return;
+    if (r + 1 >= run.bound) {
+      pol.give_up(warp, r + 1, c);
+      return;
+    }
+  }
+}
+
+template <class P>
+void run_per_warp(P& pol, const Run& run) {
+  const Scenario& s = run.s;
+  const std::uint64_t warps = warp_count(s);
+  if (run.opt.mode == Mode::sequential) {
+    std::vector<Counters> c(1);
+    for (std::uint64_t wp : service_order(run.seed, warps)) run_warp(pol, run, wp, c[0]);
+    finish(run.out, c);
+  } else if (run.opt.mode == Mode::threads) {
+    std::vector<Counters> c(run.workers);
+    parallel_for(warps, run.workers,
+                 [&](std::uint64_t wp, unsigned wk) { run_warp(pol, run, wp, c[wk]); });
+    finish(run.out, c);
+  } else {
+    std::vector<Counters> c(1);
+    std::vector<std::uint64_t> active(warps);
+    for (std::uint64_t i = 0; i < warps; ++i) active[i] = i;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
+    for (std::uint64_t r = 0; !active.empty(); ++r) {
+      order.clear();
+      for (auto wp : active) order.emplace_back(round_priority(run.seed, wp * s.lanes, r), wp);
+      std::sort(order.begin(), order.end());
+      std::vector<std::uint64_t> next;
+      std::vector<std::uint64_t> live;
+      for (auto& [prio, wp] : order) {
+        if (pol.hopeless(wp)) {
+          pol.give_up(wp, r, c[0]);
+          continue;
+        }
+        pol.prepare(wp, r, c[0]);
+        live.push_back(wp);
+      }
+      for (auto wp : live) {
+        if (pol.resolve(wp, r, c[0])) continue;
+        if (r + 1 >= run.bound) {
+          pol.give_up(wp, r + 1, c[0]);
+          continue;
+        }
+        next.push_back(wp);
+      }
+      std::sort(next.begin(), next.end());
+      active.swap(next);
+    }
+    finish(run.out, c);
+  }
+}
+
+}  // namespace alloclab::sim::detail

@@ -1,0 +1,31 @@
+// Built with -fsanitize=thread (label tsan): threads mode of every allocator on a small case.
+#include <catch2/catch.hpp>
+
+#include "alloclab/cpu_sim/simulator.hpp"
+
+using namespace alloclab;
+using namespace alloclab::sim;
+
+TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
+  const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
+                                  Algorithm::rwmalloc);
+  Scenario s;
+  s.algo = algo;
+  s.N = 256;
+  s.A = 300;
+  s.T = 2048;
+  s.lanes = 8;
+  s.pages = algo == Algorithm::rwmalloc ? 2 : 1;
+  if (algo == Algorithm::rwmalloc) s.A = 1200;
+  SimOptions o;
+  o.mode = Mode::threads;
+  o.host_threads = 4;
+  const RunResult r = run_once(s, o, 0);
+  CHECK(r.failed == 0);
+  auto a = make_allocator(s, o, 5);
+  RunResult r1 = a->allocate(1);
+  for (std::uint64_t i = 0; i < s.N; i += 3)
+    if (r1.first_page[i] >= 0) a->free(static_cast<std::uint64_t>(r1.first_page[i]), s.pages);
+  RunResult r2 = a->allocate(2);
+  CHECK(r2.taken + r2.failed * s.pages == s.N * s.pages);
+}
