@@ -1,0 +1,420 @@
+// The analytic model: queue baseline (Eq. 1), RW (Eq. 2-3), RW-BM (Eq. 4-5), the exact expected
+// WAS of the paper's sequential model, birthday collisions and Theorems 1-2. See model.hpp.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/special_functions/bernoulli.hpp>
+#include <boost/math/special_functions/binomial.hpp>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/model/model.hpp"
+
+namespace alloclab::model {
+namespace {
+
+double d(std::uint64_t v) {
+  return static_cast<double>(v);
+}
+
+}  // namespace
+
+// ---- queue -------------------------------------------------------------------------------------
+
+double queue_tas(std::uint64_t N) {
+  return (d(N) + 1.0) / 2.0;
+}
+
+double queue_was_eq1(std::uint64_t N, unsigned lanes) {
+  // Eq. (1): N - S_L(N)/N^L, S_L(N) = sum_{m=1}^N m^L. Never form N^33: we need
+  // sum_{m=1}^N (m/N)^L. Small N: direct sum (<= 4L terms). Large N: Faulhaber's formula divided
+  // by N^L, which is exact (a finite sum, 2j-1 <= L) and whose terms fall by ~(L/(2 pi N))^2:
+  //   S_L(N)/N^L = N/(L+1) + 1/2 + sum_{j>=1} B_2j/(2j) C(L, 2j-1) N^{1-2j}.
+  const double n = d(N);
+  const unsigned L = lanes;
+  double s;
+  if (N <= 4ull * L) {
+    s = 0.0;
+    for (std::uint64_t m = 1; m <= N; ++m) s += std::pow(d(m) / n, L);
+  } else {
+    s = n / (L + 1.0) + 0.5;
+    for (unsigned j = 1; 2 * j - 1 <= L; ++j) {
+      const double term = boost::math::bernoulli_b2n<double>(static_cast<int>(j)) / (2.0 * j) *
+                          boost::math::binomial_coefficient<double>(L, 2 * j - 1) *
+                          std::pow(n, 1.0 - 2.0 * j);
+      s += term;
+      if (std::abs(term) < 1e-18 * s) break;
+    }
+  }
+  return n - s;
+}
+
+double queue_was_exact(std::uint64_t N, unsigned lanes) {
+  // The max of m distinct positions drawn uniformly from {1..N}: E = m (N+1)/(m+1)
+  // (P(max <= k) = C(k,m)/C(N,m); sum gives the hockey-stick identity).
+  const std::uint64_t full = N / lanes, part = N % lanes;
+  const double n1 = d(N) + 1.0;
+  double sum = d(full) * lanes * n1 / (lanes + 1.0);
+  if (part) sum += d(part) * n1 / (d(part) + 1.0);
+  return sum / d(full + (part ? 1 : 0));
+}
+
+// ---- RW ----------------------------------------------------------------------------------------
+
+double rw_tas_exact(std::uint64_t N, std::uint64_t A, std::uint64_t T) {
+  return d(T) / d(N) * harmonic_difference(A, A - N);
+}
+
+std::optional<double> rw_tas_log_approx(std::uint64_t N, std::uint64_t A, std::uint64_t T) {
+  if (A == N) return std::nullopt;
+  return d(T) / d(N) * std::log1p(d(N) / d(A - N));  // ln(A/(A-N)) without cancellation
+}
+
+// ---- RW-BM: Eq. (4) ----------------------------------------------------------------------------
+namespace {
+
+// s(x) = 1/(1-x^w) - 1/(w(1-x)) = Q(x)/(w P(x)) and its first K derivatives (Leibniz rule on
+// s * wP = Q). P = sum_{i<w} x^i, Q = sum_{l<=w-2} (w-1-l) x^l are polynomials, so s is smooth on
+// [0,1] (s(1) = (w-1)/(2w)); its singularities are the roots of P, the w-th roots of unity other
+// than 1, at distance 2 sin(pi/w) from x = 1.
+constexpr int kEulerMaclaurinOrder = 4;  // corrections up to f^(7)
+using Derivs = std::array<double, 2 * kEulerMaclaurinOrder>;
+
+Derivs s_derivatives(double x, unsigned w, int K) {
+  Derivs P{}, Q{}, s{};
+  for (int k = 0; k < K; ++k) {
+    // k-th derivatives of P and Q by Horner on the differentiated coefficients.
+    double p = 0.0, q = 0.0;
+    for (int i = static_cast<int>(w) - 1; i >= k; --i) {
+      double falling = 1.0;
+      for (int t = 0; t < k; ++t) falling *= (i - t);
+      p = p * x + falling;
+      if (i <= static_cast<int>(w) - 2)
+        q = q * x + falling * (w - 1.0 - i);
+      else
+        q = q * x;
+    }
+    P[static_cast<std::size_t>(k)] = p;
+    Q[static_cast<std::size_t>(k)] = q;
+  }
+  for (int k = 0; k < K; ++k) {
+    double acc = Q[static_cast<std::size_t>(k)];
+    for (int i = 1; i <= k; ++i)
+      acc -= boost::math::binomial_coefficient<double>(static_cast<unsigned>(k),
+                                                       static_cast<unsigned>(i)) *
+             w * P[static_cast<std::size_t>(i)] * s[static_cast<std::size_t>(k - i)];
+    s[static_cast<std::size_t>(k)] = acc / (w * P[0]);
+  }
+  return s;
+}
+
+double s_value(double x, unsigned w) {
+  return s_derivatives(x, w, 1)[0];
+}
+
+// sum_{a=a0}^{a1} s(1 - a/T).
+double s_sum(std::uint64_t a0, std::uint64_t a1, std::uint64_t T, unsigned w) {
+  if (w == 1 || a1 < a0) return 0.0;
+  const double t = d(T);
+  if (a1 - a0 < 256) {
+    double sum = 0.0;
+    for (std::uint64_t a = a0; a <= a1; ++a) sum += s_value(1.0 - d(a) / t, w);
+    return sum;
+  }
+  // Euler-Maclaurin with f(a) = s(1 - a/T), f^(m)(a) = (-1/T)^m s^(m)(x):
+  //   sum = int f + (f(a0)+f(a1))/2 + sum_{k<=4} B_2k/(2k)! (f^(2k-1)(a1) - f^(2k-1)(a0)) + R,
+  //   |R| <= 2 zeta(8)/(2 pi)^8 int |f^(8)|. f's singularities lie at distance
+  // rho = 2 T sin(pi/w) (>= 0.098 T for w <= 64) from the real axis, so |f^(8)| ~ 8! M/rho^8 and
+  // |R|/sum < 1e-12 for T >= 256 (the direct sum covers fewer terms). Checked against 50-digit
+  // direct sums in the tests.
+  const double x0 = 1.0 - d(a0) / t, x1 = 1.0 - d(a1) / t;  // x1 < x0
+  double err = 0.0;
+  const double integral = t * boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
+                                  [w](double x) { return s_value(x, w); }, x1, x0, 15, 1e-15, &err);
+  const Derivs s0 = s_derivatives(x0, w, 2 * kEulerMaclaurinOrder);
+  const Derivs s1 = s_derivatives(x1, w, 2 * kEulerMaclaurinOrder);
+  double sum = integral + 0.5 * (s0[0] + s1[0]);
+  double factorial = 1.0;  // (2k)!
+  for (int k = 1; k <= kEulerMaclaurinOrder; ++k) {
+    factorial *= (2.0 * k - 1.0) * (2.0 * k);
+    const auto m = static_cast<std::size_t>(2 * k - 1);
+    const double scale = -std::pow(1.0 / t, static_cast<double>(m));  // (-1/T)^m, m odd
+    sum += boost::math::bernoulli_b2n<double>(k) / factorial * scale * (s1[m] - s0[m]);
+  }
+  return sum;
+}
+
+}  // namespace
+
+double rwbm_tas_excess_over_rw(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w) {
+  // Thread j sees a = A - j free pages: a runs over A-N+1 .. A.
+  return s_sum(A - N + 1, A, T, w) / d(N);
+}
+
+double rwbm_tas(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w) {
+  // 1/(1 - x^w) = T/(w a) + s(x) with x = 1 - a/T: the singular part sums to the harmonic
+  // difference exactly, the smooth part by Euler-Maclaurin. Both parts are positive: no
+  // cancellation.
+  return rw_tas_exact(N, A, T) / w + rwbm_tas_excess_over_rw(N, A, T, w);
+}
+
+// ---- WAS ---------------------------------------------------------------------------------------
+namespace {
+
+// -ln q for q = ((T - a)/T)^w, i.e. the rate of a geometric variable with p = 1 - q.
+double rate(double a, double T, unsigned w) {
+  return -static_cast<double>(w) * std::log1p(-a / T);
+}
+
+}  // namespace
+
+std::optional<double> was_bound(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w,
+                                unsigned lanes) {
+  // Eq. (3)/(5): every lane is bounded by a geometric variable with q = (T-A+N)/T (per word:
+  // q^w). Infinite at A = N (q = 1).
+  if (A == N) return std::nullopt;
+  return expected_max_iid_geometric(rate(d(A - N), d(T), w), lanes);
+}
+
+namespace {
+
+// E[max] for the warp whose first lane is served (0-based) at position i*L, with m lanes.
+// i may be fractional: the interpolation below treats E as a smooth function of i.
+struct WarpModel {
+  double A, T;
+  unsigned w, L;
+  double expected_max(double i, unsigned m) const {
+    std::vector<double> h(m);
+    for (unsigned j = 0; j < m; ++j) h[j] = rate(A - (i * L + j), T, w);
+    return expected_max_geometric(h);
+  }
+  double a_mid(double i) const { return A - i * L - (L - 1) / 2.0; }
+};
+
+constexpr unsigned kChebDegree = 16;
+
+// Sum of E(i) over integer i in [lo, hi] (full warps).
+double sum_warps(const WarpModel& wm, std::uint64_t lo, std::uint64_t hi, int depth) {
+  const std::uint64_t count = hi - lo + 1;
+  auto exact = [&] {
+    double s = 0.0;
+    for (std::uint64_t i = lo; i <= hi; ++i) s += wm.expected_max(d(i), wm.L);
+    return s;
+  };
+  if (count <= 48 || depth > 12) return exact();
+  const double a_hi = wm.a_mid(d(lo)), a_lo = wm.a_mid(d(hi));
+  auto split = [&] {
+    const std::uint64_t mid = lo + count / 2;
+    return sum_warps(wm, lo, mid - 1, depth + 1) + sum_warps(wm, mid, hi, depth + 1);
+  };
+  if (a_hi > 2.0 * a_lo) return split();
+  // Interpolate g(i) = a_mid(i) E(i) (a * E is nearly constant: E ~ T H_L/(w a) for small a/T)
+  // at Chebyshev-Lobatto points; accept when the last two Chebyshev coefficients are below
+  // 1e-14 of the first (they bound the interpolation error of an analytic function up to a
+  // small factor), otherwise split the panel.
+  const unsigned n = kChebDegree;
+  const double mid = 0.5 * (d(lo) + d(hi)), half = 0.5 * (d(hi) - d(lo));
+  std::array<double, kChebDegree + 1> xk{}, gk{};
+  for (unsigned k = 0; k <= n; ++k) {
+    xk[k] = std::cos(std::numbers::pi * k / n);
+    const double i = mid + half * xk[k];
+    gk[k] = wm.a_mid(i) * wm.expected_max(i, wm.L);
+  }
+  auto coefficient = [&](unsigned j) {
+    double c = 0.0;
+    for (unsigned k = 0; k <= n; ++k) {
+      const double weight = (k == 0 || k == n) ? 0.5 : 1.0;
+      c += weight * gk[k] * std::cos(std::numbers::pi * j * k / n);
+    }
+    return 2.0 / n * c;
+  };
+  const double c0 = std::abs(coefficient(0));
+  const double tail = std::abs(coefficient(n - 1)) + std::abs(coefficient(n));
+  if (tail > 1e-14 * c0) return split();
+  // Barycentric interpolation (second kind, Chebyshev-Lobatto weights (-1)^k, halved at the ends).
+  double s = 0.0;
+  for (std::uint64_t ii = lo; ii <= hi; ++ii) {
+    const double x = (d(ii) - mid) / half;
+    double num = 0.0, den = 0.0, g = 0.0;
+    bool on_node = false;
+    for (unsigned k = 0; k <= n; ++k) {
+      const double diff = x - xk[k];
+      if (diff == 0.0) {
+        g = gk[k];
+        on_node = true;
+        break;
+      }
+      double wk = (k % 2 == 0) ? 1.0 : -1.0;
+      if (k == 0 || k == n) wk *= 0.5;
+      num += wk * gk[k] / diff;
+      den += wk / diff;
+    }
+    if (!on_node) g = num / den;
+    s += g / wm.a_mid(d(ii));
+  }
+  return s;
+}
+
+}  // namespace
+
+double was_sequential_model(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w,
+                            unsigned lanes, WarpSumMethod method) {
+  // Warps are consecutive groups of L threads in service order (model.hpp); the last one may be
+  // partial. WAS = mean over warps of E[max over the warp's lanes].
+  const WarpModel wm{d(A), d(T), w, lanes};
+  const std::uint64_t full = N / lanes, part = N % lanes;
+  double sum = part ? wm.expected_max(d(full), static_cast<unsigned>(part)) : 0.0;
+  if (full > 0) {
+    if (method == WarpSumMethod::every_warp || full <= 64) {
+      for (std::uint64_t i = 0; i < full; ++i) sum += wm.expected_max(d(i), lanes);
+    } else {
+      // Warps whose lanes see fewer than 32 L free pages vary fastest (E ~ 1/a, relative spread
+      // of the lanes' rates ~ L/a): they are always computed exactly. The others are summed by
+      // sum_warps (checked piecewise interpolation).
+      const double a_cut = 32.0 * lanes;
+      std::uint64_t bulk = 0;  // warps 0..bulk-1 have smallest a >= a_cut
+      if (d(A) - (lanes - 1) >= a_cut)
+        bulk = std::min<std::uint64_t>(
+            full, static_cast<std::uint64_t>((d(A) - (lanes - 1) - a_cut) / lanes) + 1);
+      if (bulk > 0) sum += sum_warps(wm, 0, bulk - 1, 0);
+      for (std::uint64_t i = bulk; i < full; ++i) sum += wm.expected_max(d(i), lanes);
+    }
+  }
+  return sum / d(full + (part ? 1 : 0));
+}
+
+// ---- collisions --------------------------------------------------------------------------------
+
+double collisions_expected(std::uint64_t N, std::uint64_t T) {
+  return d(N) * (d(N) - 1.0) / (2.0 * d(T));
+}
+double collisions_bound(std::uint64_t N, std::uint64_t A, std::uint64_t T) {
+  return collisions_expected(N, T) * d(A) / d(T);
+}
+
+// ---- theorems ----------------------------------------------------------------------------------
+namespace {
+
+std::string g(double v) {
+  return fmt::format("{:.6g}", v);
+}
+
+}  // namespace
+
+TheoremCheck check_theorem1(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w) {
+  TheoremCheck c;
+  const double U = rw_tas_exact(N, A, T);
+  c.lhs = rwbm_tas(N, A, T, w);
+  c.rhs_printed = U / w;
+  c.residual = rwbm_tas_excess_over_rw(N, A, T, w);
+  c.corrected_limit_residual = (w - 1.0) / (2.0 * w);
+  if (std::abs(*c.residual) <= 1e-12 * std::abs(*c.rhs_printed))
+    c.verdict = "holds (residual 0)";
+  else
+    c.verdict = fmt::format(
+        "{}: U'-U/w = {} != 0; it tends to (w-1)/(2w) = {} (Thm 1 lacks the term Thm 2 has)",
+        A == N ? "FALSE as printed at A=N" : "A>N, not the limit", g(*c.residual),
+        g(c.corrected_limit_residual));
+  return c;
+}
+
+TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsigned w,
+                            unsigned lanes) {
+  TheoremCheck c;
+  c.corrected_limit_residual = 0.0;
+  if (A == N) {
+    c.verdict =
+        "V and V' are infinite at A=N; read as lim (V' - V/w) = (w-1)/(2w): holds (residual -> 0)";
+    return c;
+  }
+  const double h = -std::log1p(-d(A - N) / d(T));
+  const double V = expected_max_iid_geometric(h, lanes);
+  c.lhs = expected_max_iid_geometric(w * h, lanes);
+  c.rhs_printed = V / w + (w - 1.0) / (2.0 * w);
+  // V' - V/w - (w-1)/(2w) = C(wh) - C(h)/w, with the Poisson corrections C formed directly.
+  // (direct difference when w h is large: then V' is O(1) and nothing cancels).
+  c.residual = w * h > 1.5
+                   ? *c.lhs - *c.rhs_printed
+                   : iid_poisson_correction(w * h, lanes) - iid_poisson_correction(h, lanes) / w;
+  c.verdict =
+      std::abs(*c.residual) <= 1e-9 * std::abs(*c.lhs)
+          ? "holds (as lim_{A->N} (V' - V/w))"
+          : fmt::format("A-N large: residual {} (the theorem is only a limit)", g(*c.residual));
+  return c;
+}
+
+// ---- records -----------------------------------------------------------------------------------
+
+Record evaluate(const Scenario& s) {
+  Record r;
+  r.set("algo", std::string(name(s.algo)));
+  r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
+  r.set_int("lanes", s.lanes);
+  switch (s.algo) {
+    case Algorithm::queue: {
+      const double exact = queue_was_exact(s.N, s.lanes), eq1 = queue_was_eq1(s.N, s.lanes);
+      r.set("tas", queue_tas(s.N));
+      r.set("was", exact);
+      r.set("was_eq1", eq1);
+      r.set("was_eq1_minus_was", eq1 - exact);
+      break;
+    }
+    case Algorithm::rw:
+    case Algorithm::rwbm: {
+      const unsigned w = s.algo == Algorithm::rw ? 1u : s.w;
+      const char* infinite = "infinite at A = N (q = (T-A+N)/T = 1)";
+      r.set("tas", w == 1 ? rw_tas_exact(s.N, s.A, s.T) : rwbm_tas(s.N, s.A, s.T, w));
+      if (s.algo == Algorithm::rw)
+        r.set_quantity("tas_approx", rw_tas_log_approx(s.N, s.A, s.T),
+                       "Eq. (2) ln(A/(A-N)) is infinite at A = N");
+      r.set_quantity("was_bound", was_bound(s.N, s.A, s.T, w, s.lanes), infinite);
+      r.set("was", was_sequential_model(s.N, s.A, s.T, w, s.lanes));
+      r.set("collisions_expected", collisions_expected(s.N, s.T));
+      r.set("collisions_bound", collisions_bound(s.N, s.A, s.T));
+      break;
+    }
+    default:
+      throw InputError("--algo",
+                       "the analytic model covers queue|rw|rwbm, not " + std::string(name(s.algo)));
+  }
+  return r;
+}
+
+std::vector<Record> theorem_records(const Scenario& s) {
+  std::vector<Record> out;
+  auto base = [&](const char* theorem, const char* claim) {
+    Record r;
+    r.set("theorem", std::string(theorem));
+    r.set("claim", std::string(claim));
+    r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
+    r.set_int("lanes", s.lanes);
+    return r;
+  };
+  const TheoremCheck t1 = check_theorem1(s.N, s.A, s.T, s.w);
+  Record r1 = base("1", "lim_{A->N} U' = U/w");
+  r1.set_quantity("lhs", t1.lhs).set_quantity("rhs", t1.rhs_printed);
+  r1.set_quantity("residual", t1.residual);
+  r1.set("limit_residual", t1.corrected_limit_residual);
+  r1.set("verdict", t1.verdict);
+  out.push_back(std::move(r1));
+  const TheoremCheck t2 = check_theorem2(s.N, s.A, s.T, s.w, s.lanes);
+  Record r2 = base("2", "lim_{A->N} V' = V/w + (w-1)/(2w)");
+  const char* inf = "infinite at A = N";
+  r2.set_quantity("lhs", t2.lhs, inf).set_quantity("rhs", t2.rhs_printed, inf);
+  r2.set_quantity("residual", t2.residual, "limit A->N is 0 (see verdict)");
+  r2.set("limit_residual", t2.corrected_limit_residual);
+  r2.set("verdict", t2.verdict);
+  out.push_back(std::move(r2));
+  return out;
+}
+
+}  // namespace alloclab::model
