@@ -8,7 +8,7 @@
 
 namespace alloclab::cli {
 
-void add_grid_options(CLI::App& cmd, GridOptions& grid) {
+void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths) {
   cmd.add_option("--N", grid.N,
                  "requesting threads, one page each: a value, a list (1000,2000), an arithmetic "
                  "range (1000:5000:1000) or a geometric range (1024..1048576*2)")
@@ -20,12 +20,28 @@ void add_grid_options(CLI::App& cmd, GridOptions& grid) {
   a->excludes(f);
   f->excludes(a);
   cmd.add_option("--T", grid.T, "total pages, e.g. 1e6 or 2^25 (list syntax as --N)")->required();
-  cmd.add_option("--w", grid.w, "bits per bitmap word (RW-BM, CoRW, RW_malloc)")
-      ->capture_default_str();
+  if (widths == WordWidths::list)
+    cmd.add_option("--w", grid.w_list, "bits per bitmap word, a list (e.g. 32,64)")
+        ->default_str("32");
+  else
+    cmd.add_option("--w", grid.w, "bits per bitmap word (RW-BM, CoRW, RW_malloc)")
+        ->capture_default_str();
   cmd.add_option("--lanes", grid.lanes, "threads per warp, L")->capture_default_str();
 }
 
 std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use) {
+  if (!grid.w_list.empty()) {  // a w axis: one grid per width
+    std::vector<Scenario> all;
+    for (auto w : parse_count_list("--w", grid.w_list)) {
+      if (w > 64) throw InputError("--w", "word width must be in 1..64");
+      GridOptions one = grid;
+      one.w_list.clear();
+      one.w = static_cast<unsigned>(w);
+      auto pts = expand_grid(one, algo, use);
+      all.insert(all.end(), pts.begin(), pts.end());
+    }
+    return all;
+  }
   if (grid.A.empty() == grid.free_fraction.empty())
     throw InputError("--A", "give exactly one of --A (free pages) or --free (free fraction)");
   if (grid.w < 1 || grid.w > 64) throw InputError("--w", "word width must be in 1..64");

@@ -4,11 +4,25 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/core/errors.hpp"
 
+namespace {
+std::string g_command_line;
+}
+
+const std::string& alloclab::cli::command_line() {
+  return g_command_line;
+}
+
 int main(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = i == 0 ? std::string("alloclab") : std::string(argv[i]);
+    if (arg.find_first_of(" '\"$*") != std::string::npos) arg = "'" + arg + "'";
+    g_command_line += (i ? " " : "") + arg;
+  }
   CLI::App app{
       "alloclab - a laboratory for random-walk GPU page allocators (Pham et al., ICS'22).\n"
       "Compute the analytic models, replay the algorithms in a CPU simulator, measure them on a\n"
@@ -18,6 +32,9 @@ int main(int argc, char** argv) {
   alloclab::cli::add_model_command(app);
   alloclab::cli::add_simulate_command(app);
   alloclab::cli::add_measure_command(app);
+  alloclab::cli::add_sweep_command(app);
+  alloclab::cli::add_validate_command(app);
+  alloclab::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -33,6 +50,8 @@ int main(int argc, char** argv) {
   } catch (const alloclab::InputError& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
+  } catch (const alloclab::ValidationFailed&) {
+    return 1;  // the verdict table already says what failed
   } catch (const alloclab::VerificationError& e) {
     std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
     return 3;

@@ -3,10 +3,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace alloclab::cli {
 
 void add_model_command(CLI::App& app);     // model_command.cpp    (issue: analytic model)
 void add_simulate_command(CLI::App& app);  // simulate_command.cpp (issue: cpu_sim)
 void add_measure_command(CLI::App& app);   // measure_command.cpp  (issue: gpu)
+void add_sweep_command(CLI::App& app);     // sweep_command.cpp    (issue: validation, reports)
+void add_validate_command(CLI::App& app);  // validate_command.cpp
+void add_report_command(CLI::App& app);    // report_command.cpp
+
+// The command line as typed (recorded in sweep metadata and report captions).
+const std::string& command_line();
 
 }  // namespace alloclab::cli

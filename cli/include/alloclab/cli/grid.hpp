@@ -14,6 +14,7 @@ namespace alloclab::cli {
 struct GridOptions {
   std::string N, A, free_fraction, T;
   unsigned w = 32;
+  std::string w_list;  // commands that sweep word widths take --w as a list (see WordWidths)
   unsigned lanes = 32;
   unsigned pages = 1;
   std::uint64_t seed = 1;
@@ -24,9 +25,12 @@ enum class GridUse {
   runnable  // simulate/measure: A < N is a legitimate out-of-memory experiment
 };
 
+enum class WordWidths { single, list };
+
 // Adds --N, --A, --free, --T, --w, --lanes to a subcommand (--pages and --seed are added by the
-// commands that use them).
-void add_grid_options(CLI::App& cmd, GridOptions& grid);
+// commands that use them). With WordWidths::list, --w takes a list (e.g. 32,64) and the grid
+// gains a w axis.
+void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths = WordWidths::single);
 
 // Expands the grid (product of the lists, in N-major order... T, A, N innermost last) for one
 // algorithm. Throws InputError naming the parameter on any invalid point.

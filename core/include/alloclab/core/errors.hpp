@@ -23,4 +23,11 @@ class VerificationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A validation that completed but found an unexplained disagreement: the verdict table has been
+// printed; the CLI exits with status 1 and prints nothing more.
+class ValidationFailed : public std::exception {
+ public:
+  const char* what() const noexcept override { return "validation found unexplained failures"; }
+};
+
 }  // namespace alloclab

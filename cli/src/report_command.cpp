@@ -1,0 +1,54 @@
+// alloclab report DIR: HTML (inline SVG plots) and Markdown report of a sweep directory.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "alloclab/cli/commands.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/report.hpp"
+#include "alloclab/validation/tidy.hpp"
+#include "alloclab/validation/verdict.hpp"
+
+namespace alloclab::cli {
+namespace {
+
+void run(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const auto csv = (fs::path(dir) / "sweep.csv").string();
+  if (!fs::exists(csv))
+    throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + dir + "`)");
+  validation::ReportInputs in;
+  in.dir = dir;
+  in.rows = validation::read_tidy(csv);
+  const auto json_path = fs::path(dir) / "sweep.json";
+  if (fs::exists(json_path)) {
+    std::ifstream j(json_path);
+    in.metadata = nlohmann::json::parse(j, nullptr, false);
+    if (in.metadata.is_discarded()) throw InputError("DIR", json_path.string() + " is not JSON");
+  }
+  in.verdicts = validation::compare_backends(in.rows);
+  in.errata = validation::paper000_errata();
+  in.theorem_checks = validation::theorem_checks();
+  in.report_command = "alloclab report " + dir;
+  const auto files = validation::write_report(in);
+  std::cout << "report: " << files.figures << " figures\nwrote " << files.html << "\nwrote "
+            << files.markdown << '\n';
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Write DIR/report.html (self-contained, plots as inline SVG rendered by gnuplot), "
+      "DIR/report.md and DIR/figures/*.svg from a sweep directory: the paper's Figure 4 from the "
+      "model, Figure 7 from hardware (model curves over measured points), model vs simulation, "
+      "comparison and verdict tables, Theorem 1/2 checks and the errata of paper 000. Each figure "
+      "names the command that made it.");
+  cmd->add_option("DIR", *dir, "a directory written by `alloclab sweep`")->required();
+  cmd->callback([dir] { run(*dir); });
+}
+
+}  // namespace alloclab::cli

@@ -1,0 +1,105 @@
+// alloclab validate DIR: verdicts of model vs simulation vs hardware for a sweep directory.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/output.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/tidy.hpp"
+#include "alloclab/validation/verdict.hpp"
+
+namespace alloclab::cli {
+namespace {
+
+struct ValidateArgs {
+  std::string dir;
+  Format format = Format::table;
+  validation::ValidationOptions options;
+};
+
+std::vector<Record> errata_records() {
+  std::vector<Record> out;
+  for (const auto& e : validation::paper000_errata()) {
+    Record r;
+    r.set("where", e.where).set("printed", e.printed).set("corrected", e.corrected);
+    r.set("evidence", e.evidence);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void run(const ValidateArgs& a) {
+  const auto csv = (std::filesystem::path(a.dir) / "sweep.csv").string();
+  if (!std::filesystem::exists(csv))
+    throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + a.dir + "`)");
+  const auto rows = validation::read_tidy(csv);
+  const auto verdicts = validation::compare_backends(rows, a.options);
+  const auto verdict_recs = validation::verdict_records(verdicts);
+  const auto theorems = validation::theorem_checks();
+  const auto errata = errata_records();
+
+  if (a.format == Format::json) {
+    auto as_json = [](const std::vector<Record>& recs) {
+      std::ostringstream s;
+      write_records(s, recs, Format::json);
+      return nlohmann::ordered_json::parse(s.str());
+    };
+    nlohmann::ordered_json out = {{"verdicts", as_json(verdict_recs)},
+                                  {"theorems", as_json(theorems)},
+                                  {"errata", as_json(errata)},
+                                  {"acceptable", validation::all_acceptable(verdicts)}};
+    std::cout << out.dump(2) << '\n';
+  } else if (a.format == Format::csv) {
+    write_records(std::cout, verdict_recs, Format::csv);
+  } else {
+    std::size_t pass = 0, dep = 0, fail = 0;
+    for (const auto& v : verdicts) {
+      pass += v.outcome == validation::Outcome::pass;
+      dep += v.outcome == validation::Outcome::expected_departure;
+      fail += v.outcome == validation::Outcome::fail;
+    }
+    std::cout << "Verdicts (" << rows.size() << " tidy rows from " << csv << ")\n\n";
+    write_records(std::cout, verdict_recs, Format::table);
+    std::cout << "\nTheorems 1 and 2, checked numerically\n\n";
+    write_records(std::cout, theorems, Format::table);
+    std::cout << "\nErrata of paper 000\n\n";
+    for (const auto& e : validation::paper000_errata())
+      std::cout << "- " << e.where << "\n  printed:   " << e.printed
+                << "\n  corrected: " << e.corrected << "\n  evidence:  " << e.evidence << "\n";
+    std::cout << fmt::format("\n{} checks: {} pass, {} expected departures, {} FAIL\n",
+                             verdicts.size(), pass, dep, fail);
+  }
+  if (!validation::all_acceptable(verdicts)) throw ValidationFailed();
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Compare model, simulation and hardware point by point in a sweep directory.\n"
+      "model vs sim: z = (mean - model) / (sd / sqrt(n)), judged against a family-wise 95% "
+      "threshold (Bonferroni over all comparisons); WAS against the bound of Eq. (3)/(5); model vs "
+      "gpu: relative TAS error, with departures explained from the data (parallel rounds, failed "
+      "atomic claims). Also prints the Theorem 1/2 checks and the paper's errata.\n"
+      "Exit status: 0 when every verdict passes or is an expected, explained departure; 1 "
+      "otherwise.");
+  cmd->add_option("DIR", args->dir, "a directory written by `alloclab sweep`")->required();
+  add_format_option(*cmd, args->format);
+  cmd->add_option("--alpha", args->options.family_alpha, "family-wise significance level")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--tolerance", args->options.hardware_tolerance,
+                  "model vs gpu: relative TAS error accepted as agreement")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace alloclab::cli

@@ -1,0 +1,149 @@
+#include "alloclab/validation/backends.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
+#include "alloclab/gpu/measure.hpp"
+#include "alloclab/model/model.hpp"
+
+namespace alloclab::validation {
+namespace {
+
+// The model covers the algorithms of paper 000's analysis, and only points where every request
+// can be served (N <= A).
+bool model_applies(const Scenario& s) {
+  return (s.algo == Algorithm::queue || s.algo == Algorithm::rw || s.algo == Algorithm::rwbm) &&
+         s.N <= s.A;
+}
+
+void put_summary(Record& r, const std::string& key, const sim::Summary& s) {
+  r.set(key, s.mean);
+  r.set_quantity(key + "_sd", s.sd);
+  r.set_quantity(key + "_ci95", s.ci95);
+}
+
+Backend model_backend() {
+  Backend b;
+  b.name = "model";
+  b.mode = "sequential";
+  b.metrics = {"tas",
+               "tas_approx",
+               "was",
+               "was_bound",
+               "was_eq1",
+               "collisions_expected",
+               "collisions_bound"};
+  b.applies = model_applies;
+  b.evaluate = [](const Scenario& s) { return model::evaluate(s); };
+  return b;
+}
+
+Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
+  Backend b;
+  b.name = "sim";
+  b.mode = sim::mode_name(mode);
+  b.metrics = {"tas", "was", "collisions", "taken", "failed", "steps_p99", "steps_max"};
+  b.applies = [](const Scenario&) { return true; };
+  b.evaluate = [mode, settings](const Scenario& s) {
+    sim::SimOptions opt;
+    opt.mode = mode;
+    opt.host_threads = settings.host_threads;
+    const auto t = sim::run_trials(s, opt, settings.trials);
+    Record r;
+    put_summary(r, "tas", t.tas);
+    put_summary(r, "was", t.was);
+    put_summary(r, "collisions", t.collisions);
+    put_summary(r, "taken", t.taken);
+    put_summary(r, "failed", t.failed);
+    r.set("steps_p99", t.steps_p99).set("steps_max", t.steps_max);
+    r.set_int("trials", t.trials);
+    return r;
+  };
+  return b;
+}
+
+Backend gpu_backend(const BackendSettings& settings) {
+  Backend b;
+  b.name = "gpu";
+  b.metrics = {"tas", "was", "collisions", "kernel_ms", "failed", "steps_p99", "steps_max"};
+  b.applies = [](const Scenario& s) { return s.N <= s.A; };
+  b.evaluate = [settings](const Scenario& s) {
+    const auto kernel = gpu::parse_kernel(name(s.algo));
+    if (!kernel) throw InputError("--algos", fmt::format("no GPU kernel for {}", name(s.algo)));
+    gpu::MeasureOptions opt;
+    opt.repeats = settings.gpu_repeats;
+    std::vector<double> tas, was, coll, ms, failed;
+    double p99 = 0, mx = 0;
+    for (std::uint64_t t = 0; t < settings.trials; ++t) {
+      const auto m = gpu::measure(*kernel, s, opt, t);
+      tas.push_back(m.tas);
+      was.push_back(m.was);
+      coll.push_back(static_cast<double>(m.collisions));
+      ms.push_back(m.kernel_ms);
+      failed.push_back(static_cast<double>(m.failed));
+      p99 += m.steps_p99 / static_cast<double>(settings.trials);
+      mx = std::max(mx, static_cast<double>(m.steps_max));
+    }
+    Record r;
+    put_summary(r, "tas", sim::summarize(tas));
+    put_summary(r, "was", sim::summarize(was));
+    put_summary(r, "collisions", sim::summarize(coll));
+    put_summary(r, "kernel_ms", sim::summarize(ms));
+    put_summary(r, "failed", sim::summarize(failed));
+    r.set("steps_p99", p99).set("steps_max", mx);
+    r.set_int("trials", settings.trials);
+    return r;
+  };
+  return b;
+}
+
+}  // namespace
+
+bool gpu_available(std::string& why) {
+  if (!gpu::built_with_cuda()) {
+    why = "this alloclab was built without CUDA";
+    return false;
+  }
+  try {
+    (void)gpu::device_info();
+    return true;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+}
+
+nlohmann::json gpu_metadata() {
+  std::string why;
+  if (!gpu_available(why)) return nlohmann::json::object();
+  const auto d = gpu::device_info();
+  return {{"name", d.name},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"sm_count", d.sm_count},
+          {"sm_clock_mhz", d.sm_clock_mhz},
+          {"mem_clock_mhz", d.mem_clock_mhz},
+          {"global_mem_bytes", d.global_mem_bytes}};
+}
+
+std::vector<Backend> make_backends(const BackendSettings& settings) {
+  std::vector<Backend> out;
+  if (settings.model) out.push_back(model_backend());
+  if (settings.sim)
+    for (const auto& m : settings.sim_modes) {
+      const auto mode = sim::parse_mode(m);
+      if (!mode) throw InputError("--modes", "unknown simulator mode '" + m + "'");
+      out.push_back(sim_backend(*mode, settings));
+    }
+  if (settings.gpu) {
+    std::string why;
+    if (!gpu_available(why)) throw InputError("--backends", "gpu requested but " + why);
+    out.push_back(gpu_backend(settings));
+  }
+  return out;
+}
+
+}  // namespace alloclab::validation
