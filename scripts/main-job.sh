@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# The main job: for now, the analytic model table of the paper's Figure 4 (T = 10^6, five free
-# fractions, N up to 5000) for RW and RW-BM, written to out/ as table, CSV and JSON.
+# The main job (README, "Set-up"): the default report, on a machine without a GPU.
+#   1. start from the committed hardware sweep (reports/standard/, made on an H200 by
+#      scripts/gpu-standard-sweep.sh), if present;
+#   2. add fresh model values for the whole standard grid, plus the N = 500..5000 curves of the
+#      paper's Figure 4;
+#   3. add fresh simulations (sequential and lockstep, 20 trials) for T = 10^6 (a T = 2^25 pool
+#      costs ~2.5 s per trial to build on one core, so the CPU job leaves that half to the GPU);
+#   4. validate and write out/report/report.html and report.md.
+#   scripts/main-job.sh [BUILD_DIR]        (ALLOCLAB_OUT overrides out/report)
 set -euo pipefail
 build=${1:-build}
-out=${ALLOCLAB_OUT:-out}
-mkdir -p "$out"
+out=${ALLOCLAB_OUT:-out/report}
 alloclab="$build/cli/alloclab"
-grid=(--N 500:5000:500 --free 0.5,0.1,0.01,0.007,0.005 --T 1e6)
-for algo in queue rw rwbm; do
-  "$alloclab" model --algo "$algo" "${grid[@]}" --format csv >"$out/model_$algo.csv"
-  "$alloclab" model --algo "$algo" "${grid[@]}" --format json >"$out/model_$algo.json"
-done
-"$alloclab" model --algo rw "${grid[@]}"
-echo
-echo "main job: wrote $out/model_{queue,rw,rwbm}.{csv,json}"
+fractions=0.5,0.1,0.01,0.007,0.005
+
+rm -rf "$out"
+mkdir -p "$out"
+if [ -f reports/standard/sweep.csv ]; then
+  cp reports/standard/sweep.csv reports/standard/sweep.json "$out/"
+  echo "main job: starting from the committed GPU sweep in reports/standard/"
+else
+  echo "main job: no committed GPU sweep found; the report will hold model and simulation only"
+fi
+"$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32,64 --N '1024..1048576*2' \
+  --free "$fractions" --T '1e6,2^25' --out "$out"
+"$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32 --N 500:5000:500 \
+  --free "$fractions" --T 1e6 --out "$out"
+"$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \
+  --w 32,64 --N '1024..1048576*2' --free "$fractions" --T 1e6 --trials 20 --seed 1 --out "$out"
+if "$alloclab" validate "$out" >"$out/validate.txt"; then
+  echo "main job: validation passed ($(tail -1 "$out/validate.txt"))"
+else
+  echo "main job: validation found unexplained failures: see $out/validate.txt" >&2
+fi
+"$alloclab" report "$out"

@@ -76,7 +76,11 @@ void run(const SweepArgs& a) {
 
   std::vector<Scenario> points;
   for (auto algo : algos) {
-    auto pts = expand_grid(a.grid, algo, GridUse::runnable);
+    GridOptions g = a.grid;
+    // Word width means nothing to queue and RW: one w (the first listed) instead of duplicates.
+    if (!info(algo).uses_bitmap_words && !g.w_list.empty())
+      g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
+    auto pts = expand_grid(g, algo, GridUse::runnable);
     points.insert(points.end(), pts.begin(), pts.end());
   }
   const auto backends = validation::make_backends(settings);  // fails early if gpu is missing
