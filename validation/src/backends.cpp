@@ -46,7 +46,8 @@ Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
   b.name = "sim";
   b.mode = sim::mode_name(mode);
   b.metrics = {"tas", "was", "collisions", "taken", "failed", "steps_p99", "steps_max"};
-  b.applies = [](const Scenario&) { return true; };
+  // Sweeps cover N up to what the pool allows; out-of-memory runs are `simulate`'s business.
+  b.applies = [](const Scenario& s) { return s.N * s.pages <= s.A; };
   b.evaluate = [mode, settings](const Scenario& s) {
     sim::SimOptions opt;
     opt.mode = mode;
