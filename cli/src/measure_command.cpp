@@ -1,9 +1,198 @@
+// `alloclab measure`: the allocators on a real GPU, over the grid syntax of `simulate`, with the
+// same JSON keys plus kernel_ms, allocs_per_s and device. Without CUDA or without a device it
+// fails with one line on stderr (alloclab::gpu::NoDevice, exit 1); a failed check of a run is a
+// VerificationError (exit 3).
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/grid.hpp"
+#include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/gpu/measure.hpp"
 
 namespace alloclab::cli {
-void add_measure_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("measure", "(not built yet)");
-  cmd->callback([] { throw InputError("measure", "this command is not implemented yet"); });
+namespace {
+
+struct MeasureArgs {
+  GridOptions grid;
+  std::vector<std::string> algos;
+  std::uint64_t trials = 1;
+  unsigned per_thread = 1;
+  unsigned repeats = 5;
+  unsigned warmup = 1;
+  std::uint64_t max_steps = 1u << 20;
+  std::uint64_t page_bytes = 256;
+  std::uint64_t heap_bytes = 0;
+  bool no_counters = false;
+  Format format = Format::table;
+};
+
+// Mean and 95% half-width (normal approximation) over trials; null half-width for one trial.
+std::pair<double, std::optional<double>> mean_ci(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  if (v.size() < 2) return {m, std::nullopt};
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  return {m, 1.96 * sd / std::sqrt(static_cast<double>(v.size()))};
 }
+
+void run(const MeasureArgs& args) {
+  std::vector<gpu::Kernel> kernels;
+  for (const auto& name : args.algos) {
+    auto k = gpu::parse_kernel(name);
+    if (!k)
+      throw InputError("--algo",
+                       "unknown allocator '" + name + "' (queue|rw|rwbm|corw|rwmalloc|cudamalloc)");
+    kernels.push_back(*k);
+  }
+  if (args.trials < 1) throw InputError("--trials", "must be >= 1");
+  if (args.repeats < 1) throw InputError("--repeats", "must be >= 1");
+  if (args.per_thread < 1) throw InputError("--per-thread", "must be >= 1");
+  if (args.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
+
+  // Expand every grid first so that bad input fails before any device work.
+  std::vector<std::pair<gpu::Kernel, std::vector<Scenario>>> work;
+  std::uint64_t heap = args.heap_bytes;
+  for (auto k : kernels) {
+    const Algorithm algo = gpu::kernel_algorithm(k).value_or(Algorithm::rwbm);
+    auto grid = expand_grid(args.grid, algo, GridUse::runnable);
+    if (k == gpu::Kernel::cudamalloc && args.heap_bytes == 0)
+      for (const auto& s : grid)
+        heap = std::max<std::uint64_t>(
+            heap, std::max<std::uint64_t>(2 * s.N * args.per_thread * s.pages * args.page_bytes,
+                                          1ull << 31));
+    work.emplace_back(k, std::move(grid));
+  }
+
+  const gpu::DeviceInfo dev = gpu::device_info();  // throws NoDevice: one line, non-zero exit
+  gpu::MeasureOptions opt;
+  opt.per_thread = args.per_thread;
+  opt.repeats = args.repeats;
+  opt.warmup = args.warmup;
+  opt.counters = !args.no_counters;
+  opt.max_steps = args.max_steps;
+  opt.page_bytes = args.page_bytes;
+  opt.heap_bytes = heap;
+
+  std::vector<Record> records;
+  for (const auto& [kernel, grid] : work) {
+    for (const auto& s : grid) {
+      std::vector<double> tas, was, p50, p99, ms, setup, free_ms;
+      std::uint64_t smax = 0, coll = 0, taken = 0, failed = 0;
+      bool has_steps = true;
+      std::vector<std::string> notes;
+      for (std::uint64_t t = 0; t < args.trials; ++t) {
+        const auto r = gpu::measure(kernel, s, opt, t);
+        has_steps = r.has_steps;
+        tas.push_back(r.tas);
+        was.push_back(r.was);
+        p50.push_back(r.steps_p50);
+        p99.push_back(r.steps_p99);
+        smax = std::max<std::uint64_t>(smax, r.steps_max);
+        coll += r.collisions;
+        taken += r.taken;
+        failed += r.failed;
+        ms.push_back(r.kernel_ms);
+        setup.push_back(r.setup_ms);
+        free_ms.push_back(r.free_ms);
+        for (const auto& n : r.notes)
+          if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+      }
+      Record rec;
+      rec.set("algo", std::string(gpu::kernel_name(kernel)));
+      rec.set_int("N", s.N);
+      rec.set_int("A", s.A);
+      rec.set_int("T", s.T);
+      rec.set_int("w", s.w);
+      rec.set_int("lanes", s.lanes);
+      rec.set_int("pages", s.pages);
+      rec.set_int("seed", s.seed);
+      rec.set_int("trials", args.trials);
+      rec.set_int("per_thread", args.per_thread);
+      const std::string why = kernel == gpu::Kernel::cudamalloc
+                                  ? "CUDA malloc has no observable steps"
+                                  : "counters off (--no-counters)";
+      const auto [tas_m, tas_ci] = mean_ci(tas);
+      const auto [was_m, was_ci] = mean_ci(was);
+      const std::string one_trial = "needs --trials >= 2";
+      if (has_steps) {
+        rec.set("tas", tas_m);
+        rec.set_quantity("tas_ci95", tas_ci, one_trial);
+        rec.set("was", was_m);
+        rec.set_quantity("was_ci95", was_ci, one_trial);
+        rec.set("steps_p50", mean_ci(p50).first);
+        rec.set("steps_p99", mean_ci(p99).first);
+        rec.set_int("steps_max", smax);
+        rec.set_int("collisions", coll);
+      } else {
+        for (const char* key : {"tas", "tas_ci95", "was", "was_ci95", "steps_p50", "steps_p99",
+                                "steps_max", "collisions"})
+          rec.set_quantity(key, std::nullopt, key == std::string("tas") ? why : "");
+      }
+      rec.set_int("taken", taken);
+      rec.set_int("failed", failed);
+      const double kernel_ms = mean_ci(ms).first;
+      rec.set("kernel_ms", kernel_ms);
+      rec.set("allocs_per_s", kernel_ms > 0
+                                  ? static_cast<double>(s.N * args.per_thread) / (kernel_ms * 1e-3)
+                                  : 0.0);
+      rec.set("setup_ms", mean_ci(setup).first);
+      rec.set("free_ms", mean_ci(free_ms).first);
+      rec.set_int("repeats", args.repeats);
+      rec.set("device", dev.name);
+      rec.notes = notes;
+      records.push_back(std::move(rec));
+    }
+  }
+  write_records(std::cout, records, args.format);
+}
+
+}  // namespace
+
+void add_measure_command(CLI::App& app) {
+  auto args = std::make_shared<MeasureArgs>();
+  auto* cmd = app.add_subcommand(
+      "measure",
+      "Run the allocators on the GPU: kernel time (CUDA events; warm-up, then the median of "
+      "--repeats, each from the same pool), TAS/WAS/percentiles from per-thread counters, and a "
+      "verification of every run (exit 3 if it fails). Needs a CUDA build and a device.");
+  cmd->add_option("--algo", args->algos,
+                  "allocator(s): queue|rw|rwbm|corw|rwmalloc|cudamalloc (several: a,b)")
+      ->required()
+      ->delimiter(',');
+  add_grid_options(*cmd, args->grid);
+  cmd->add_option("--pages", args->grid.pages, "consecutive pages per request (rwmalloc)")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->grid.seed, "root seed of the pool and the probe streams")
+      ->capture_default_str();
+  cmd->add_option("--trials", args->trials,
+                  "independent trials (trial seeds); taken/failed/collisions are summed over "
+                  "trials, tas/was averaged with a 95% CI")
+      ->capture_default_str();
+  cmd->add_option("--per-thread", args->per_thread, "requests per thread, k")
+      ->capture_default_str();
+  cmd->add_option("--repeats", args->repeats, "timed repeats; kernel_ms is their median")
+      ->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--max-steps", args->max_steps,
+                  "step bound per request; a request reaching it fails (out of memory)")
+      ->capture_default_str();
+  cmd->add_option("--page-bytes", args->page_bytes, "cudamalloc: bytes per page")
+      ->capture_default_str();
+  cmd->add_option("--heap-bytes", args->heap_bytes,
+                  "cudamalloc: device malloc heap (default: sized for the largest grid point)");
+  cmd->add_flag("--no-counters", args->no_counters,
+                "time the kernels without per-thread counters (no TAS/WAS)");
+  add_format_option(*cmd, args->format);
+  cmd->callback([args] { run(*args); });
+}
+
 }  // namespace alloclab::cli

@@ -1,0 +1,50 @@
+// The queue baseline (Ouroboros-style page queue, paper 000 Eq. 1): a ring of the A free page ids
+// in page order; each request takes ticket = atomicAdd(head, 1) and gets queue[ticket] if
+// ticket < A (else it fails: out of memory). Steps = ticket + 1 (the thread served k-th waits for
+// k positions), as the registry defines it. Free pushes at the tail.
+#include "common.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+template <bool kCounters>
+__global__ void queue_alloc_kernel(KernelArgs a) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N) return;
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    const unsigned long long ticket = atomicAdd(&a.queue_head[0], 1ull);
+    const std::uint64_t slot = r * a.N + i;
+    // Tickets past the tail fail; the ring holds A entries (tail starts at A).
+    a.page[slot] = ticket < a.A ? a.queue[ticket % a.A] : kFailed;
+    if constexpr (kCounters) {
+      a.steps[slot] = static_cast<std::uint32_t>(ticket + 1);
+      a.collisions[slot] = 0;
+    }
+  }
+}
+
+__global__ void queue_free_kernel(KernelArgs a) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N * a.per_thread) return;
+  const std::uint64_t p = a.page[i];
+  if (p == kFailed) return;
+  const unsigned long long t = atomicAdd(&a.queue_head[1], 1ull);
+  a.queue[t % a.A] = static_cast<std::uint32_t>(p);
+}
+
+}  // namespace
+
+void launch_queue_alloc(const KernelArgs& a, bool counters) {
+  if (counters)
+    queue_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a);
+  else
+    queue_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_queue_free(const KernelArgs& a) {
+  queue_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+}  // namespace alloclab::gpu::detail

@@ -1,0 +1,61 @@
+// RW (paper 000, Algorithm 1): probe one random page per step; claim it with one atomicOr on its
+// bit of the bitmap (the paper keeps a used flag per page; one bit per page is the same protocol
+// at 1/32 of the memory). A step = one probe (rw_probe_page); a lost claim is a collision.
+#include "common.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+template <bool kCounters>
+__global__ void rw_alloc_kernel(KernelArgs a) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N) return;
+  auto* bitmap = static_cast<std::uint32_t*>(a.bitmap);
+  std::uint64_t k = 0;  // this thread's probe counter, continued across its requests
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    std::uint32_t steps = 0, lost = 0;
+    std::uint64_t got = kFailed;
+    while (steps < a.max_steps) {
+      const std::uint64_t p = rw_probe_page(a.seed, i, k++, a.T);
+      ++steps;
+      const std::uint32_t bit = 1u << (p % 32);
+      if (load_word(&bitmap[p / 32]) & bit) continue;
+      if (!(atomicOr(&bitmap[p / 32], bit) & bit)) {
+        got = p;
+        break;
+      }
+      ++lost;
+    }
+    const std::uint64_t slot = r * a.N + i;
+    a.page[slot] = got;
+    if constexpr (kCounters) {
+      a.steps[slot] = steps;
+      a.collisions[slot] = lost;
+    }
+  }
+}
+
+__global__ void rw_free_kernel(KernelArgs a) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N * a.per_thread) return;
+  const std::uint64_t p = a.page[i];
+  if (p == kFailed) return;
+  atomicAnd(&static_cast<std::uint32_t*>(a.bitmap)[p / 32], ~(1u << (p % 32)));
+}
+
+}  // namespace
+
+void launch_rw_alloc(const KernelArgs& a, bool counters) {
+  if (counters)
+    rw_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a);
+  else
+    rw_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_rw_free(const KernelArgs& a) {
+  rw_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+}  // namespace alloclab::gpu::detail
