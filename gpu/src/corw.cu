@@ -22,6 +22,7 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 // The lowest c set bits of x (c <= popcount(x)).
 __device__ __forceinline__ std::uint64_t lowest_set_bits(std::uint64_t x, unsigned c) {
   if (c == 0) return 0;
+  if (c == 1) return x & (~x + 1);  // the common case at high free fractions
   const int pos = bits::find_kth_set_bit(x, c);
   return x & bits::low_mask(static_cast<unsigned>(pos) + 1);
 }

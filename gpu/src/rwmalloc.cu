@@ -27,21 +27,24 @@ __device__ __forceinline__ bits::FreeRun next_long_run(std::uint64_t word, unsig
 template <typename Word, bool kCounters>
 __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
+  // The whole warp reads the window, also lanes past N in the last warp (the contract's window is
+  // always `lanes` words); such lanes only help and record nothing.
+  if (i - threadIdx.x % 32 >= a.N) return;
+  const bool real = i < a.N;
   constexpr unsigned w = sizeof(Word) * 8;
   const unsigned n = a.pages;
   auto* bitmap = static_cast<Word*>(a.bitmap);
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp_base = i - lane;
-  const unsigned members = a.N - warp_base >= 32 ? 0xffffffffu : ((1u << (a.N - warp_base)) - 1u);
+  constexpr unsigned members = 0xffffffffu;
   const std::uint64_t warp = warp_base / 32;
   std::uint64_t k = 0;  // the warp's window counter (uniform)
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    bool need = true;
+    bool need = real;
     std::uint32_t steps = 0, lost = 0;
     std::uint64_t got_page = kFailed;
-    unsigned need_mask = members;
+    unsigned need_mask = __ballot_sync(members, need);
     std::uint32_t round = 0;
     while (need_mask != 0 && round < a.max_steps) {
       ++round;
@@ -95,6 +98,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
       }
     }
     if (need) steps = round;
+    if (!real) continue;
     const std::uint64_t slot = r * a.N + i;
     a.page[slot] = got_page;
     if constexpr (kCounters) {
