@@ -3,7 +3,8 @@
 #   build -> ctest -L gpu -> compute-sanitizer memcheck + racecheck on small cases -> the sweep
 #   (N = 1024..2^20 with N <= A, A/T in {50,10,1,0.7,0.5}%, T in {10^6, 2^25}, every allocator)
 #   -> gpu_bench -> metadata (nvidia-smi, nvcc, date, commit).
-# Usage: scripts/gpu-pass.sh [smoke|full]   (results under $OUT, default ./out/gpu-pass)
+# Usage: scripts/gpu-pass.sh [smoke|full|standard]  (standard: the validation report's grid,
+#   scripts/gpu-standard-sweep.sh, after the same build)   (results under $OUT, default ./out/gpu-pass)
 # Needs the Debian dev packages from scripts/device-deps.sh in .devdeps/ (carried to the device);
 # set ALLOCLAB_COMMIT / ALLOCLAB_DIRTY when .git does not travel.
 set -uo pipefail
@@ -53,6 +54,14 @@ meta.update({
 json.dump(meta, open(sys.argv[1], "w"), indent=1)
 print(json.dumps({k: meta[k] for k in list(meta)[:12]}, indent=1))
 PY
+
+if [ "$MODE" = standard ]; then
+  # The validation report's standard grid (issue 5): 20 trials per point, GPU backend only.
+  stamp "standard sweep"
+  scripts/gpu-standard-sweep.sh $BUILD "$OUT/standard"
+  stamp "standard done"
+  exit 0
+fi
 
 stamp "ctest -L gpu"
 (cd $BUILD && ctest -L gpu --output-on-failure -j1 2>&1) >"$OUT/ctest.txt"; tail -25 "$OUT/ctest.txt"
