@@ -2,6 +2,7 @@
 // Every routine here is accurate to ~1e-13 relative or better over the whole parameter range,
 // including q = 1 - 1e-12 (where direct summation of an infinite series would need ~1e13 terms).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <numbers>
 #include <vector>
 
-#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/special_functions/bernoulli.hpp>
 #include <boost/math/special_functions/binomial.hpp>
 #include <boost/math/special_functions/zeta.hpp>
@@ -174,8 +175,8 @@ double expected_max_geometric(const std::vector<double>& h) {
   if (m <= 12) return expected_max_subsets(h);
   if (h_min < 0.1 && poisson_correction_bound(m, h_max) <= 1e-14) {
     // sum_k F(k) = 1/2 + int_0^inf F(x) dx + (Poisson correction, below 1e-14 here), with
-    // F(x) = 1 - prod_j (1 - e^{-h_j x}). The integral is taken in t = h_min x by adaptive
-    // Gauss-Kronrod (F is smooth and decays like sum e^{-h_j x}).
+    // F(x) = 1 - prod_j (1 - e^{-h_j x}). The integral is taken in t = h_min x (F is entire and
+    // decays like sum e^{-h_j x}).
     std::vector<double> ratio(h.size());
     for (std::size_t j = 0; j < h.size(); ++j) ratio[j] = h[j] / h_min;
     auto F = [&](double t) {
@@ -183,9 +184,14 @@ double expected_max_geometric(const std::vector<double>& h) {
       for (double s : ratio) r += std::exp(-s * t) * (1.0 - r);
       return r;
     };
-    double err = 0.0;
-    const double integral = boost::math::quadrature::gauss_kronrod<double, 31>::integrate(
-        F, 0.0, std::numeric_limits<double>::infinity(), 15, 1e-15, &err);
+    // Fixed composite 20-point Gauss-Legendre on geometric panels of [0, 48]: F <= L e^{-t}
+    // (< 1e-18 beyond 48 for L <= 64), each panel is integrated to ~1e-16 (checked in the tests
+    // against the exact i.i.d. value H_L and 50-digit inclusion-exclusion).
+    static constexpr std::array<double, 8> kPanels{0.0, 0.75, 1.5, 3.0, 6.0, 12.0, 24.0, 48.0};
+    double integral = 0.0;
+    for (std::size_t p = 0; p + 1 < kPanels.size(); ++p)
+      integral +=
+          boost::math::quadrature::gauss<double, 20>::integrate(F, kPanels[p], kPanels[p + 1]);
     return 0.5 + integral / h_min;
   }
   std::vector<double> q(h.size());
