@@ -8,6 +8,21 @@
 // with contention the bits a lane really won (claim & ~old) are distributed in the same order and
 // the losers stay in need. Nothing is claimed that is not handed out. A lane's steps = the round
 // in which it was served (the warp's rounds = WAS).
+//
+// Speed (same pages, steps and collisions as the plain loop):
+// - Philox: probe k is half k&1 of block k/2 (probe_sequence.hpp), so a lane keeps both halves
+//   and evaluates Philox once per two rounds (selecting the half without indexing an array,
+//   which put the block on the stack).
+// - Lazy reads: only lanes that can be offered from read their word. With n lanes in need, if the
+//   words of lanes 0..n-1 already hold n free bits in iteration 0 (one lowest free bit per holder),
+//   the first n offers all come from those lanes and every higher lane would claim nothing, so
+//   higher lanes skip the read (k still advances). Otherwise they read too and the full rule
+//   runs. In round 1 (all lanes need) every lane reads; in a later round (a few losers left)
+//   usually only lanes 0..n-1 do, instead of all 32.
+// - Hand-out fast path: when the lanes that won bits are exactly the lanes in need, the needing
+//   lane of rank s is the s-th winner, i.e. itself, and takes its own lowest won bit (offer s of
+//   iteration 0) - the shuffles and the search are skipped. That is the common first round at
+//   high free fractions: every lane holds >= 1 free bit, claims its lowest and wins it.
 #include "common.cuh"
 
 namespace alloclab::gpu::detail {
@@ -20,24 +35,47 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 }
 
 // The lowest c set bits of x (c <= popcount(x)).
-__device__ __forceinline__ std::uint64_t lowest_set_bits(std::uint64_t x, unsigned c) {
+template <typename Word>
+__device__ __forceinline__ Word lowest_set_bits(Word x, unsigned c) {
   if (c == 0) return 0;
   if (c == 1) return x & (~x + 1);  // the common case at high free fractions
   const int pos = bits::find_kth_set_bit(x, c);
-  return x & bits::low_mask(static_cast<unsigned>(pos) + 1);
+  return x & static_cast<Word>(bits::low_mask(static_cast<unsigned>(pos) + 1));
 }
 
+constexpr unsigned kBlock = 256;
+
 template <typename Word, bool kCounters>
-__global__ void corw_alloc_kernel(KernelArgs a) {
+__global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N) return;
   constexpr unsigned w = sizeof(Word) * 8;
   auto* bitmap = static_cast<Word*>(a.bitmap);
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp_base = i - lane;
-  const unsigned members = a.N - warp_base >= 32 ? 0xffffffffu : ((1u << (a.N - warp_base)) - 1u);
+  // The warp's live lanes are lanes 0 .. member_count-1.
+  const unsigned member_count =
+      a.N - warp_base >= 32 ? 32u : static_cast<unsigned>(a.N - warp_base);
+  const unsigned members = member_count == 32 ? 0xffffffffu : ((1u << member_count) - 1u);
   const unsigned lt = lanemask_lt();
+  const PhiloxStream stream(a.seed, StreamDomain::probe, i);
   std::uint64_t k = 0;
+  // bitmap_probe_word(a.seed, i, k, a.words) with one Philox call per two probes: a read at an
+  // even k keeps the other half of the block for k + 1 (rounds advance k by exactly 1).
+  bool have_next = false;
+  std::uint64_t next_bits = 0;
+  auto probe_word = [&](std::uint64_t kk) {
+    std::uint64_t bits;
+    if (have_next) {  // kk is odd and block kk / 2 was evaluated in the previous round
+      bits = next_bits;
+    } else {
+      std::uint64_t out[2];
+      stream.bits2(kk >> 1, out);
+      bits = (kk & 1) ? out[1] : out[0];
+      next_bits = out[1];
+    }
+    return mul_high_u64(bits, a.words);
+  };
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
     bool need = true;
@@ -47,11 +85,27 @@ __global__ void corw_alloc_kernel(KernelArgs a) {
     std::uint32_t round = 0;
     while (need_mask != 0 && round < a.max_steps) {
       ++round;
-      const std::uint64_t p = bitmap_probe_word(a.seed, i, k++, a.words);
-      const Word word = load_word(&bitmap[p]);
-      const std::uint64_t free_bits = ~static_cast<std::uint64_t>(word) & bits::low_mask(w);
-      const unsigned f = bits::popcount(free_bits);
       const unsigned n = __popc(need_mask);
+      // Lanes 0..n-1 read; the rest only if those words hold fewer than n offers in iteration 0.
+      std::uint64_t p = 0;
+      Word free_bits = 0;  // Word-sized bit sets keep w = 32 in 32-bit registers
+      const bool first = lane < n;
+      bool read = first;
+      if (first) {
+        p = probe_word(k);
+        free_bits = static_cast<Word>(~load_word(&bitmap[p]));
+      }
+      if (n < member_count) {  // warp-uniform
+        const unsigned holders = __ballot_sync(members, free_bits != 0);
+        if (static_cast<unsigned>(__popc(holders)) < n && !first) {
+          read = true;
+          p = probe_word(k);
+          free_bits = static_cast<Word>(~load_word(&bitmap[p]));
+        }
+      }
+      have_next = read && (k & 1) == 0;
+      ++k;
+      const unsigned f = bits::popcount(free_bits);
 
       // How many of my free bits the first n offers use (iteration-major order).
       unsigned claim_count = f;
@@ -67,12 +121,25 @@ __global__ void corw_alloc_kernel(KernelArgs a) {
         }
         cum += h;
       }
-      const std::uint64_t claim = lowest_set_bits(free_bits, claim_count);
-      std::uint64_t won = 0;
+      const Word claim = lowest_set_bits(free_bits, claim_count);
+      Word won = 0;
       if (claim != 0) {
-        const Word old = atomic_or_word(&bitmap[p], static_cast<Word>(claim));
-        won = claim & ~static_cast<std::uint64_t>(old);
-        lost += bits::popcount(claim & static_cast<std::uint64_t>(old));
+        const Word old = atomic_or_word(&bitmap[p], claim);
+        won = static_cast<Word>(claim & ~old);
+        lost += bits::popcount(claim & old);
+      }
+
+      const unsigned won_mask = __ballot_sync(members, won != 0);
+      if (won_mask == need_mask) {
+        // Offer s of iteration 0 is the lowest won bit of the s-th winner = the needing lane of
+        // rank s itself; n offers, all needing lanes served.
+        if (need) {
+          got_page = p * w + bits::count_trailing_zeros(won);
+          need = false;
+          steps = round;
+        }
+        need_mask = 0;
+        continue;
       }
 
       // Hand the won bits out in the same order: the needing lane of rank s takes offer s.
@@ -82,7 +149,7 @@ __global__ void corw_alloc_kernel(KernelArgs a) {
       unsigned src_bit_rank = 0;
       cum = 0;
       for (unsigned j = 0; j < w && cum < n; ++j) {
-        const unsigned hm = __ballot_sync(members, g > j);
+        const unsigned hm = j == 0 ? won_mask : __ballot_sync(members, g > j);
         const unsigned h = __popc(hm);
         if (h == 0) break;
         if (need && s >= cum && s < cum + h) {
@@ -116,9 +183,9 @@ __global__ void corw_alloc_kernel(KernelArgs a) {
 template <typename Word>
 void launch_alloc(const KernelArgs& a, bool counters) {
   if (counters)
-    corw_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a);
+    corw_alloc_kernel<Word, true><<<blocks_for(a.N, kBlock), kBlock>>>(a);
   else
-    corw_alloc_kernel<Word, false><<<blocks_for(a.N, 256), 256>>>(a);
+    corw_alloc_kernel<Word, false><<<blocks_for(a.N, kBlock), kBlock>>>(a);
 }
 
 }  // namespace
