@@ -45,7 +45,8 @@ Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
   Backend b;
   b.name = "sim";
   b.mode = sim::mode_name(mode);
-  b.metrics = {"tas", "was", "collisions", "taken", "failed", "steps_p99", "steps_max"};
+  b.metrics = {"tas",   "was",    "was_service_order", "collisions",
+               "taken", "failed", "steps_p99",         "steps_max"};
   // Sweeps cover N up to what the pool allows; out-of-memory runs are `simulate`'s business.
   b.applies = [](const Scenario& s) { return s.N * s.pages <= s.A; };
   b.evaluate = [mode, settings](const Scenario& s) {
