@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -66,10 +65,14 @@ nlohmann::ordered_json to_json(const Record& r) {
 }  // namespace
 
 void add_format_option(CLI::App& cmd, Format& format) {
-  const std::map<std::string, Format> names{
-      {"table", Format::table}, {"csv", Format::csv}, {"json", Format::json}};
-  cmd.add_option("--format", format, "output: table (for people), csv or json (one array)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case))
+  cmd.add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& v) {
+           format = v == "csv" ? Format::csv : v == "json" ? Format::json : Format::table;
+         },
+         "output: table (for people), csv or json (one array)")
+      ->transform(CLI::IsMember({"table", "csv", "json"}, CLI::ignore_case).description(""))
+      ->type_name("table|csv|json")
       ->default_str("table");
 }
 
