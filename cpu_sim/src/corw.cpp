@@ -1,20 +1,22 @@
-// CoRW (paper 000, Algorithm 2): the lanes of a warp each lock and read one random word per
-// round (bitmap_probe_word with k = round), then share the free bits they found (corw_share).
-// Decisions where Algorithm 2 is incomplete:
-//  * LockMap: one bit per word, taken with an atomic OR (line 6). A lane that finds the word
-//    locked (by another warp, or by a lower lane of its own warp: atomics of one warp
-//    instruction are applied in lane order here) acts as a consumer with P = all ones. Each
-//    failed lock attempt counts as a collision.
-//  * Claiming: line 10 only changes the register copy P. The bits a lane actually handed out
-//    are set in BitMap[p] with one atomic OR while it still holds LockMap[p], i.e. before
-//    line 18 releases the lock. Only lock holders set bits of a word (frees only clear bits),
-//    so that OR cannot lose; the simulator checks it anyway (VerificationError).
-//  * Leftovers: bits a lane offered but nobody took are NOT set (see corw_share.hpp), so every
-//    page not handed out stays free.
+// CoRW (paper 000, Algorithm 2): the lanes of a warp each read one random word per round
+// (bitmap_probe_word with k = round), then share the free bits they found in the order of
+// Figure 5 (corw_share). The simulator follows the GPU kernel (gpu/src/corw.cu), because that
+// implementation is what is measured; it deviates from Algorithm 2 as written:
+//  * No LockMap. Each lane reads its word (a snapshot; in lockstep mode every warp reads at the
+//    start of the round), computes from the warp's snapshots which of its word's free bits the
+//    Figure-5 order would hand out (corw_share on the snapshots: `handed_out`), and claims
+//    exactly those with ONE atomic OR (lanes of one warp in lane order). Bits of the claim that
+//    were already set (another warp, or a lower lane of the same warp that read the same word,
+//    took them since the read) are lost: one collision per lost bit. The bits actually won are
+//    then handed out in the same order (corw_share again, each lane offering only its won bits);
+//    needing lanes left without a won bit stay in need for the next round. Nothing is claimed
+//    that is not handed out, so every page not handed out stays free.
+//    (The earlier LockMap model - a lane that found its word locked offered nothing and counted
+//    one collision, the holder's bits went to every needing lane of its warp - gave different
+//    collision counts and fewer lost pages per conflict; see README.)
+//  * Leftovers: bits offered but not taken are not claimed (see corw_share.hpp).
 //  * Steps: a lane's steps = the round in which it got its page; the warp's = its rounds.
-//  * Free: clear the page's bit with an atomic AND (no lock needed: clearing never conflicts
-//    with a holder's OR of other bits, and a holder that misses the cleared bit only sees the
-//    page as used for this round).
+//  * Free: clear the page's bit with an atomic AND.
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/corw_share.hpp"
 #include "detail.hpp"
@@ -82,34 +84,22 @@ namespace {
 class CorwAllocator final : public BitmapAllocator {
  public:
   CorwAllocator(const Scenario& s, const SimOptions& o, std::uint64_t ps)
-      : BitmapAllocator(s, o, ps, s.w), lock_((bm_.words() + 63) / 64) {
-    for (auto& l : lock_) l.store(0);
-  }
+      : BitmapAllocator(s, o, ps, s.w) {}
 
   RunResult allocate(std::uint64_t seed) override {
     RunResult r = fresh_result(seed);
     const Run run{
         s_, opt_, seed, default_step_bound(s_, opt_), resolve_host_threads(opt_.host_threads), r};
-    Policy pol{*this, run, std::vector<std::uint64_t>(s_.N), std::vector<std::uint64_t>(s_.N),
-               std::vector<std::uint8_t>(s_.N)};
+    Policy pol{*this, run, std::vector<std::uint64_t>(s_.N), std::vector<std::uint64_t>(s_.N)};
     run_per_warp(pol, run);
     return r;
   }
 
  private:
-  bool try_lock(std::uint64_t j) {
-    const std::uint64_t bit = std::uint64_t{1} << (j % 64);
-    return (lock_[j / 64].fetch_or(bit, std::memory_order_acquire) & bit) == 0;
-  }
-  void unlock(std::uint64_t j) {
-    lock_[j / 64].fetch_and(~(std::uint64_t{1} << (j % 64)), std::memory_order_release);
-  }
-
   struct Policy {
     CorwAllocator& a;
     const Run& run;
-    std::vector<std::uint64_t> word, P;  // per global thread: this round's word and copy
-    std::vector<std::uint8_t> locked;
+    std::vector<std::uint64_t> word, P;  // per global thread: this round's word and snapshot
 
     unsigned lanes_in(std::uint64_t warp) const {
       const std::uint64_t first = warp * run.s.lanes;
@@ -120,34 +110,41 @@ class CorwAllocator final : public BitmapAllocator {
       const std::uint64_t first = warp * run.s.lanes;
       const unsigned m = lanes_in(warp);
       const std::uint64_t W = a.bm_.words();
-      for (unsigned t = 0; t < m; ++t) {  // lines 5-7, lanes in lane order
+      for (unsigned t = 0; t < m; ++t) {  // every lane reads one word
         const std::uint64_t i = first + t;
         word[i] = bitmap_probe_word(run.seed, i, r, W);
-        locked[i] = a.try_lock(word[i]);
-        if (locked[i]) {
-          P[i] = a.bm_.load_acquire(word[i]);
-        } else {
-          P[i] = ~std::uint64_t{0};
-          ++c.collisions;
-        }
+        P[i] = a.bm_.load_acquire(word[i]);
       }
       c.probes += m;
     }
     bool resolve(std::uint64_t warp, std::uint64_t r, Counters& c) {
       const std::uint64_t first = warp * run.s.lanes;
       const unsigned m = lanes_in(warp);
+      const unsigned w = a.bm_.w();
+      const std::uint64_t full = bits::low_mask(w);
       std::vector<CorwLaneInput> in(m);
       for (unsigned t = 0; t < m; ++t)
         in[t] = {word[first + t], P[first + t], run.out.first_page[first + t] < 0};
-      const CorwShareResult res = corw_share(in, a.bm_.w());
+      const CorwShareResult plan = corw_share(in, w);  // the claims: Figure 5 on the snapshots
+      bool any_lost = false;
+      for (unsigned t = 0; t < m; ++t) {  // one atomic OR per lane, in lane order
+        const std::uint64_t claim = plan.handed_out[t];
+        std::uint64_t won = 0;
+        if (claim) {
+          const std::uint64_t old = a.bm_.fetch_or(word[first + t], claim);
+          won = claim & ~old;
+          if (claim & old) {
+            c.collisions += bits::popcount(claim & old);
+            any_lost = true;
+          }
+        }
+        in[t].P = ~won & full;  // the second pass offers only the bits this lane won
+      }
+      // Without a lost bit the plan stands as it is; otherwise hand out the won bits in order.
+      const CorwShareResult res = any_lost ? corw_share(in, w) : plan;
       bool done = true;
       for (unsigned t = 0; t < m; ++t) {
         const std::uint64_t i = first + t;
-        if (res.handed_out[t]) {  // claim in BitMap[p] while holding LockMap[p]
-          const std::uint64_t old = a.bm_.fetch_or(word[i], res.handed_out[t]);
-          if (old & res.handed_out[t])
-            throw VerificationError("CoRW: a bit handed out under LockMap was already set");
-        }
         if (res.pageID[t] >= 0) {
           run.out.first_page[i] = res.pageID[t];
           run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
@@ -156,8 +153,10 @@ class CorwAllocator final : public BitmapAllocator {
         }
         if (run.out.first_page[i] < 0) done = false;
       }
-      for (unsigned t = 0; t < m; ++t)  // line 18
-        if (locked[first + t]) a.unlock(word[first + t]);
+      if (any_lost)  // every won bit must have been handed out
+        for (unsigned t = 0; t < m; ++t)
+          if (res.handed_out[t] != (~in[t].P & full))
+            throw VerificationError("CoRW: a won bit was not handed out");
       return done;
     }
     void give_up(std::uint64_t warp, std::uint64_t rounds_done, Counters& c) {
@@ -171,8 +170,6 @@ class CorwAllocator final : public BitmapAllocator {
         }
     }
   };
-
-  std::vector<std::atomic<std::uint64_t>> lock_;
 };
 
 }  // namespace

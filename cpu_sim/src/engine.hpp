@@ -32,7 +32,11 @@ inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
 // ---- Per-thread engine --------------------------------------------------------------------
 // Policy P:  std::uint64_t targets() const;                  W, probe k maps onto [0, W)
 //            int inspect(std::uint64_t target) const;         candidate (bit) or -1: a read
-//            bool claim(std::uint64_t target, int cand);      the atomic claim
+//            int acquire(std::uint64_t target, int cand, std::uint64_t& lost);
+//                the atomic claim(s) of one step: returns the candidate won, or -1 when the
+//                target has nothing left; adds one to `lost` per failed atomic claim (a
+//                collision). RW: one test-and-set. RW-BM: retries the next free bit of the
+//                word the atomic returned, within the same step (gpu/src/rwbm.cu).
 //            std::int64_t page(std::uint64_t target, int cand) const;
 // A thread's step = one probe. Shortcut (exact for allocation-only runs): once the free-page
 // counter is 0 every further probe fails, so the request fails with steps = bound at once.
@@ -55,15 +59,15 @@ void serve_one(P& pol, const Run& run, std::atomic<std::uint64_t>& free, std::ui
       const std::uint64_t target = mul_high_u64(buf[j], W);
       const int cand = pol.inspect(target);
       if (cand >= 0) [[unlikely]] {
-        if (pol.claim(target, cand)) {
+        const int got = pol.acquire(target, cand, c.collisions);
+        if (got >= 0) {
           free.fetch_sub(1, std::memory_order_relaxed);
           run.out.steps[i] = static_cast<std::uint32_t>(k + j + 1);
-          run.out.first_page[i] = pol.page(target, cand);
+          run.out.first_page[i] = pol.page(target, got);
           c.probes += k + j + 1;
           c.taken += 1;
           return;
         }
-        ++c.collisions;
       }
     }
     k += n;
@@ -78,7 +82,8 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
   const Scenario& s = run.s;
   if (run.opt.mode == Mode::sequential) {
     std::vector<Counters> c(1);
-    for (std::uint64_t i : service_order(run.seed, s.N)) serve_one(pol, run, free, i, c[0]);
+    run.out.service_order = service_order(run.seed, s.N);
+    for (std::uint64_t i : run.out.service_order) serve_one(pol, run, free, i, c[0]);
     finish(run.out, c);
   } else if (run.opt.mode == Mode::threads) {
     std::vector<Counters> c(run.workers);
@@ -90,7 +95,9 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
     // Lockstep: every unfinished thread makes one probe per round against the state at the
     // start of the round; threads that saw a free candidate then claim it in the order of
     // their round priority (random), so of two claims on one page the first wins and the
-    // second is a collision.
+    // second is a collision. RW-BM: threads that read the same word are resolved in priority
+    // order, each taking the next free bit still left in the word (one collision per lost
+    // claim); only a thread that finds the word exhausted fails this round.
     const std::uint64_t W = pol.targets();
     std::vector<Counters> c(1);
     std::vector<std::uint64_t> active(s.N), spare(s.N);
@@ -130,12 +137,11 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
         return a.prio != b.prio ? a.prio < b.prio : a.thread < b.thread;
       });
       for (const auto& x : cands) {
-        if (pol.claim(x.target, x.cand)) {
+        const int got = pol.acquire(x.target, x.cand, c[0].collisions);
+        if (got >= 0) {
           free.fetch_sub(1);
-          run.out.first_page[x.thread] = pol.page(x.target, x.cand);
+          run.out.first_page[x.thread] = pol.page(x.target, got);
           ++c[0].taken;
-        } else {
-          ++c[0].collisions;
         }
       }
       std::size_t keep = 0;
@@ -188,7 +194,13 @@ void run_per_warp(P& pol, const Run& run) {
   const std::uint64_t warps = warp_count(s);
   if (run.opt.mode == Mode::sequential) {
     std::vector<Counters> c(1);
-    for (std::uint64_t wp : service_order(run.seed, warps)) run_warp(pol, run, wp, c[0]);
+    run.out.service_order.reserve(s.N);
+    for (std::uint64_t wp : service_order(run.seed, warps)) {
+      for (std::uint64_t i = wp * s.lanes; i < std::min<std::uint64_t>(s.N, (wp + 1) * s.lanes);
+           ++i)
+        run.out.service_order.push_back(i);
+      run_warp(pol, run, wp, c[0]);
+    }
     finish(run.out, c);
   } else if (run.opt.mode == Mode::threads) {
     std::vector<Counters> c(run.workers);

@@ -73,6 +73,7 @@ class QueueAllocator final : public Allocator {
         std::sort(keyed.begin(), keyed.end());
         for (auto& kv : keyed) order.push_back(kv.second);
       }
+      if (opt_.mode == Mode::sequential) r.service_order = order;
       std::vector<Counters> c(1);
       for (std::uint64_t k = 0; k < order.size(); ++k) {
         const std::uint64_t i = order[k];

@@ -15,9 +15,11 @@ struct RwPolicy {
   int inspect(std::uint64_t p) const {
     return ((bm.load(p >> 6) >> (p & 63)) & 1u) ? -1 : 0;  // line 3
   }
-  bool claim(std::uint64_t p, int) {  // line 4: atomic test-and-set
+  int acquire(std::uint64_t p, int, std::uint64_t& lost) {  // line 4: atomic test-and-set
     const std::uint64_t bit = std::uint64_t{1} << (p & 63);
-    return (bm.fetch_or(p >> 6, bit) & bit) == 0;
+    if ((bm.fetch_or(p >> 6, bit) & bit) == 0) return 0;
+    ++lost;
+    return -1;
   }
   std::int64_t page(std::uint64_t p, int) const { return static_cast<std::int64_t>(p); }
 };

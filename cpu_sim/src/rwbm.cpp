@@ -1,9 +1,17 @@
-// RW-BM (paper 000, §4.1; "details skipped" there). Decisions:
+// RW-BM (paper 000, §4.1; "details skipped" there). Semantics of the GPU kernel
+// (gpu/src/rwbm.cu), which is what is measured:
 //  * a step reads one random w-bit word (bitmap_probe_word);
-//  * if the word has a free bit, the thread claims its LOWEST free bit with one atomic OR and
-//    checks the returned old word; if another thread took that bit first the claim failed
-//    (a collision) and the thread goes on to its next random word (it does not retry inside
-//    the same word: one read = one step, as in the model's Eq. 4);
+//  * if the word has a free bit, the thread claims its LOWEST free bit with an atomic OR and
+//    checks the returned old word; if another thread took that bit first the claim is lost
+//    (one collision) and the thread retries on the lowest free bit of (old | bit), the value
+//    the atomic returned, within the SAME step; only a word found full (at the read, or after
+//    lost claims) costs a new step (the next random word).
+//    Sequential mode has no races, so there a read word with a free bit always succeeds.
+//    Lockstep: threads that read the same word in a round are resolved in round-priority
+//    order, each taking the next free bit left in the word; threads that find it exhausted
+//    fail the round (see engine.hpp). Threads: real fetch_or retries.
+//    (Before this change a lost claim moved on to the next random word and cost a step: lockstep
+//    TAS 2.81 against the GPU's 1.0001 at N=131072, A=500000, T=1e6.)
 //  * free = clear the page's bit with an atomic AND.
 #include "detail.hpp"
 #include "engine.hpp"
@@ -15,9 +23,15 @@ struct RwbmPolicy {
   Bitmap& bm;
   std::uint64_t targets() const { return bm.words(); }
   int inspect(std::uint64_t j) const { return bits::first_free_bit(bm.load(j), bm.w()); }
-  bool claim(std::uint64_t j, int b) {
-    const std::uint64_t bit = std::uint64_t{1} << b;
-    return (bm.fetch_or(j, bit) & bit) == 0;
+  int acquire(std::uint64_t j, int b, std::uint64_t& lost) {
+    for (;;) {
+      const std::uint64_t bit = std::uint64_t{1} << b;
+      const std::uint64_t old = bm.fetch_or(j, bit);
+      if ((old & bit) == 0) return b;
+      ++lost;  // the claim is lost: retry on the value the atomic returned
+      b = bits::first_free_bit(old | bit, bm.w());
+      if (b < 0) return -1;  // word exhausted: the next step reads another word
+    }
   }
   std::int64_t page(std::uint64_t j, int b) const {
     return static_cast<std::int64_t>(j * bm.w() + static_cast<unsigned>(b));

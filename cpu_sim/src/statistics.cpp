@@ -25,6 +25,16 @@ RunMetrics metrics(const Scenario& s, const RunResult& r) {
     wsum += mx;
   }
   m.was = wsum / static_cast<double>(warps);
+  if (r.service_order.size() == n) {  // sequential mode: warps of consecutive service positions
+    double osum = 0;
+    for (std::size_t first = 0; first < n; first += s.lanes) {
+      std::uint32_t mx = 0;
+      for (std::size_t k = first; k < std::min<std::size_t>(n, first + s.lanes); ++k)
+        mx = std::max(mx, r.steps[r.service_order[k]]);
+      osum += mx;
+    }
+    m.was_service_order = osum / static_cast<double>(warps);
+  }
   std::vector<std::uint32_t> sorted(r.steps);
   std::sort(sorted.begin(), sorted.end());
   auto rank = [&](double q) {  // nearest-rank percentile
@@ -84,11 +94,12 @@ TrialsResult run_trials(const Scenario& s, const SimOptions& options, std::uint6
   }
   TrialsResult out;
   out.trials = trials;
-  std::vector<double> tas, was, col, taken, failed, pps, wall;
+  std::vector<double> tas, was, was_so, col, taken, failed, pps, wall;
   for (const auto& r : runs) {
     const RunMetrics m = metrics(s, r);
     tas.push_back(m.tas);
     was.push_back(m.was);
+    if (m.was_service_order) was_so.push_back(*m.was_service_order);
     col.push_back(static_cast<double>(r.collisions));
     taken.push_back(static_cast<double>(r.taken));
     failed.push_back(static_cast<double>(r.failed));
@@ -100,6 +111,8 @@ TrialsResult run_trials(const Scenario& s, const SimOptions& options, std::uint6
   }
   out.tas = summarize(tas);
   out.was = summarize(was);
+  if (options.mode == Mode::sequential && was_so.size() == runs.size())
+    out.was_service_order = summarize(was_so);
   out.collisions = summarize(col);
   out.taken = summarize(taken);
   out.failed = summarize(failed);

@@ -5,6 +5,7 @@
 // errors: the seeds are fixed, so this is deterministic and not flaky at the edge).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "alloclab/cpu_sim/simulator.hpp"
@@ -83,4 +84,51 @@ TEST_CASE("sequential queue TAS is (N+1)/2 exactly", "[cpu_sim][model]") {
   s.T = 10000;
   const RunResult r = run_once(s, SimOptions{}, 0);
   CHECK(metrics(s, r).tas == Approx(500.5));
+}
+
+TEST_CASE("sequential RW WAS over service-order warps agrees with the model's WAS",
+          "[cpu_sim][model]") {
+  // The model's WAS: warps = consecutive groups of L threads in the order it serves them; the
+  // thread served at position j (0-based) takes a geometric number of steps with failure
+  // probability q_j = 1 - (A - j)/T, so E[max of a group] = sum_k [1 - prod_j (1 - q_j^k)].
+  // Computed here by direct summation over consecutive service positions.
+  const std::uint64_t N = 64, A = 100, T = 1000;
+  const unsigned L = 32;
+  double model = 0;
+  std::uint64_t groups = 0;
+  for (std::uint64_t first = 0; first < N; first += L, ++groups) {
+    double e = 0;
+    for (std::uint64_t k = 0;; ++k) {
+      double prod = 1;
+      for (std::uint64_t j = first; j < std::min<std::uint64_t>(N, first + L); ++j)
+        prod *= 1 - std::pow(1 - static_cast<double>(A - j) / static_cast<double>(T),
+                             static_cast<double>(k));
+      e += 1 - prod;
+      if (k > 10 && 1 - prod < 1e-13) break;
+    }
+    model += e;
+  }
+  model /= static_cast<double>(groups);
+
+  Scenario s;
+  s.algo = Algorithm::rw;
+  s.N = N;
+  s.A = A;
+  s.T = T;
+  s.lanes = L;
+  s.seed = 31337;
+  SimOptions o;
+  const std::uint64_t trials = 4000;
+  const auto tr = run_trials(s, o, trials);
+  REQUIRE(tr.was_service_order.has_value());
+  const Summary& so = *tr.was_service_order;
+  const double se = *so.sd / std::sqrt(static_cast<double>(so.n));
+  CAPTURE(model, so.mean, se, tr.was.mean);
+  CHECK(so.n == trials);
+  CHECK(std::abs(so.mean - model) <= 4 * se);
+
+  // Not defined outside sequential mode.
+  o.mode = Mode::lockstep;
+  CHECK_FALSE(run_trials(s, o, 2).was_service_order.has_value());
+  CHECK_FALSE(metrics(s, run_once(s, o, 0)).was_service_order.has_value());
 }

@@ -43,6 +43,9 @@ struct RunResult {
   std::uint64_t failed = 0;              // requests that gave up (out of memory)
   std::uint64_t probes = 0;              // total probes (page or word reads)
   double wall_seconds = 0;
+  // Sequential mode: thread ids in the order they were served (per-warp algorithms: the warps'
+  // service order, lanes in lane order). Empty in lockstep and threads modes.
+  std::vector<std::uint64_t> service_order;
 };
 
 // Runs one trial with trial_seed(s.seed, trial). Verifies conservation and no double
@@ -62,8 +65,14 @@ std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options);
 
 // Statistics of one run.
 struct RunMetrics {
-  double tas = 0;        // mean steps per thread (failed requests count with their steps)
-  double was = 0;        // mean over warps (consecutive groups of `lanes` ids) of the max steps
+  double tas = 0;  // mean steps per thread (failed requests count with their steps)
+  double was = 0;  // mean over warps (consecutive groups of `lanes` ids) of the max steps
+  // Sequential mode only (nullopt otherwise): mean over consecutive groups of `lanes` threads
+  // IN SERVICE ORDER (RunResult::service_order) of the max steps; the last group may be
+  // partial. This is the analytic model's WAS (it forms warps from the threads in the order it
+  // serves them), whereas `was` groups thread ids, as hardware warps do. CoRW / RW_malloc serve
+  // whole warps, so there it equals `was`; for queue, RW and RW-BM it differs.
+  std::optional<double> was_service_order;
   double steps_p50 = 0;  // per-thread steps: median, 99th percentile (nearest rank), maximum
   double steps_p99 = 0;
   double steps_max = 0;
@@ -84,7 +93,8 @@ Summary summarize(const std::vector<double>& values);
 // K trials of one scenario (trial t uses trial_seed(s.seed, t)), summarised.
 struct TrialsResult {
   Summary tas, was, collisions, taken, failed, probes_per_s, wall_seconds;
-  double steps_p50 = 0;  // means over trials
+  std::optional<Summary> was_service_order;  // sequential mode only (see RunMetrics)
+  double steps_p50 = 0;                      // means over trials
   double steps_p99 = 0;
   double steps_max = 0;  // maximum over all trials
   std::uint64_t trials = 0;
