@@ -174,19 +174,20 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
         v.outcome = Outcome::pass;
         v.explanation = v.observed <= v.reference
                             ? "bound respected"
-                            : fmt::format("above the bound by {:.3g} but within noise: z = {:.2f} "
-                                          "<= {}",
-                                          v.observed - v.reference, v.z, threshold);
+                            : fmt::format(
+                                  "above the bound by {:.3g} but within noise: z = {:.2f} "
+                                  "<= {}",
+                                  v.observed - v.reference, v.z, threshold);
       } else if (v.point.algo == "rwbm" &&
                  (!seq || *seq->mean > v.reference || v.point.mode == "sequential")) {
         v.outcome = Outcome::expected_departure;
-        v.explanation = fmt::format("{:+.2f}% above Eq. (5): {}{}", 100 * v.relative_error,
-                                    clumping,
-                                    seq && v.point.mode != "sequential"
-                                        ? fmt::format("; the sequential simulation here is {:.4g}, "
-                                                      "also above",
-                                                      *seq->mean)
-                                        : std::string());
+        v.explanation =
+            fmt::format("{:+.2f}% above Eq. (5): {}{}", 100 * v.relative_error, clumping,
+                        seq && v.point.mode != "sequential"
+                            ? fmt::format("; the sequential simulation here is {:.4g}, "
+                                          "also above",
+                                          *seq->mean)
+                            : std::string());
       } else if (v.point.mode == "lockstep" || v.point.mode == "threads" ||
                  (hardware && lock && *lock->mean > v.reference)) {
         v.outcome = Outcome::expected_departure;
@@ -222,16 +223,16 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
       // The sequential simulation is the model's own assumption: only the documented erratum
       // (and only in its direction) explains a difference.
       v.outcome = rwbm_above ? Outcome::expected_departure : Outcome::fail;
-      v.explanation = rwbm_above ? fmt::format("{} (|z| = {:.2f}): {}", size, std::fabs(v.z),
-                                               clumping)
-                                 : fmt::format("{} (|z| = {:.2f} > {}): unexplained", size,
-                                               std::fabs(v.z), threshold);
+      v.explanation =
+          rwbm_above
+              ? fmt::format("{} (|z| = {:.2f}): {}", size, std::fabs(v.z), clumping)
+              : fmt::format("{} (|z| = {:.2f} > {}): unexplained", size, std::fabs(v.z), threshold);
     } else if (v.point.backend == "sim") {
       // Lockstep/threads: parallel rounds are not the model's assumption. Say whether the
       // sequential simulation at the same point agrees with the model, which isolates the effect.
       const TidyRow* model_row = find(pr, "model|sequential", v.metric);
-      const TidyRow* seq_same = find(pr, "sim|sequential",
-                                     v.metric == "was" ? "was_service_order" : v.metric);
+      const TidyRow* seq_same =
+          find(pr, "sim|sequential", v.metric == "was" ? "was_service_order" : v.metric);
       std::string isolation;
       if (seq_same && model_row) {
         const double se = standard_error(*seq_same);
@@ -265,10 +266,10 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
           v.metric == "was" ? ", and hardware warps mix early- and late-served threads" : "");
     } else if (seq && means_agree(*p.observed_row, *seq, z_crit, options.hardware_tolerance)) {
       v.outcome = Outcome::expected_departure;
-      v.explanation = fmt::format("{}; hardware agrees with the sequential simulation ({:.4g} vs "
-                                  "{:.4g}){}",
-                                  size, v.observed, *seq->mean,
-                                  rwbm_above ? ": " + clumping : std::string());
+      v.explanation = fmt::format(
+          "{}; hardware agrees with the sequential simulation ({:.4g} vs "
+          "{:.4g}){}",
+          size, v.observed, *seq->mean, rwbm_above ? ": " + clumping : std::string());
     } else if (!std::isnan(v.collisions_per_thread) && v.metric == "tas" &&
                v.observed > v.reference &&
                v.collisions_per_thread >= 0.5 * (v.observed - v.reference)) {

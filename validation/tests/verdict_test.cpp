@@ -136,9 +136,10 @@ TEST_CASE("a WAS a little above its bound, within noise, passes", "[validation]"
 TEST_CASE("a sequential simulation is compared on service-order warps", "[validation]") {
   // The model's WAS is over warps consecutive in service order; the simulator's `was` (thread-id
   // warps) is a different quantity and must not be compared with it.
-  const auto vs = compare_backends({row("model", "sequential", "was", 1693, 0, 1),
-                                    row("sim", "sequential", "was", 2178, 79, 20, 37),
-                                    row("sim", "sequential", "was_service_order", 1690, 40, 20, 19)});
+  const auto vs =
+      compare_backends({row("model", "sequential", "was", 1693, 0, 1),
+                        row("sim", "sequential", "was", 2178, 79, 20, 37),
+                        row("sim", "sequential", "was_service_order", 1690, 40, 20, 19)});
   REQUIRE(vs.size() == 1);
   CHECK(vs[0].check == "model vs sim: was_service_order");
   CHECK(vs[0].outcome == Outcome::pass);

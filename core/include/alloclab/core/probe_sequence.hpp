@@ -28,7 +28,9 @@ ALLOCLAB_HD std::uint64_t trial_seed(std::uint64_t seed, std::uint64_t trial) {
 }
 
 // Bitmap words for T pages of w bits each; bits past T in the last word are permanently "used".
-ALLOCLAB_HD std::uint64_t word_count(std::uint64_t T, unsigned w) { return (T + w - 1) / w; }
+ALLOCLAB_HD std::uint64_t word_count(std::uint64_t T, unsigned w) {
+  return (T + w - 1) / w;
+}
 
 // RW (Algorithm 1): the page thread `thread` probes at step k.
 ALLOCLAB_HD std::uint64_t rw_probe_page(std::uint64_t seed, std::uint64_t thread, std::uint64_t k,
