@@ -77,6 +77,14 @@ void run(const SimulateArgs& a) {
     rec.set_int("trials", a.trials);
     put_summary(rec, "tas", t.tas);
     put_summary(rec, "was", t.was);
+    if (t.was_service_order) {
+      put_summary(rec, "was_service_order", *t.was_service_order);
+    } else {
+      rec.set_quantity("was_service_order", std::nullopt,
+                       "defined in sequential mode only (warps = consecutive service positions)");
+      rec.set_quantity("was_service_order_sd", std::nullopt);
+      rec.set_quantity("was_service_order_ci95", std::nullopt);
+    }
     rec.set("steps_p50", t.steps_p50);
     rec.set("steps_p99", t.steps_p99);
     rec.set("steps_max", t.steps_max);

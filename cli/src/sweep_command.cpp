@@ -9,15 +9,13 @@
 #include <sstream>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/backends.hpp"
 #include "alloclab/validation/sweep.hpp"
 
-#ifndef ALLOCLAB_GIT_COMMIT
-#define ALLOCLAB_GIT_COMMIT "unknown"
-#endif
 
 namespace alloclab::cli {
 namespace {

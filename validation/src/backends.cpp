@@ -57,6 +57,7 @@ Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
     Record r;
     put_summary(r, "tas", t.tas);
     put_summary(r, "was", t.was);
+    if (t.was_service_order) put_summary(r, "was_service_order", *t.was_service_order);
     put_summary(r, "collisions", t.collisions);
     put_summary(r, "taken", t.taken);
     put_summary(r, "failed", t.failed);
