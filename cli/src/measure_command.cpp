@@ -12,6 +12,7 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
+#include "alloclab/core/algorithm.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/gpu/measure.hpp"
 
@@ -48,6 +49,10 @@ void run(const MeasureArgs& args) {
   std::vector<gpu::Kernel> kernels;
   for (const auto& name : args.algos) {
     auto k = gpu::parse_kernel(name);
+    if (!k && parse_algorithm(name)) {
+      const std::string why = "'" + name + "' has no GPU kernel (simulator only: use";
+      throw InputError("--algo", why + " alloclab simulate --algo " + name + ")");
+    }
     if (!k)
       throw InputError("--algo",
                        "unknown allocator '" + name + "' (queue|rw|rwbm|corw|rwmalloc|cudamalloc)");

@@ -11,7 +11,9 @@ set(cases
   "--free|model --algo rw --N 1 --free 1.5 --T 100"
   "--A|model --algo rw --N 1 --T 100"
   "--T|model --algo rw --N 1 --A 1 --T abc"
-  "--lanes|model --algo rw --N 1 --A 1 --T 10 --lanes 0")
+  "--lanes|model --algo rw --N 1 --A 1 --T 10 --lanes 0"
+  "--algo|model --algo corw-lockmap --N 1 --A 5 --T 100"
+  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

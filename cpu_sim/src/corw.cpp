@@ -11,8 +11,9 @@
 //    then handed out in the same order (corw_share again, each lane offering only its won bits);
 //    needing lanes left without a won bit stay in need for the next round. Nothing is claimed
 //    that is not handed out, so every page not handed out stays free.
-//    (The earlier LockMap model - a lane that found its word locked offered nothing and counted
-//    one collision, the holder's bits went to every needing lane of its warp - gave different
+//    (Algorithm 2 as written, with its LockMap - a lane that finds its word locked offers
+//    nothing and counts one collision, the holder's bits go to every needing lane of its warp -
+//    is the simulator-only allocator corw-lockmap, corw_lockmap.cpp; it gives different
 //    collision counts and fewer lost pages per conflict; see README.)
 //  * Leftovers: bits offered but not taken are not claimed (see corw_share.hpp).
 //  * Steps: a lane's steps = the round in which it got its page; the warp's = its rounds.

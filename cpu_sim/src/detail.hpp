@@ -100,6 +100,8 @@ std::unique_ptr<Allocator> make_rw(const Scenario& s, const SimOptions& o, std::
 std::unique_ptr<Allocator> make_rwbm(const Scenario& s, const SimOptions& o, std::uint64_t ps);
 std::unique_ptr<Allocator> make_corw(const Scenario& s, const SimOptions& o, std::uint64_t ps);
 std::unique_ptr<Allocator> make_rwmalloc(const Scenario& s, const SimOptions& o, std::uint64_t ps);
+std::unique_ptr<Allocator> make_corw_lockmap(const Scenario& s, const SimOptions& o,
+                                             std::uint64_t ps);
 
 // Base for the bitmap allocators.
 class BitmapAllocator : public Allocator {

@@ -39,6 +39,8 @@ std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& o
       return detail::make_corw(s, options, pool_seed);
     case Algorithm::rwmalloc:
       return detail::make_rwmalloc(s, options, pool_seed);
+    case Algorithm::corw_lockmap:
+      return detail::make_corw_lockmap(s, options, pool_seed);
   }
   throw InputError("--algo", "unknown algorithm");
 }

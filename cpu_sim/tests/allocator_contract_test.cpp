@@ -21,7 +21,7 @@ std::uint64_t count_used(const std::vector<std::uint64_t>& used, std::uint64_t T
 TEST_CASE("every allocator in every mode conserves pages and never hands one out twice",
           "[cpu_sim][contract]") {
   const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
-                                  Algorithm::rwmalloc);
+                                  Algorithm::rwmalloc, Algorithm::corw_lockmap);
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   struct Case {
     std::uint64_t N, A, T;
@@ -97,7 +97,8 @@ TEST_CASE("rwmalloc serves mixed request sizes, across word boundaries", "[cpu_s
   SimOptions o;
   o.mode = mode;
   o.occupancy = Occupancy::contiguous;  // one free block: requests must span words
-  for (std::uint64_t i = 0; i < s.N; ++i) o.pages_per_thread.push_back(static_cast<unsigned>(1 + i % 13));
+  for (std::uint64_t i = 0; i < s.N; ++i)
+    o.pages_per_thread.push_back(static_cast<unsigned>(1 + i % 13));
   const RunResult r = run_once(s, o, 0);
   CHECK(r.failed == 0);
   bool spans = false;

@@ -8,7 +8,7 @@ using namespace alloclab::sim;
 
 TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
-                                  Algorithm::rwmalloc);
+                                  Algorithm::rwmalloc, Algorithm::corw_lockmap);
   Scenario s;
   s.algo = algo;
   s.N = 256;

@@ -5,9 +5,16 @@
 
 namespace alloclab::gpu {
 namespace {
+// kernel_algorithm casts: the kernels of an algorithm share its enum value. Algorithms without
+// a kernel (corw-lockmap: simulator only) have no name here, so parse_kernel says nullopt.
+static_assert(static_cast<int>(Kernel::queue) == static_cast<int>(Algorithm::queue) &&
+              static_cast<int>(Kernel::rw) == static_cast<int>(Algorithm::rw) &&
+              static_cast<int>(Kernel::rwbm) == static_cast<int>(Algorithm::rwbm) &&
+              static_cast<int>(Kernel::corw) == static_cast<int>(Algorithm::corw) &&
+              static_cast<int>(Kernel::rwmalloc) == static_cast<int>(Algorithm::rwmalloc));
 constexpr std::array<std::string_view, 6> kNames{"queue", "rw",       "rwbm",
                                                  "corw",  "rwmalloc", "cudamalloc"};
-}
+}  // namespace
 
 std::optional<Kernel> parse_kernel(std::string_view text) {
   for (std::size_t i = 0; i < kNames.size(); ++i)

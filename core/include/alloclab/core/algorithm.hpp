@@ -16,6 +16,10 @@ enum class Algorithm {
   rwbm,      // RW over a bitmap (§4.1): probe one random w-bit word per step.
   corw,      // Collaborative RW (Algorithm 2): a warp probes L words per round and shares bits.
   rwmalloc,  // RW_malloc (Algorithm 3): n consecutive pages per request.
+  // CoRW exactly as Algorithm 2, with its LockMap (a lane that finds its word locked only
+  // consumes). Simulator only: the GPU kernel `corw` claims lock-free. Appended last so that
+  // the values above keep matching gpu::Kernel.
+  corw_lockmap,
 };
 
 struct AlgorithmInfo {
@@ -28,7 +32,7 @@ struct AlgorithmInfo {
   std::string_view step_definition;
 };
 
-inline constexpr std::array<AlgorithmInfo, 5> kAlgorithms{{
+inline constexpr std::array<AlgorithmInfo, 6> kAlgorithms{{
     {Algorithm::queue, "queue", "FIFO queue of free pages (queue-based baseline, Eq. 1)", false,
      false, "one position in the queue: the thread served k-th takes k steps"},
     {Algorithm::rw, "rw", "Random Walk over pages (Algorithm 1, Eq. 2-3)", false, false,
@@ -39,7 +43,17 @@ inline constexpr std::array<AlgorithmInfo, 5> kAlgorithms{{
      "one round of the warp's outer loop (every lane reads one random word per round)"},
     {Algorithm::rwmalloc, "rwmalloc", "RW_malloc: n consecutive pages per request (Algorithm 3)",
      true, true, "one round of the warp's outer loop (the warp reads L consecutive words)"},
+    {Algorithm::corw_lockmap, "corw-lockmap",
+     "CoRW exactly as Algorithm 2, with its LockMap (simulator only)", true, false,
+     "one round of the warp's outer loop (every lane reads one random word per round)"},
 }};
+
+// kAlgorithms is indexed by the enum.
+static_assert([] {
+  for (std::size_t i = 0; i < kAlgorithms.size(); ++i)
+    if (static_cast<std::size_t>(kAlgorithms[i].id) != i) return false;
+  return true;
+}());
 
 inline const AlgorithmInfo& info(Algorithm a) {
   return kAlgorithms[static_cast<std::size_t>(a)];
@@ -54,7 +68,7 @@ inline std::optional<Algorithm> parse_algorithm(std::string_view text) {
   return std::nullopt;
 }
 
-// "queue|rw|rwbm|corw|rwmalloc", or the subset given.
+// "queue|rw|rwbm|corw|rwmalloc|corw-lockmap", or the subset given.
 inline std::string algorithm_names(const std::vector<Algorithm>& subset = {}) {
   std::string out;
   for (const auto& a : kAlgorithms) {
