@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -106,12 +107,20 @@ Derivs s_derivatives(double x, unsigned w, int K) {
     P[static_cast<std::size_t>(k)] = p;
     Q[static_cast<std::size_t>(k)] = q;
   }
+  // Binomial coefficients C(k, i), k < 8, by Pascal's rule (exact in double).
+  static constexpr auto kBinomial = [] {
+    std::array<std::array<double, 2 * kEulerMaclaurinOrder>, 2 * kEulerMaclaurinOrder> b{};
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      b[k][0] = 1.0;
+      for (std::size_t i = 1; i <= k; ++i) b[k][i] = b[k - 1][i - 1] + (i < k ? b[k - 1][i] : 0.0);
+    }
+    return b;
+  }();
   for (int k = 0; k < K; ++k) {
     double acc = Q[static_cast<std::size_t>(k)];
     for (int i = 1; i <= k; ++i)
-      acc -= boost::math::binomial_coefficient<double>(static_cast<unsigned>(k),
-                                                       static_cast<unsigned>(i)) *
-             w * P[static_cast<std::size_t>(i)] * s[static_cast<std::size_t>(k - i)];
+      acc -= kBinomial[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] * w *
+             P[static_cast<std::size_t>(i)] * s[static_cast<std::size_t>(k - i)];
     s[static_cast<std::size_t>(k)] = acc / (w * P[0]);
   }
   return s;
@@ -200,15 +209,101 @@ namespace {
 struct WarpModel {
   double A, T;
   unsigned w, L;
+  bool reference = false;  // every_warp: the general exact routine, not the fast routes
   double expected_max(double i, unsigned m) const {
-    std::vector<double> h(m);
+    if (reference || m > 256) {
+      std::vector<double> h(m);
+      for (unsigned j = 0; j < m; ++j) h[j] = rate(A - (i * L + j), T, w);
+      return reference ? expected_max_geometric(h) : expected_max_geometric_fast(h);
+    }
+    std::array<double, 256> h;  // NOLINT: written before read
     for (unsigned j = 0; j < m; ++j) h[j] = rate(A - (i * L + j), T, w);
-    return expected_max_geometric(h);
+    return expected_max_geometric_fast(std::span<const double>(h.data(), m));
   }
   double a_mid(double i) const { return A - i * L - (L - 1) / 2.0; }
 };
 
+// Chebyshev-Lobatto interpolation of g(i) = a_mid(i) E(i) over a panel of warps, at nested
+// degrees 8 and 16 (the degree-8 nodes are the even degree-16 nodes, so raising the degree reuses
+// them).
 constexpr unsigned kChebDegree = 16;
+constexpr double kPanelRatio = 2.0;  // largest a_mid ratio across one panel
+
+struct ChebTables {
+  std::array<double, kChebDegree + 1> x{};          // cos(pi k/16)
+  std::array<double, 2 * kChebDegree> cos_table{};  // cos(pi r/16), r = 0..31
+};
+
+const ChebTables& cheb_tables() {
+  static const ChebTables t = [] {
+    ChebTables c;
+    for (unsigned k = 0; k <= kChebDegree; ++k)
+      c.x[k] = std::cos(std::numbers::pi * k / kChebDegree);
+    for (unsigned r = 0; r < 2 * kChebDegree; ++r)
+      c.cos_table[r] = std::cos(std::numbers::pi * r / kChebDegree);
+    return c;
+  }();
+  return t;
+}
+
+// Coefficients c_j (j = 0..n) of the degree-n interpolant through g at cos(pi k/n), n | 16, from
+// the values at degree-16 node indices k * (16/n): the interpolant is sum'' c_j T_j (first and
+// last halved).
+template <unsigned n>
+std::array<double, n + 1> cheb_coefficients(const std::array<double, kChebDegree + 1>& g16) {
+  const ChebTables& t = cheb_tables();
+  constexpr unsigned stride = kChebDegree / n;
+  std::array<double, n + 1> c{};
+  for (unsigned j = 0; j <= n; ++j) {
+    double acc = 0.0;
+    for (unsigned k = 0; k <= n; ++k) {
+      const double weight = (k == 0 || k == n) ? 0.5 : 1.0;
+      acc += weight * g16[k * stride] * t.cos_table[(j * k * stride) % (2 * kChebDegree)];
+    }
+    c[j] = 2.0 / n * acc;
+  }
+  return c;
+}
+
+// Sum over the integer warps lo..hi of (interpolant)/a_mid, the interpolant evaluated by Clenshaw.
+template <std::size_t m>
+double sum_interpolant(const WarpModel& wm, std::array<double, m> c, std::uint64_t lo,
+                       std::uint64_t hi) {
+  const unsigned n = m - 1;
+  c[0] *= 0.5;
+  c[n] *= 0.5;
+  const double mid = 0.5 * (d(lo) + d(hi)), half = 0.5 * (d(hi) - d(lo));
+  // Two warps at a time (independent Clenshaw recurrences in one SSE2 vector; GCC/Clang vector
+  // extension), then the rest.
+  using v2 = double __attribute__((vector_size(16)));
+  v2 acc2 = {0.0, 0.0};
+  std::uint64_t ii = lo;
+  for (; ii + 1 <= hi; ii += 2) {
+    const double i0 = d(ii);
+    const v2 idx = {i0, i0 + 1.0};
+    const v2 x = (idx - mid) / half;
+    v2 b1 = {0.0, 0.0}, b2 = b1;
+    for (unsigned j = n; j >= 1; --j) {
+      const v2 b0 = 2.0 * x * b1 - b2 + c[j];
+      b2 = b1;
+      b1 = b0;
+    }
+    const v2 a = wm.A - idx * static_cast<double>(wm.L) - (wm.L - 1) / 2.0;  // a_mid
+    acc2 += (x * b1 - b2 + c[0]) / a;
+  }
+  double s = acc2[0] + acc2[1];
+  for (; ii <= hi; ++ii) {
+    const double x = (d(ii) - mid) / half;
+    double b1 = 0.0, b2 = 0.0;
+    for (unsigned j = n; j >= 1; --j) {
+      const double b0 = 2.0 * x * b1 - b2 + c[j];
+      b2 = b1;
+      b1 = b0;
+    }
+    s += (x * b1 - b2 + c[0]) / wm.a_mid(d(ii));
+  }
+  return s;
+}
 
 // Sum of E(i) over integer i in [lo, hi] (full warps).
 double sum_warps(const WarpModel& wm, std::uint64_t lo, std::uint64_t hi, int depth) {
@@ -224,52 +319,27 @@ double sum_warps(const WarpModel& wm, std::uint64_t lo, std::uint64_t hi, int de
     const std::uint64_t mid = lo + count / 2;
     return sum_warps(wm, lo, mid - 1, depth + 1) + sum_warps(wm, mid, hi, depth + 1);
   };
-  if (a_hi > 2.0 * a_lo) return split();
+  if (a_hi > kPanelRatio * a_lo) return split();
   // Interpolate g(i) = a_mid(i) E(i) (a * E is nearly constant: E ~ T H_L/(w a) for small a/T)
-  // at Chebyshev-Lobatto points; accept when the last two Chebyshev coefficients are below
-  // 1e-14 of the first (they bound the interpolation error of an analytic function up to a
-  // small factor), otherwise split the panel.
-  const unsigned n = kChebDegree;
+  // at Chebyshev-Lobatto points; accept when the last Chebyshev coefficients are below 1e-14 of
+  // the first (they bound the interpolation error of an analytic function up to a small factor):
+  // first at degree 8 (the last three coefficients), then at degree 16 (the last two), otherwise
+  // split the panel.
+  const ChebTables& t = cheb_tables();
   const double mid = 0.5 * (d(lo) + d(hi)), half = 0.5 * (d(hi) - d(lo));
-  std::array<double, kChebDegree + 1> xk{}, gk{};
-  for (unsigned k = 0; k <= n; ++k) {
-    xk[k] = std::cos(std::numbers::pi * k / n);
-    const double i = mid + half * xk[k];
-    gk[k] = wm.a_mid(i) * wm.expected_max(i, wm.L);
-  }
-  auto coefficient = [&](unsigned j) {
-    double c = 0.0;
-    for (unsigned k = 0; k <= n; ++k) {
-      const double weight = (k == 0 || k == n) ? 0.5 : 1.0;
-      c += weight * gk[k] * std::cos(std::numbers::pi * j * k / n);
-    }
-    return 2.0 / n * c;
+  std::array<double, kChebDegree + 1> g{};
+  auto node = [&](unsigned k) {
+    const double i = mid + half * t.x[k];
+    g[k] = wm.a_mid(i) * wm.expected_max(i, wm.L);
   };
-  const double c0 = std::abs(coefficient(0));
-  const double tail = std::abs(coefficient(n - 1)) + std::abs(coefficient(n));
-  if (tail > 1e-14 * c0) return split();
-  // Barycentric interpolation (second kind, Chebyshev-Lobatto weights (-1)^k, halved at the ends).
-  double s = 0.0;
-  for (std::uint64_t ii = lo; ii <= hi; ++ii) {
-    const double x = (d(ii) - mid) / half;
-    double num = 0.0, den = 0.0, g = 0.0;
-    bool on_node = false;
-    for (unsigned k = 0; k <= n; ++k) {
-      const double diff = x - xk[k];
-      if (diff == 0.0) {
-        g = gk[k];
-        on_node = true;
-        break;
-      }
-      double wk = (k % 2 == 0) ? 1.0 : -1.0;
-      if (k == 0 || k == n) wk *= 0.5;
-      num += wk * gk[k] / diff;
-      den += wk / diff;
-    }
-    if (!on_node) g = num / den;
-    s += g / wm.a_mid(d(ii));
-  }
-  return s;
+  for (unsigned k = 0; k <= kChebDegree; k += 2) node(k);
+  const auto c8 = cheb_coefficients<8>(g);
+  if (std::abs(c8[6]) + std::abs(c8[7]) + std::abs(c8[8]) <= 1e-14 * std::abs(c8[0]))
+    return sum_interpolant(wm, c8, lo, hi);
+  for (unsigned k = 1; k < kChebDegree; k += 2) node(k);
+  const auto c16 = cheb_coefficients<16>(g);
+  if (std::abs(c16[15]) + std::abs(c16[16]) > 1e-14 * std::abs(c16[0])) return split();
+  return sum_interpolant(wm, c16, lo, hi);
 }
 
 }  // namespace
@@ -278,7 +348,7 @@ double was_sequential_model(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
                             unsigned lanes, WarpSumMethod method) {
   // Warps are consecutive groups of L threads in service order (model.hpp); the last one may be
   // partial. WAS = mean over warps of E[max over the warp's lanes].
-  const WarpModel wm{d(A), d(T), w, lanes};
+  const WarpModel wm{d(A), d(T), w, lanes, method == WarpSumMethod::every_warp};
   const std::uint64_t full = N / lanes, part = N % lanes;
   double sum = part ? wm.expected_max(d(full), static_cast<unsigned>(part)) : 0.0;
   if (full > 0) {

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numbers>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include <boost/math/quadrature/gauss.hpp>
@@ -197,6 +200,268 @@ double expected_max_geometric(const std::vector<double>& h) {
   std::vector<double> q(h.size());
   for (std::size_t j = 0; j < h.size(); ++j) q[j] = std::exp(-h[j]);
   return expected_max_direct(q);
+}
+
+// ---- fast routes for the automatic WAS path
+// ------------------------------------------------------
+namespace {
+
+constexpr int kMaxMomentOrder = 48;
+// Largest accepted max|h_j/hbar - 1| for the moment expansion (its series in e_j converges for
+// |e_j| < 1; at 0.4 the order stays <= 48 and the part of D beyond t = 96 is < 1e-23).
+constexpr double kMaxSpread = 0.4;
+constexpr double kTMax = 96.0;
+constexpr std::size_t kMaxNodes = 160;   // 8 panels x 20 Gauss-Legendre points
+constexpr std::size_t kNodesTo48 = 140;  // the first 7 panels cover [0, 48]
+
+// Fixed nodes for int_0^96 dt: 20-point Gauss-Legendre on the geometric panels used by
+// expected_max_geometric, plus [48, 96]. At each node: the weight, ln(1 - e^{-t}) and g_n(t),
+// n = 1..48.
+struct MomentTable {
+  std::vector<double> w, ell;
+  std::array<std::vector<double>, kMaxMomentOrder> g;  // g[n-1][i] = g_n(t_i)
+};
+
+MomentTable make_moment_table() {
+  MomentTable tab;
+  static constexpr std::array<double, 9> kPanels{0.0, 0.75, 1.5, 3.0, 6.0, 12.0, 24.0, 48.0, kTMax};
+  using rule = boost::math::quadrature::gauss<double, 20>;
+  const auto& x = rule::abscissa();
+  const auto& wt = rule::weights();
+  // phi^(n)(t) = p_n(v), v = 1/(e^t - 1): p_1 = v, p_{n+1}(v) = -v (1 + v) p_n'(v). All
+  // coefficients of p_n have the sign (-1)^(n-1), so evaluating it at v > 0 does not cancel.
+  std::vector<std::vector<double>> p(kMaxMomentOrder + 1);
+  p[1] = {0.0, 1.0};
+  for (int n = 1; n < kMaxMomentOrder; ++n) {
+    std::vector<double> next(static_cast<std::size_t>(n) + 2, 0.0);
+    for (std::size_t k = 1; k < p[n].size(); ++k) {
+      const double dk = static_cast<double>(k) * p[n][k];  // d/dv: coefficient of v^(k-1)
+      next[k] -= dk;                                       // -v * v^(k-1)
+      next[k + 1] -= dk;                                   // -v^2 * v^(k-1)
+    }
+    p[static_cast<std::size_t>(n) + 1] = std::move(next);
+  }
+  auto add_node = [&](double t, double weight) {
+    tab.w.push_back(weight);
+    tab.ell.push_back(std::log1p(-std::exp(-t)));
+    const double v = 1.0 / std::expm1(t);
+    double tn_over_nfact = 1.0;
+    for (int n = 1; n <= kMaxMomentOrder; ++n) {
+      tn_over_nfact *= t / n;
+      double poly = 0.0;
+      const auto& c = p[static_cast<std::size_t>(n)];
+      for (std::size_t k = c.size(); k-- > 0;) poly = poly * v + c[k];
+      tab.g[static_cast<std::size_t>(n) - 1].push_back(tn_over_nfact * poly);
+    }
+  };
+  for (std::size_t q = 0; q + 1 < kPanels.size(); ++q) {
+    const double mid = 0.5 * (kPanels[q] + kPanels[q + 1]);
+    const double half = 0.5 * (kPanels[q + 1] - kPanels[q]);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      add_node(mid - half * x[k], half * wt[k]);
+      if (x[k] != 0.0) add_node(mid + half * x[k], half * wt[k]);
+    }
+  }
+  return tab;
+}
+
+const MomentTable& moment_table() {
+  static const MomentTable tab = make_moment_table();
+  return tab;
+}
+
+// Per lane count: quadrature weights times (1 - e^{-t})^m, H_m, and the largest rate for which
+// poisson_correction_bound(m, h) <= 1e-14.
+struct LaneConstants {
+  unsigned m = 0;
+  double harmonic = 0.0, h_poisson = 0.0;
+  std::vector<double> wp;
+  std::size_t first_node = 0;
+};
+
+const LaneConstants& lane_constants(unsigned m) {
+  // One entry per lane count (full and partial warps alternate), built on first use.
+  thread_local std::vector<LaneConstants> cache;
+  if (cache.size() <= m) cache.resize(m + 1);
+  LaneConstants& c = cache[m];
+  if (c.m != m) {
+    const MomentTable& tab = moment_table();
+    c.m = m;
+    c.harmonic = harmonic_number(m);
+    c.wp.resize(tab.w.size());
+    for (std::size_t i = 0; i < tab.w.size(); ++i) c.wp[i] = tab.w[i] * std::exp(m * tab.ell[i]);
+    // Nodes whose weight is below 1e-17 (5/3)^-m contribute < 1e-17 each (|expm1(C)| <=
+    // e^{sum_j |ln(1 + e_j)|} <= (5/3)^m for |e_j| <= 0.4) and are skipped; they are the first
+    // nodes, where (1 - e^{-t})^m is smallest.
+    const double skip = 1e-17 * std::pow(0.6, static_cast<double>(m));
+    c.first_node = 0;
+    while (c.first_node < c.wp.size() && c.wp[c.first_node] < skip) ++c.first_node;
+    const double log_b1 = std::log(2.0) + std::lgamma(m + 1.0) +
+                          std::log(boost::math::zeta(m + 1.0)) -
+                          (m + 1.0) * std::log(2.0 * std::numbers::pi);  // bound at h = 1
+    c.h_poisson = std::exp((std::log(1e-14) - log_b1) / m);
+  }
+  return c;
+}
+
+// Bound on the relative error of the moment expansion truncated after order K (see
+// expected_max_geometric_near_iid): the neglected part of the exponent, integrated over [0, 48],
+// plus the part of D beyond t_max.
+double moment_truncation_bound(unsigned m, double spread, int K, double harmonic, double t_max) {
+  const double k1 = K + 1.0;
+  const double g_bound_integral =
+      (t_max + t_max * t_max / (2.0 * std::sqrt(2.0 * std::numbers::pi * K))) / k1;
+  const double trunc = m * std::pow(spread, k1) / (1.0 - spread) * g_bound_integral;
+  const double tail = m * std::exp(-t_max * (1.0 - spread)) / (1.0 - spread);
+  return 1.01 * (trunc + tail) * (1.0 + spread) / harmonic;
+}
+
+}  // namespace
+
+std::optional<double> expected_max_geometric_near_iid(std::span<const double> h) {
+  const std::size_t m = h.size();
+  if (m == 0) return std::nullopt;
+  double h_min = kInf, h_max = 0.0, sum = 0.0;
+  for (double x : h) {
+    h_min = std::min(h_min, x);
+    h_max = std::max(h_max, x);
+    sum += x;
+  }
+  if (!(h_min > 0) || std::isinf(h_max)) return std::nullopt;
+  const auto lanes = static_cast<unsigned>(m);
+  const LaneConstants& c = lane_constants(lanes);
+  if (h_max > c.h_poisson) return std::nullopt;
+  const double hbar = sum / static_cast<double>(m);
+  // e_j = h_j/hbar - 1 (formed as a difference of rates: absolute error ~ eps).
+  std::array<double, 256> e_small;  // NOLINT: written before read
+  std::vector<double> e_big;
+  double* e = e_small.data();
+  if (m > e_small.size()) {
+    e_big.resize(m);
+    e = e_big.data();
+  }
+  double spread = 0.0;
+  for (std::size_t j = 0; j < m; ++j) {
+    e[j] = (h[j] - hbar) / hbar;
+    spread = std::max(spread, std::abs(e[j]));
+  }
+  if (spread > kMaxSpread) return std::nullopt;
+  // Integrate over [0, 48] (the first 140 nodes) where the slowest lane has decayed enough there
+  // (spread <= 1/4: the part of D beyond 48 is < m e^{-36}/0.75), else over [0, 96].
+  const double t_max = spread <= 0.25 ? 48.0 : kTMax;
+  // Truncation: |g_n(t)| <= (1/n)(1 + t/sqrt(2 pi (n-1))) for n >= 2 (phi^(n)(t) =
+  // -(-1)^n sum_r r^(n-1) e^{-rt}, so |g_n| is 1/n times a step-t Riemann sum of the Gamma(n)
+  // density, <= its integral 1 plus t times its maximum). Hence the neglected exponent
+  // sum_{n>K} m_n g_n is at most L s^(K+1)/(1-s) (1 + t/sqrt(2 pi K))/(K+1), s = max|e_j|, and the
+  // integrand (a product of factors <= 1) changes by at most that much (times e^that).
+  int K = 1;
+  if (spread > 0.0)
+    while (K < kMaxMomentOrder &&
+           moment_truncation_bound(lanes, spread, K, c.harmonic, t_max) > 1e-13)
+      ++K;
+  if (moment_truncation_bound(lanes, spread, K, c.harmonic, t_max) > 1e-13) return std::nullopt;
+  std::array<double, kMaxMomentOrder> mom{};
+  for (std::size_t j = 0; j < m; ++j) {
+    double pw = 1.0;
+    for (int n = 0; n < K; ++n) {
+      pw *= e[j];
+      mom[static_cast<std::size_t>(n)] += pw;
+    }
+  }
+  // C(t_i) = sum_n m_n g_n(t_i), then D = sum_i w_i (1 - e^{-t_i})^L expm1(C(t_i)). The loops
+  // over the nodes are independent (vectorisable).
+  const MomentTable& tab = moment_table();
+  const std::size_t i0 = c.first_node, nodes = t_max < kTMax ? kNodesTo48 : tab.w.size();
+  std::array<double, kMaxNodes> C;  // NOLINT: written before read
+  for (std::size_t i = i0; i < nodes; ++i) C[i] = 0.0;
+  for (int n = 0; n < K; ++n) {
+    const double mn = mom[static_cast<std::size_t>(n)];
+    const double* g = tab.g[static_cast<std::size_t>(n)].data();
+    for (std::size_t i = i0; i < nodes; ++i) C[i] += mn * g[i];
+  }
+  double c_max = 0.0;
+  for (std::size_t i = i0; i < nodes; ++i) c_max = std::max(c_max, std::abs(C[i]));
+  std::array<double, 4> acc{};
+  if (c_max < 0x1p-10) {
+    // expm1 by its Taylor series: the first neglected term C^8/8! is < 1e-24 |C| here.
+    for (std::size_t i = i0; i < nodes; ++i) {
+      const double x = C[i];
+      const double em1 =
+          x * (1.0 +
+               x * (1.0 / 2 +
+                    x * (1.0 / 6 + x * (1.0 / 24 + x * (1.0 / 120 + x * (1.0 / 720 + x / 5040))))));
+      acc[i % 4] += c.wp[i] * em1;
+    }
+  } else {
+    for (std::size_t i = i0; i < nodes; ++i) acc[i % 4] += c.wp[i] * std::expm1(C[i]);
+  }
+  const double D = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  // sum_k F(k) = 1/2 + int_0^inf F + (Poisson correction <= 1e-14 here); int F = (H_L - D)/hbar.
+  return 0.5 + (c.harmonic - D) / hbar;
+}
+
+double expected_max_geometric_direct(std::span<const double> h) {
+  const std::size_t m = h.size();
+  if (m == 0) return 0.0;
+  double h_min = kInf;
+  for (double x : h) h_min = std::min(h_min, x);
+  if (!(h_min > 0)) return kInf;
+  // Lanes padded to a multiple of 4 with q = 0 (factor 1): four independent product chains, in
+  // two 2-wide vectors (GCC/Clang vector extension; SSE2 on any x86-64).
+  const std::size_t m4 = (m + 3) / 4 * 4;
+  std::array<double, 256> q_small, qk_small;  // NOLINT: written before read
+  std::vector<double> q_big, qk_big;
+  double *q = q_small.data(), *qk = qk_small.data();
+  if (m4 > q_small.size()) {
+    q_big.assign(m4, 0.0);
+    qk_big.assign(m4, 0.0);
+    q = q_big.data();
+    qk = qk_big.data();
+  }
+  for (std::size_t j = 0; j < m4; ++j) {
+    q[j] = j < m ? std::exp(-h[j]) : 0.0;
+    qk[j] = 1.0;
+  }
+  const double q_max = std::exp(-h_min);
+  const double tail_factor = static_cast<double>(m) * q_max / -std::expm1(-h_min);
+  double sum = 1.0, qk_max = 1.0;  // k = 0 contributes 1
+  using v2 = double __attribute__((vector_size(16)));
+  for (std::uint64_t k = 1; k < 100'000'000; ++k) {
+    v2 pa = {1.0, 1.0}, pb = {1.0, 1.0};
+    for (std::size_t j = 0; j < m4; j += 4) {
+      v2 qa, qb, qka, qkb;
+      std::memcpy(&qa, q + j, sizeof qa);
+      std::memcpy(&qb, q + j + 2, sizeof qb);
+      std::memcpy(&qka, qk + j, sizeof qka);
+      std::memcpy(&qkb, qk + j + 2, sizeof qkb);
+      qka *= qa;
+      qkb *= qb;
+      std::memcpy(qk + j, &qka, sizeof qka);
+      std::memcpy(qk + j + 2, &qkb, sizeof qkb);
+      pa *= 1.0 - qka;
+      pb *= 1.0 - qkb;
+    }
+    const v2 prod = pa * pb;
+    sum += 1.0 - prod[0] * prod[1];
+    // Tail: sum_{k'>k} [1 - prod] <= sum_j q_j^(k+1)/(1 - q_j) <= m q_max^(k+1)/(1 - q_max).
+    qk_max *= q_max;
+    if (qk_max * tail_factor <= 1e-17 * sum) break;
+  }
+  return sum;
+}
+
+double expected_max_geometric_fast(std::span<const double> h) {
+  if (h.empty()) return 0.0;
+  double h_min = kInf, h_max = 0.0;
+  for (double x : h) {
+    h_min = std::min(h_min, x);
+    h_max = std::max(h_max, x);
+  }
+  if (!(h_min > 0)) return kInf;
+  if (h_min == h_max) return expected_max_iid_geometric(h_min, static_cast<unsigned>(h.size()));
+  if (const auto v = expected_max_geometric_near_iid(h)) return *v;
+  if (h_min >= 0.05) return expected_max_geometric_direct(h);
+  return expected_max_geometric(std::vector<double>(h.begin(), h.end()));
 }
 
 }  // namespace alloclab::model

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,24 @@ double iid_poisson_correction(double h, unsigned lanes);
 // E[max of independent geometric steps] with failure probabilities q_j = exp(-h[j]):
 // sum_{k>=0} [1 - prod_j (1 - q_j^k)], to ~1e-13 relative, for any h_j > 0.
 double expected_max_geometric(const std::vector<double>& h);
+
+// The same E[max] for lanes with nearly equal rates, by expansion around their mean hbar:
+// with t = hbar x and e_j = h_j/hbar - 1,
+//   sum_j ln(1 - e^{-h_j x}) = L ln(1 - e^{-t}) + sum_{n>=1} m_n g_n(t),  m_n = sum_j e_j^n,
+//   g_n(t) = t^n phi^(n)(t)/n!,  phi(s) = ln(1 - e^{-s}),
+// so E = 1/2 + (H_L - D)/hbar with D = int_0^inf (1 - e^{-t})^L expm1(sum_n m_n g_n(t)) dt, a
+// fixed-node quadrature (140 or 160 nodes) whose cost does not depend on L. Applies where
+// max|e_j| <= 0.4 (the order K <= 48 is chosen from a proven truncation bound, <= 1e-13 relative)
+// and the Poisson-summation correction is below 1e-14 (small rates); returns nullopt elsewhere.
+std::optional<double> expected_max_geometric_near_iid(std::span<const double> h);
+
+// The same E[max] by direct summation of sum_k [1 - prod_j (1 - q_j^k)] (products in four
+// independent chains; rounding <= ~K L eps absolute over K terms). For rates that are not small.
+double expected_max_geometric_direct(std::span<const double> h);
+
+// The same E[max], routed for speed: near-i.i.d. expansion, else direct summation when the
+// smallest rate is >= 0.05, else expected_max_geometric. The automatic WAS path uses it.
+double expected_max_geometric_fast(std::span<const double> h);
 
 // ---- queue baseline (§3.2, Eq. 1) ------------------------------------------------------------
 
