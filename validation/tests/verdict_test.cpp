@@ -144,3 +144,32 @@ TEST_CASE("a sequential simulation is compared on service-order warps", "[valida
   CHECK(vs[0].check == "model vs sim: was_service_order");
   CHECK(vs[0].outcome == Outcome::pass);
 }
+
+TEST_CASE("hardware between the sequential and lockstep simulations is explained", "[validation]") {
+  const auto model = row("model", "sequential", "was", 2.509, 0, 1);
+  const auto seq = row("sim", "sequential", "was", 4.207, 0.043, 20, 0.020);
+  const auto lock = row("sim", "lockstep", "was", 4.868, 0.039, 20, 0.018);
+  const auto gpu = row("gpu", "", "was", 4.435, 0.032, 20, 0.015);
+  auto vs = compare_backends({model, seq, lock, gpu});
+  const auto& g = find(vs, "model vs gpu: was", "");
+  CHECK(g.outcome == Outcome::expected_departure);
+  CHECK_THAT(g.explanation, Catch::Contains("range of the scheduling extremes"));
+  auto outside = gpu;
+  outside.mean = 5.5;  // far above every extreme
+  vs = compare_backends({model, seq, lock, outside});
+  CHECK(find(vs, "model vs gpu: was", "").outcome == Outcome::fail);
+}
+
+TEST_CASE("a sample without spread is judged by the rule of three", "[validation]") {
+  // RW-BM at 50% free: 20 trials, every warp took one step, so sd = 0. The model's WAS exceeds
+  // 1 by 7e-9, far below 3 / (20 trials * 32 warps) = 0.0047: agreement.
+  auto model = row("model", "sequential", "was", 1 + 7e-9, 0, 1);
+  auto sim = row("sim", "sequential", "was_service_order", 1, 0, 20);
+  model.point.N = sim.point.N = 1024;
+  auto vs = compare_backends({model, sim});
+  REQUIRE(vs.size() == 1);
+  CHECK(vs[0].outcome == Outcome::pass);
+  sim.mean = 1.01;  // an excess of 0.01 with no spread is not explained by chance
+  vs = compare_backends({model, sim});
+  CHECK(vs[0].outcome == Outcome::fail);
+}
