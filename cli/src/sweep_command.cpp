@@ -9,13 +9,12 @@
 #include <sstream>
 
 #include "alloclab/cli/commands.hpp"
-#include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/validation/backends.hpp"
 #include "alloclab/validation/sweep.hpp"
-
 
 namespace alloclab::cli {
 namespace {
