@@ -14,6 +14,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/algorithm.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/gpu/measure.hpp"
 
 namespace alloclab::cli {
@@ -33,16 +34,11 @@ struct MeasureArgs {
   Format format = Format::table;
 };
 
-// Mean and 95% half-width (normal approximation) over trials; null half-width for one trial.
+// Mean and 95% half-width over trials (Student t, as the simulator reports them); null
+// half-width for one trial.
 std::pair<double, std::optional<double>> mean_ci(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m += x;
-  m /= static_cast<double>(v.size());
-  if (v.size() < 2) return {m, std::nullopt};
-  double ss = 0;
-  for (double x : v) ss += (x - m) * (x - m);
-  const double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
-  return {m, 1.96 * sd / std::sqrt(static_cast<double>(v.size()))};
+  const auto summary = sim::summarize(v);
+  return {summary.mean, summary.ci95};
 }
 
 void run(const MeasureArgs& args) {
@@ -112,14 +108,8 @@ void run(const MeasureArgs& args) {
           if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
       }
       Record rec;
-      rec.set("algo", std::string(gpu::kernel_name(kernel)));
-      rec.set_int("N", s.N);
-      rec.set_int("A", s.A);
-      rec.set_int("T", s.T);
-      rec.set_int("w", s.w);
-      rec.set_int("lanes", s.lanes);
-      rec.set_int("pages", s.pages);
-      rec.set_int("seed", s.seed);
+      put_scenario(rec, s);
+      rec.set("algo", std::string(gpu::kernel_name(kernel)));  // cudamalloc is no Algorithm
       rec.set_int("trials", args.trials);
       rec.set_int("per_thread", args.per_thread);
       const std::string why = kernel == gpu::Kernel::cudamalloc

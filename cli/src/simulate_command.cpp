@@ -65,15 +65,8 @@ void run(const SimulateArgs& a) {
     };
     const sim::TrialsResult t = sim::run_trials(s, o, a.trials, progress);
     Record rec;
-    rec.set("algo", std::string(name(s.algo)));
+    put_scenario(rec, s);
     rec.set("mode", std::string(sim::mode_name(o.mode)));
-    rec.set_int("N", s.N);
-    rec.set_int("A", s.A);
-    rec.set_int("T", s.T);
-    rec.set_int("w", s.w);
-    rec.set_int("lanes", s.lanes);
-    rec.set_int("pages", s.pages);
-    rec.set_int("seed", s.seed);
     rec.set_int("trials", a.trials);
     put_summary(rec, "tas", t.tas);
     put_summary(rec, "was", t.was);

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "alloclab/core/scenario.hpp"
+
 namespace alloclab {
 
 using FieldValue = std::variant<std::monostate, double, std::int64_t, std::string, bool>;
@@ -49,5 +51,12 @@ struct Record {
     return std::nullopt;
   }
 };
+
+// The scenario's own fields, under the keys every backend shares.
+inline void put_scenario(Record& r, const Scenario& s) {
+  r.set("algo", std::string(name(s.algo)));
+  r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
+  r.set_int("lanes", s.lanes).set_int("pages", s.pages).set_int("seed", s.seed);
+}
 
 }  // namespace alloclab
