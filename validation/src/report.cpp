@@ -78,6 +78,21 @@ std::map<SeriesKey, Series> collect(const std::vector<TidyRow>& rows, const std:
   return out;
 }
 
+// The paper's Figure 4 spans N <= 5000; a sweep may hold larger N for other figures.
+Series keep_paper_range(const Series& s) {
+  Series out = s;
+  out.x.clear();
+  out.y.clear();
+  out.yerr.clear();
+  for (std::size_t i = 0; i < s.x.size(); ++i)
+    if (s.x[i] <= 5000) {
+      out.x.push_back(s.x[i]);
+      out.y.push_back(s.y[i]);
+      if (!s.yerr.empty()) out.yerr.push_back(s.yerr[i]);
+    }
+  return out;
+}
+
 struct Figure {
   std::string id, caption, command, svg;
 };
@@ -89,7 +104,17 @@ class Builder {
       Ts_.insert(r.point.T);
       if (r.point.backend == "gpu") gpu_Ts_.insert(r.point.T);
     }
-    sweep_command_ = in.metadata.value("command_line", std::string("alloclab sweep ..."));
+    // Which sweep runs wrote which backend's rows: the first run and every resumed one.
+    auto note_run = [&](const nlohmann::json& run) {
+      if (!run.is_object() || !run.contains("command_line")) return;
+      const std::string backends = run.value("backends", std::string());
+      for (const std::string b : {"model", "sim", "gpu"})
+        if (backends.find(b) != std::string::npos)
+          commands_[b].push_back(run["command_line"].get<std::string>());
+    };
+    note_run(in.metadata);
+    if (in.metadata.contains("resumed"))
+      for (const auto& run : in.metadata["resumed"]) note_run(run);
   }
 
   void figure4() {
@@ -108,16 +133,18 @@ class Builder {
       for (auto& [k, s] : collect(in_.rows, metric, "model"))
         if (k.T == T && k.algo == "rw") {
           s.title = "RW, A/T = " + fraction_label(k.A, k.T);
-          p.series.push_back(s);
+          p.series.push_back(keep_paper_range(s));
         }
       for (auto& [k, s] : collect(in_.rows, metric == "tas" ? "tas" : "was", "model"))
         if (k.T == T && k.algo == "queue" && p.series.size() < 7) {
           s.title = metric == "tas" ? "queue TAS (N+1)/2" : "queue WAS (exact)";
-          p.series.push_back(s);
+          p.series.push_back(keep_paper_range(s));
           break;
         }
       add(fmt::format("fig4{}", panel), p,
-          "Model values (Sec. 3.2, Eq. 2-3). The paper plots the same five free fractions.");
+          "Model values (Sec. 3.2, Eq. 2-3), N up to 5000 as in the paper, which plots the same "
+          "five free fractions.",
+          {"model"});
     }
   }
 
@@ -153,7 +180,8 @@ class Builder {
               }
           if (!p.series.empty())
             add(fmt::format("fig7_{}_{}_{}", T, A, metric), p,
-                "Points: measured on the GPU (mean and 95% CI over trials); lines: the model.");
+                "Points: measured on the GPU (mean and 95% CI over trials); lines: the model.",
+                {"gpu", "model"});
         }
       }
     }
@@ -180,7 +208,8 @@ class Builder {
         p.logy = true;
         add(fmt::format("sim_{}_{}_{}", key.first, key.second, metric), p,
             "Points: simulation (mean and 95% CI); lines: the exact model under the sequential "
-            "assumption.");
+            "assumption.",
+            {"sim", "model"});
       }
     }
   }
@@ -188,15 +217,24 @@ class Builder {
   const std::vector<Figure>& figures() const { return figures_; }
 
  private:
-  void add(const std::string& id, const PlotSpec& p, const std::string& caption) {
+  // backends: whose rows the figure shows; the caption names the sweeps that wrote them.
+  void add(const std::string& id, const PlotSpec& p, const std::string& caption,
+           const std::vector<std::string>& backends) {
     if (p.series.empty()) return;
-    figures_.push_back({id, p.title + ". " + caption, sweep_command_ + " && " + in_.report_command,
-                        render_svg(p)});
+    std::string made_by;
+    for (const auto& b : backends) {
+      auto it = commands_.find(b);
+      if (it == commands_.end()) continue;
+      for (const auto& c : it->second)
+        if (made_by.find(c) == std::string::npos) made_by += c + " && ";
+    }
+    if (made_by.empty()) made_by = "alloclab sweep ... && ";
+    figures_.push_back({id, p.title + ". " + caption, made_by + in_.report_command, render_svg(p)});
   }
 
   const ReportInputs& in_;
   std::set<std::uint64_t> Ts_, gpu_Ts_;
-  std::string sweep_command_;
+  std::map<std::string, std::vector<std::string>> commands_;  // backend -> sweep command lines
   std::vector<Figure> figures_;
 };
 

@@ -52,7 +52,14 @@ ReportInputs inputs(const fs::path& dir) {
   ReportInputs in;
   in.dir = dir.string();
   in.rows = synthetic_rows();
-  in.metadata = {{"command_line", "alloclab sweep --algos rw --out x"}, {"seed", 1}};
+  // A GPU sweep, resumed by a model+sim sweep into the same directory (as the main job does).
+  in.metadata = {
+      {"command_line", "alloclab sweep --algos rw --backends gpu --out x"},
+      {"backends", "gpu"},
+      {"seed", 1},
+      {"resumed",
+       {{{"command_line", "alloclab sweep --algos rw,queue --backends model,sim --out x"},
+         {"backends", "model,sim"}}}}};
   in.verdicts = compare_backends(in.rows);
   in.errata = {{"Sec. 4.1", "Eq. (3) is a special case of Eq. (2)",
                 "Eq. (4) reduces to the "
@@ -86,9 +93,18 @@ TEST_CASE("the report holds every figure, table and erratum", "[validation][repo
   CHECK(count(html, "<figure") == files.figures);
   CHECK(html.find("Figure 4(a) reproduced") != std::string::npos);
   CHECK(html.find("Figure 7 reproduced") != std::string::npos);
-  CHECK(
-      html.find("Made by: <code>alloclab sweep --algos rw --out x &amp;&amp; alloclab report x") !=
-      std::string::npos);
+  // Each figure names the sweeps that wrote its rows: Figure 4 the model run only, Figure 7
+  // the GPU run and the model run.
+  const std::string model_run =
+      "alloclab sweep --algos rw,queue --backends model,sim --out x &amp;&amp; ";
+  const std::string gpu_run = "alloclab sweep --algos rw --backends gpu --out x &amp;&amp; ";
+  const auto fig4 = html.find("<figure id=\"fig4a\"");
+  const auto fig4_caption = html.substr(html.find("Made by:", fig4), 200);
+  CHECK(fig4_caption.find(model_run + "alloclab report x") != std::string::npos);
+  CHECK(fig4_caption.find("--backends gpu") == std::string::npos);
+  const auto fig7 = html.find("<figure id=\"fig7_");
+  const auto fig7_caption = html.substr(html.find("Made by:", fig7), 300);
+  CHECK(fig7_caption.find(gpu_run + model_run + "alloclab report x") != std::string::npos);
   CHECK(html.find("Eq. (3) is a special case of Eq. (2)") != std::string::npos);
   const auto md = slurp(files.markdown);
   CHECK(md.find("## Verdicts") != std::string::npos);
