@@ -65,10 +65,7 @@ class CorwLockMapAllocator final : public BitmapAllocator {
     std::vector<std::uint64_t> word, P;  // per global thread: this round's word and copy
     std::vector<std::uint8_t> locked;    // per global thread: it holds LockMap[word]
 
-    unsigned lanes_in(std::uint64_t warp) const {
-      const std::uint64_t first = warp * run.s.lanes;
-      return static_cast<unsigned>(std::min<std::uint64_t>(run.s.lanes, run.s.N - first));
-    }
+    unsigned lanes_in(std::uint64_t warp) const { return lanes_in_warp(run, warp); }
     bool hopeless(std::uint64_t) const { return a.free_.load(std::memory_order_relaxed) == 0; }
     void prepare(std::uint64_t warp, std::uint64_t r, Counters& c) {
       const std::uint64_t first = warp * run.s.lanes;
@@ -118,14 +115,8 @@ class CorwLockMapAllocator final : public BitmapAllocator {
       return done;
     }
     void give_up(std::uint64_t warp, std::uint64_t rounds_done, Counters& c) {
-      const std::uint64_t first = warp * run.s.lanes;
-      const unsigned m = lanes_in(warp);
-      c.probes += (run.bound - rounds_done) * m;
-      for (unsigned t = 0; t < m; ++t)
-        if (run.out.first_page[first + t] < 0) {
-          run.out.steps[first + t] = static_cast<std::uint32_t>(run.bound);
-          ++c.failed;
-        }
+      c.probes += (run.bound - rounds_done) * lanes_in(warp);
+      fail_waiting_lanes(run, warp, c);
     }
   };
 

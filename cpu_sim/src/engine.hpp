@@ -159,6 +159,23 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
   }
 }
 
+// Warps are consecutive groups of `lanes` thread ids; the last one may be partial.
+inline unsigned lanes_in_warp(const Run& run, std::uint64_t warp) {
+  const std::uint64_t first = warp * run.s.lanes;
+  return static_cast<unsigned>(std::min<std::uint64_t>(run.s.lanes, run.s.N - first));
+}
+
+// A warp that gives up (give_up below): its lanes still waiting fail with steps = bound.
+inline void fail_waiting_lanes(const Run& run, std::uint64_t warp, Counters& c) {
+  const std::uint64_t first = warp * run.s.lanes;
+  const unsigned m = lanes_in_warp(run, warp);
+  for (unsigned t = 0; t < m; ++t)
+    if (run.out.first_page[first + t] < 0) {
+      run.out.steps[first + t] = static_cast<std::uint32_t>(run.bound);
+      ++c.failed;
+    }
+}
+
 // ---- Per-warp engine ----------------------------------------------------------------------
 // Policy P:  void prepare(std::uint64_t warp, std::uint64_t r, Counters&);  what the lanes do
 //                "at once" at the start of round r (lock attempts, reads)

@@ -45,10 +45,7 @@ class RwmallocAllocator final : public BitmapAllocator {
     std::vector<std::uint64_t> start;   // per warp: first word of the window
     std::vector<unsigned> count;        // per warp: words in the window (clipped)
 
-    unsigned lanes_in(std::uint64_t warp) const {
-      const std::uint64_t first = warp * run.s.lanes;
-      return static_cast<unsigned>(std::min<std::uint64_t>(run.s.lanes, run.s.N - first));
-    }
+    unsigned lanes_in(std::uint64_t warp) const { return lanes_in_warp(run, warp); }
     bool hopeless(std::uint64_t warp) const {
       const std::uint64_t first = warp * run.s.lanes;
       unsigned smallest = ~0u;
@@ -130,14 +127,8 @@ class RwmallocAllocator final : public BitmapAllocator {
       return !needs_any(warp);
     }
     void give_up(std::uint64_t warp, std::uint64_t rounds_done, Counters& c) {
-      const std::uint64_t first = warp * run.s.lanes;
-      const unsigned m = lanes_in(warp);
       c.probes += (run.bound - rounds_done) * std::min<std::uint64_t>(run.s.lanes, a.bm_.words());
-      for (unsigned t = 0; t < m; ++t)
-        if (run.out.first_page[first + t] < 0) {
-          run.out.steps[first + t] = static_cast<std::uint32_t>(run.bound);
-          ++c.failed;
-        }
+      fail_waiting_lanes(run, warp, c);
     }
   };
 };

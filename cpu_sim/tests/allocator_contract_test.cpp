@@ -6,17 +6,12 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
 
-namespace {
-std::uint64_t count_used(const std::vector<std::uint64_t>& used, std::uint64_t T) {
-  std::uint64_t n = 0;
-  for (std::uint64_t p = 0; p < T; ++p) n += (used[p / 64] >> (p % 64)) & 1u;
-  return n;
-}
-}  // namespace
+using alloclab::sim::testing::count_used;
 
 TEST_CASE("every allocator in every mode conserves pages and never hands one out twice",
           "[cpu_sim][contract]") {

@@ -8,17 +8,12 @@
 
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
 
-namespace {
-std::uint64_t count_used(const std::vector<std::uint64_t>& used, std::uint64_t T) {
-  std::uint64_t n = 0;
-  for (std::uint64_t p = 0; p < T; ++p) n += (used[p / 64] >> (p % 64)) & 1u;
-  return n;
-}
-}  // namespace
+using alloclab::sim::testing::count_used;
 
 TEST_CASE("corw-lockmap: two lanes drawing the same word - one holds the lock, one consumes",
           "[cpu_sim][corw][lockmap]") {
