@@ -22,50 +22,53 @@ Bitmap::Bitmap(std::uint64_t T, unsigned w)
   if (tail != 0) a_[words_ - 1].store(full_ & ~bits::low_mask(static_cast<unsigned>(tail)));
 }
 
-bool Bitmap::claim_range(std::uint64_t first, std::uint64_t n) {
+namespace {
+
+// Calls f(word, mask) for the word-aligned pieces of pages [first, first + n), in order, while
+// f returns true. Returns the first page not visited (first + n when every call returned true).
+template <class F>
+std::uint64_t for_each_word_piece(std::uint64_t first, std::uint64_t n, unsigned w, F f) {
   std::uint64_t page = first;
   const std::uint64_t end = first + n;
   while (page < end) {
-    const std::uint64_t j = page / w_;
-    const unsigned bit = static_cast<unsigned>(page % w_);
-    const unsigned len = static_cast<unsigned>(std::min<std::uint64_t>(end - page, w_ - bit));
-    const std::uint64_t m = bits::run_mask(bit, len);
-    const std::uint64_t old = fetch_or(j, m);
-    if (old & m) {
-      // Lost: clear what this call set, in this word and the words before it.
-      fetch_and(j, ~(m & ~old));
-      std::uint64_t q = first;
-      while (q < page) {
-        const std::uint64_t jj = q / w_;
-        const unsigned b = static_cast<unsigned>(q % w_);
-        const unsigned l = static_cast<unsigned>(std::min<std::uint64_t>(page - q, w_ - b));
-        fetch_and(jj, ~bits::run_mask(b, l));
-        q += l;
-      }
-      return false;
-    }
+    const unsigned bit = static_cast<unsigned>(page % w);
+    const unsigned len = static_cast<unsigned>(std::min<std::uint64_t>(end - page, w - bit));
+    if (!f(page / w, bits::run_mask(bit, len))) return page;
     page += len;
   }
-  return true;
+  return end;
+}
+
+}  // namespace
+
+bool Bitmap::claim_range(std::uint64_t first, std::uint64_t n) {
+  std::uint64_t lost_word_old = 0;
+  const std::uint64_t stop =
+      for_each_word_piece(first, n, w_, [&](std::uint64_t j, std::uint64_t m) {
+        lost_word_old = fetch_or(j, m);
+        if (!(lost_word_old & m)) return true;
+        fetch_and(j, ~(m & ~lost_word_old));  // lost: undo what this call set in this word...
+        return false;
+      });
+  if (stop == first + n) return true;
+  // ...and in the words before it.
+  for_each_word_piece(first, stop - first, w_, [&](std::uint64_t j, std::uint64_t m) {
+    fetch_and(j, ~m);
+    return true;
+  });
+  return false;
 }
 
 void Bitmap::release_range(std::uint64_t first, std::uint64_t n) {
   if (first + n > T_ || n == 0)
     throw VerificationError("free of pages [" + std::to_string(first) + ", " +
                             std::to_string(first + n) + ") outside the pool");
-  std::uint64_t page = first;
-  const std::uint64_t end = first + n;
-  while (page < end) {
-    const std::uint64_t j = page / w_;
-    const unsigned bit = static_cast<unsigned>(page % w_);
-    const unsigned len = static_cast<unsigned>(std::min<std::uint64_t>(end - page, w_ - bit));
-    const std::uint64_t m = bits::run_mask(bit, len);
-    const std::uint64_t old = fetch_and(j, ~m);
-    if ((old & m) != m)
+  for_each_word_piece(first, n, w_, [&](std::uint64_t j, std::uint64_t m) {
+    if ((fetch_and(j, ~m) & m) != m)
       throw VerificationError("double free: a page in [" + std::to_string(first) + ", " +
-                              std::to_string(end) + ") was not in use");
-    page += len;
-  }
+                              std::to_string(first + n) + ") was not in use");
+    return true;
+  });
 }
 
 std::uint64_t Bitmap::count_free() const {
