@@ -4,7 +4,7 @@
 // departure from strict rounds.
 #include <fmt/format.h>
 
-#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -87,16 +87,25 @@ std::vector<Verdict> compare_rounds_model(const std::vector<TidyRow>& rows,
     }
   }
 
+  // Family-wise (Bonferroni) over these comparisons, with Student's t on n - 1 degrees of
+  // freedom: the standard error comes from the trials themselves (20 by default), and WAS, a
+  // maximum, is skewed. The normal quantile (as in compare_backends) flagged 3 of 118 checks at
+  // |z| = 3.6-3.8 in a 20-trial sweep; 100-200 trials at those points agreed with the model
+  // (|z| < 1). Trials at different N of one (A, T) share their probe streams, so chance
+  // departures come in runs over N.
   std::size_t statistical = 0;
   for (const auto& p : sim_checks)
     if (!std::isnan(p.v.z)) ++statistical;
-  const double z_crit = statistical == 0
-                            ? 1.96
-                            : boost::math::quantile(boost::math::complement(
-                                  boost::math::normal_distribution<double>(),
-                                  options.family_alpha / 2 / static_cast<double>(statistical)));
-  const std::string threshold =
-      fmt::format("{:.2f} (family-wise 95%, {} rounds-model tests)", z_crit, statistical);
+  const double tail =
+      options.family_alpha / 2 / static_cast<double>(std::max<std::size_t>(statistical, 1));
+  auto t_crit = [&](std::uint64_t n) {
+    return boost::math::quantile(boost::math::complement(
+        boost::math::students_t_distribution<double>(static_cast<double>(n - 1)), tail));
+  };
+  auto threshold = [&](std::uint64_t n) {
+    return fmt::format("{:.2f} (family-wise 95%, Student t, {} dof, {} rounds-model tests)",
+                       t_crit(n), n - 1, statistical);
+  };
 
   std::vector<Verdict> out;
   for (auto& p : sim_checks) {
@@ -108,24 +117,24 @@ std::vector<Verdict> compare_rounds_model(const std::vector<TidyRow>& rows,
     const double zero_spread =
         std::max(1e-9 * std::fabs(v.reference), 3.0 / (static_cast<double>(p.lock->n) * units));
     const bool agrees = std::isnan(v.z) ? std::fabs(v.observed - v.reference) <= zero_spread
-                                        : std::fabs(v.z) <= z_crit;
+                                        : std::fabs(v.z) <= t_crit(p.lock->n);
     if (agrees) {
       v.outcome = Outcome::pass;
       v.explanation = std::isnan(v.z)
                           ? fmt::format("relative error {:+.3f}%", 100 * v.relative_error)
-                          : fmt::format("|z| = {:.2f} <= {}", std::fabs(v.z), threshold);
+                          : fmt::format("|z| = {:.2f} <= {}", std::fabs(v.z), threshold(p.lock->n));
     } else {
       v.outcome = Outcome::fail;
       v.explanation = fmt::format(
           "{:+.3f}% (|z| = {:.2f} > {}): the rounds model does not describe the lockstep process "
           "here",
-          100 * v.relative_error, std::fabs(v.z), threshold);
+          100 * v.relative_error, std::fabs(v.z), threshold(p.lock->n));
     }
     out.push_back(v);
   }
   for (auto& p : gpu_checks) {
     Verdict& v = p.v;
-    const bool model_ok = !std::isnan(p.lock_z) && std::fabs(p.lock_z) <= z_crit;
+    const bool model_ok = !std::isnan(p.lock_z) && std::fabs(p.lock_z) <= t_crit(p.lock->n);
     if (std::fabs(v.relative_error) <= options.hardware_tolerance) {
       v.outcome = Outcome::pass;
       v.explanation = fmt::format("relative error {:+.2f}% (tolerance {:.0f}%)",
