@@ -221,3 +221,27 @@ TEST_CASE("rounds: limits and bad input", "[model][rounds]") {
   CHECK_THROWS_AS(rw_rounds(10, 200, 100, 32), alloclab::InputError);
   CHECK_THROWS_AS(rwbm_rounds_exact_profiles(10, 100, 100000, 32, 32), alloclab::InputError);
 }
+
+TEST_CASE("rounds: RW's TAS equals the sequential T/N (H_A - H_{A-N}) exactly", "[model][rounds]") {
+  // Why: in a round, the probes taken in priority order each succeed with probability
+  // (free pages left)/T, exactly as in one-at-a-time service, so the total number of probes has
+  // the same law under both schedules (only WAS, which depends on which thread probes when,
+  // differs). The reference is a direct long-double sum, independent of src/.
+  auto sequential = [](std::uint64_t N, std::uint64_t A, std::uint64_t T) {
+    long double s = 0;
+    for (std::uint64_t k = A - N + 1; k <= A; ++k) s += 1.0L / static_cast<long double>(k);
+    return static_cast<double>(static_cast<long double>(T) / static_cast<long double>(N) * s);
+  };
+  for (auto [N, A, T] : {std::array<std::uint64_t, 3>{256, 300, 4096},
+                         {500, 500, 1000000},
+                         {100, 5000, 6000},
+                         {7, 7, 7}}) {
+    INFO("N=" << N << " A=" << A << " T=" << T);
+    CHECK(rel(rw_rounds(N, A, T, 32).tas, sequential(N, A, T)) < 1e-12);
+  }
+  // The mean-field method at N = 2^20 keeps the identity to its own accuracy.
+  CHECK(rel(rw_rounds(1048576, 3355443, 33554432, 32).tas, sequential(1048576, 3355443, 33554432)) <
+        1e-6);
+  CHECK(rel(rw_rounds(1048576, 1048576, 33554432, 32).tas, sequential(1048576, 1048576, 33554432)) <
+        1e-6);
+}

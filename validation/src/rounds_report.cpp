@@ -101,7 +101,11 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
       "is modelled) with a variance correction, followed by a chain over the last 256 threads "
       "(exact for RW; binomial successes for RW-BM). The sequential model's WAS uses warps in "
       "service order (the paper's setting), the rounds model's thread-id warps (the hardware's), "
-      "so the WAS columns differ by both the schedule and the warp definition.";
+      "so the WAS columns differ by both the schedule and the warp definition. TAS does not depend "
+      "on the schedule: taken in priority order, each probe of a round succeeds iff its page "
+      "(word) is still free when its claim comes, as one at a time, so the total probe count has "
+      "the same law. RW's rounds TAS is T/N (H_A - H_{A-N}); RW-BM's is the sequential "
+      "simulation's, and its excess over Eq. (4) in the table below is the clumping erratum.";
   html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << escape(intro) << "</p>\n";
   md << "\n## Parallel rounds model (not in the paper)\n\n" << intro << "\n\n";
 
@@ -177,7 +181,7 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
       }
     }
     std::string text() const {
-      return set ? fmt::format("{:+.2f}% (N={})", 100 * value, N) : std::string("-");
+      return set ? fmt::format("{:+.3g}% (N={})", 100 * value, N) : std::string("-");
     }
   };
   html << "<p>Where the models differ: the largest relative difference over N at each (algo, T, "
