@@ -29,6 +29,10 @@ else
 fi
 "$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32,64 --N '1024..1048576*2' \
   --free "$fractions" --T '1e6,2^25' --out "$out"
+# The parallel-rounds model (not in the paper; `model --schedule rounds`), rw and rwbm on the
+# standard grid: model rows with mode=rounds, validated against the lockstep simulation. ~2 s.
+"$alloclab" sweep --algos rw,rwbm --backends model --modes rounds --w 32,64 --N '1024..1048576*2' \
+  --free "$fractions" --T '1e6,2^25' --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32 --N 500:5000:500 \
   --free "$fractions" --T 1e6 --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \

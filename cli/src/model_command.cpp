@@ -10,6 +10,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/model/model.hpp"
+#include "alloclab/model/rounds.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -36,13 +37,27 @@ constexpr const char* kModelHelp =
     "(lim_{A->N} V' = V/w + (w-1)/(2w)) at each grid point: lhs, rhs as printed, residual\n"
     "lhs - rhs (computed without cancellation), its limit as A -> N, and a verdict.\n"
     "Example (Figure 4): alloclab model --algo rw --N 1000:5000:1000 "
-    "--free 0.5,0.1,0.01,0.007,0.005 --T 1e6";
+    "--free 0.5,0.1,0.01,0.007,0.005 --T 1e6\n"
+    "\n"
+    "--schedule rounds (rw|rwbm; not in the paper): all unfinished threads probe at once each\n"
+    "round, reads see the state at the start of the round, and the free count falls as they\n"
+    "succeed (the simulator's lockstep mode, the GPU when all threads run together). RW: of k\n"
+    "threads on one free page one wins; RW-BM: of k threads on a word with f free bits min(k,f)\n"
+    "win. Quantities: tas = E[sum of unfinished threads over rounds]/N; was = mean over warps\n"
+    "(consecutive thread ids, as on hardware) of E[max lane steps], exact from\n"
+    "P(warp done | m unfinished) = C(N-L,m)/C(N,m); rounds = E[rounds until all are done];\n"
+    "method = exact_chain (RW, Markov chain over m, N <= 512), exact_profiles (RW-BM, tiny\n"
+    "pools: chain over word profiles) or mean_field+tail (large N: expected state advanced\n"
+    "round by round with a variance correction, then a chain over the last 256 threads).\n"
+    "Example: alloclab model --algo rwbm --schedule rounds --N 1024..1048576*2 --free 0.01 "
+    "--T 2^25";
 
 struct ModelOptions {
   std::string algo;
   GridOptions grid;
   Format format = Format::table;
   bool theorems = false;
+  std::string schedule = "sequential";
 };
 
 void run_model(const ModelOptions& o) {
@@ -51,10 +66,19 @@ void run_model(const ModelOptions& o) {
       (*parsed != Algorithm::queue && *parsed != Algorithm::rw && *parsed != Algorithm::rwbm))
     throw InputError("--algo", "unknown or unmodelled algorithm '" + o.algo +
                                    "' (the model covers queue|rw|rwbm)");
+  const bool rounds = o.schedule == "rounds";
+  if (!rounds && o.schedule != "sequential")
+    throw InputError("--schedule", "unknown schedule '" + o.schedule + "' (sequential|rounds)");
+  if (rounds && *parsed == Algorithm::queue)
+    throw InputError("--schedule", "the rounds schedule models rw|rwbm, not queue");
+  if (rounds && o.theorems)
+    throw InputError("--theorems", "the theorems are about the sequential schedule");
   const auto grid = expand_grid(o.grid, *parsed, GridUse::model);
   std::vector<Record> records;
   for (const Scenario& s : grid) {
-    if (o.theorems) {
+    if (rounds) {
+      records.push_back(model::evaluate_rounds(s));
+    } else if (o.theorems) {
       for (auto& r : model::theorem_records(s)) records.push_back(std::move(r));
     } else {
       records.push_back(model::evaluate(s));
@@ -74,6 +98,9 @@ void add_model_command(CLI::App& app) {
   add_format_option(*cmd, opts->format);
   cmd->add_flag("--theorems", opts->theorems,
                 "check Theorems 1 and 2 at each grid point instead of printing the quantities");
+  cmd->add_option("--schedule", opts->schedule,
+                  "sequential (the paper's model) or rounds (parallel rounds, rw|rwbm)")
+      ->capture_default_str();
   cmd->callback([opts] { run_model(*opts); });
 }
 

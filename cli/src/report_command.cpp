@@ -7,6 +7,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/report.hpp"
+#include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 
@@ -28,6 +29,7 @@ void run(const std::string& dir) {
     if (in.metadata.is_discarded()) throw InputError("DIR", json_path.string() + " is not JSON");
   }
   in.verdicts = validation::compare_backends(in.rows);
+  for (auto& v : validation::compare_rounds_model(in.rows)) in.verdicts.push_back(v);
   in.errata = validation::paper000_errata();
   in.theorem_checks = validation::theorem_checks();
   in.report_command = "alloclab report " + dir;

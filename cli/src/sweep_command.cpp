@@ -135,7 +135,10 @@ void add_sweep_command(CLI::App& app) {
                   "model, sim and/or gpu (gpu needs a CUDA build and a device)")
       ->capture_default_str();
   add_grid_options(*cmd, args->grid, WordWidths::list);
-  cmd->add_option("--modes", args->modes, "simulator modes: sequential, lockstep, threads")
+  cmd->add_option("--modes", args->modes,
+                  "simulator modes: sequential, lockstep, threads; and `rounds`: the model's "
+                  "parallel-rounds schedule (rw, rwbm; needs the model backend) beside its "
+                  "sequential one")
       ->capture_default_str();
   cmd->add_option("--trials", args->trials, "trials per point (simulator and GPU)")
       ->capture_default_str();

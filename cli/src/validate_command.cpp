@@ -10,6 +10,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 
@@ -38,7 +39,8 @@ void run(const ValidateArgs& a) {
   if (!std::filesystem::exists(csv))
     throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + a.dir + "`)");
   const auto rows = validation::read_tidy(csv);
-  const auto verdicts = validation::compare_backends(rows, a.options);
+  auto verdicts = validation::compare_backends(rows, a.options);
+  for (auto& v : validation::compare_rounds_model(rows, a.options)) verdicts.push_back(v);
   const auto verdict_recs = validation::verdict_records(verdicts);
   const auto theorems = validation::theorem_checks();
   const auto errata = errata_records();

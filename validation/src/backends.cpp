@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/gpu/measure.hpp"
 #include "alloclab/model/model.hpp"
+#include "alloclab/validation/rounds_backend.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -135,8 +137,17 @@ nlohmann::json gpu_metadata() {
 std::vector<Backend> make_backends(const BackendSettings& settings) {
   std::vector<Backend> out;
   if (settings.model) out.push_back(model_backend());
+  // "rounds" in --modes is the model's parallel-rounds schedule (rounds_backend.cpp), not a
+  // simulator mode.
+  const auto is_rounds = [](const std::string& m) { return m == "rounds"; };
+  if (std::any_of(settings.sim_modes.begin(), settings.sim_modes.end(), is_rounds)) {
+    if (!settings.model)
+      throw InputError("--modes", "rounds is a model schedule: add model to --backends");
+    out.push_back(rounds_model_backend());
+  }
   if (settings.sim)
     for (const auto& m : settings.sim_modes) {
+      if (is_rounds(m)) continue;
       const auto mode = sim::parse_mode(m);
       if (!mode) throw InputError("--modes", "unknown simulator mode '" + m + "'");
       out.push_back(sim_backend(*mode, settings));

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "alloclab/validation/plot.hpp"
+#include "alloclab/validation/rounds_report.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -61,7 +62,9 @@ std::map<SeriesKey, Series> collect(const std::vector<TidyRow>& rows, const std:
                                     const std::string& backend) {
   std::map<SeriesKey, std::vector<const TidyRow*>> grouped;
   for (const auto& r : rows)
-    if (r.metric == metric && r.point.backend == backend && r.mean && std::isfinite(*r.mean))
+    // The parallel-rounds model has its own section (rounds_report.cpp).
+    if (r.metric == metric && r.point.backend == backend && r.mean && std::isfinite(*r.mean) &&
+        !(r.point.backend == "model" && r.point.mode == "rounds"))
       grouped[{r.point.algo, source_of(r.point), r.point.A, r.point.T, r.point.w}].push_back(&r);
   std::map<SeriesKey, Series> out;
   for (auto& [k, v] : grouped) {
@@ -374,6 +377,8 @@ ReportFiles write_report(const ReportInputs& in) {
     md << "- `" << f.id << "`: " << f.caption << " Made by: `" << f.command << "`\n";
     std::ofstream(fs::path(in.dir) / "figures" / (f.id + ".svg")) << f.svg;
   }
+
+  write_rounds_section(in.rows, in.dir, in.report_command, html, md);
 
   html << "<h2>Model vs simulation vs hardware</h2>\n";
   md << "\n## Model vs simulation vs hardware\n\n";

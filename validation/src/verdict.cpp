@@ -90,14 +90,16 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
   // Pass 1: gather comparisons; the family-wise threshold needs their count first.
   std::vector<Pending> pending;
   for (const auto& [key, pr] : points) {
+    // The paper's (sequential) model; the parallel-rounds model (mode "rounds") has its own
+    // verdicts (rounds_verdict.cpp) and is neither reference nor observation here.
     const std::string model_source = [&] {
       for (const auto& [src, m] : pr.by_source)
-        if (src.rfind("model|", 0) == 0) return src;
+        if (src.rfind("model|", 0) == 0 && src != "model|rounds") return src;
       return std::string();
     }();
     if (model_source.empty()) continue;
     for (const auto& [src, metrics] : pr.by_source) {
-      if (src == model_source) continue;
+      if (src.rfind("model|", 0) == 0) continue;
       const bool hardware = src.rfind("gpu|", 0) == 0;
       const bool sequential = src == "sim|sequential";
       for (const std::string metric : {"tas", "was"}) {

@@ -1,0 +1,23 @@
+// The parallel-rounds model as a sweep backend: backend "model", mode "rounds" (issue 6, item
+// 1). Selected by `alloclab sweep --backends model --modes ...,rounds`; `rounds` is a model
+// schedule, not a simulator mode, so make_backends routes it here.
+#include "alloclab/validation/rounds_backend.hpp"
+
+#include "alloclab/model/rounds.hpp"
+
+namespace alloclab::validation {
+
+Backend rounds_model_backend() {
+  Backend b;
+  b.name = "model";
+  b.mode = "rounds";
+  b.metrics = {"tas", "was", "rounds"};
+  // RW and RW-BM where every request can be served.
+  b.applies = [](const Scenario& s) {
+    return (s.algo == Algorithm::rw || s.algo == Algorithm::rwbm) && s.N <= s.A && s.pages == 1;
+  };
+  b.evaluate = [](const Scenario& s) { return model::evaluate_rounds(s); };
+  return b;
+}
+
+}  // namespace alloclab::validation
