@@ -29,19 +29,20 @@ nlohmann::json read_json(const std::filesystem::path& path, const std::string& o
   return j;
 }
 
-std::string percent(const std::optional<validation::ErrorSummary>& s, double validation::ErrorSummary::*field) {
+std::string percent(const std::optional<validation::ErrorSummary>& s,
+                    double validation::ErrorSummary::*field) {
   return s ? fmt::format("{:.1f}%", 100.0 * (*s).*field) : std::string("-");
 }
 
 void run(const FitTimeArgs& a) {
   namespace fs = std::filesystem;
+  if (a.settings.folds < 2) throw InputError("--folds", "K-fold needs at least 2 folds");
   const auto csv = fs::path(a.dir) / "sweep.csv";
   if (!fs::exists(csv))
     throw InputError("DIR", csv.string() + " not found (a directory written by `alloclab sweep`)");
   nlohmann::json sweep_meta = nlohmann::json::object();
   if (fs::exists(fs::path(a.dir) / "sweep.json"))
     sweep_meta = read_json(fs::path(a.dir) / "sweep.json", "DIR");
-  if (a.settings.folds < 2) throw InputError("--folds", "K-fold needs at least 2 folds");
 
   // The device: named on the command line, else by the sweep that measured it.
   nlohmann::json device = sweep_meta.contains("device") && sweep_meta["device"].is_object()
@@ -50,8 +51,9 @@ void run(const FitTimeArgs& a) {
   std::string device_name = a.device;
   if (device_name.empty()) device_name = device.value("name", std::string());
   if (device_name.empty())
-    throw InputError("--device", "the sweep's metadata (DIR/sweep.json) names no device; give "
-                                 "--device NAME");
+    throw InputError("--device",
+                     "the sweep's metadata (DIR/sweep.json) names no device; give "
+                     "--device NAME");
   device["name"] = device_name;
   // nvidia-smi's view (driver, clocks, power) where the GPU pass recorded it.
   fs::path smi = a.device_metadata;
@@ -68,8 +70,9 @@ void run(const FitTimeArgs& a) {
   std::size_t skipped = 0;
   const auto points = validation::time_points(rows, &skipped);
   if (points.empty())
-    throw InputError("DIR", csv.string() + " has no GPU rows with tas, was and kernel_ms (measure "
-                                           "with `alloclab sweep --backends gpu`)");
+    throw InputError("DIR", csv.string() +
+                                " has no GPU rows with tas, was and kernel_ms (measure "
+                                "with `alloclab sweep --backends gpu`)");
   const auto fits = validation::fit_time(points, a.settings);
 
   validation::TimeFitProvenance prov;
@@ -117,7 +120,8 @@ void add_fit_time_command(CLI::App& app) {
       "collisions}\n"
       "by relative least squares (Eigen QR). Every candidate feature set is scored by 5-fold, "
       "leave-one-N-out and leave-one-T-out relative error; the selected one has every beta >= 0 "
-      "and the lowest K-fold RMS error (fewest parameters within 5% of it). The best set without collisions is "
+      "and the lowest K-fold RMS error (fewest parameters within 5% of it). The best set without "
+      "collisions is "
       "the model-only fit: `alloclab model ... --device NAME` applies it to the model's TAS/WAS "
       "and prints kernel_ms_predicted. Writes JSON (coefficients, R^2, held-out errors, "
       "per-point predictions, device, data source, commit) to -o, or to stdout.\n"

@@ -25,8 +25,8 @@ LinearFit least_squares(const LinearProblem& p) {
         fmt::format("least squares: {} observations but {} weights", n, p.weights.size()));
   if (n < cols)
     throw LeastSquaresError(fmt::format(
-        "least squares: {} points for {} parameters; need at least as many points as parameters",
-        n, cols));
+        "least squares: {} points for {} parameters; need at least as many points as parameters", n,
+        cols));
 
   Eigen::MatrixXd X(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(cols));
   Eigen::VectorXd b(static_cast<Eigen::Index>(n));
@@ -43,8 +43,8 @@ LinearFit least_squares(const LinearProblem& p) {
     const double s = std::sqrt(wt);
     for (std::size_t j = 0; j < cols; ++j) {
       if (!std::isfinite(p.rows[i][j]))
-        throw LeastSquaresError(fmt::format("least squares: {} of row {} is not finite",
-                                            column_name(p, j), i));
+        throw LeastSquaresError(
+            fmt::format("least squares: {} of row {} is not finite", column_name(p, j), i));
       X(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = s * p.rows[i][j];
     }
     b(static_cast<Eigen::Index>(i)) = s * p.y[i];
@@ -55,9 +55,9 @@ LinearFit least_squares(const LinearProblem& p) {
   for (Eigen::Index j = 0; j < X.cols(); ++j) {
     const double m = X.col(j).cwiseAbs().maxCoeff();
     if (m == 0)
-      throw LeastSquaresError(fmt::format(
-          "least squares: singular design: {} is zero at every (weighted) point",
-          column_name(p, static_cast<std::size_t>(j))));
+      throw LeastSquaresError(
+          fmt::format("least squares: singular design: {} is zero at every (weighted) point",
+                      column_name(p, static_cast<std::size_t>(j))));
     scale(j) = m;
     X.col(j) /= m;
   }
@@ -80,7 +80,8 @@ LinearFit least_squares(const LinearProblem& p) {
   fit.rank = static_cast<int>(qr.rank());
   fit.coefficients.resize(cols);
   for (std::size_t j = 0; j < cols; ++j)
-    fit.coefficients[j] = scaled_beta(static_cast<Eigen::Index>(j)) / scale(static_cast<Eigen::Index>(j));
+    fit.coefficients[j] =
+        scaled_beta(static_cast<Eigen::Index>(j)) / scale(static_cast<Eigen::Index>(j));
   fit.fitted.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     double v = 0;

@@ -203,7 +203,8 @@ std::vector<std::size_t> kfold_assignment(const std::vector<TimePoint>& points, 
   std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    const auto id = fmt::format("{}|{}|{}|{}|{}|{}|{}", p.algo, p.N, p.A, p.T, p.w, p.lanes, p.pages);
+    const auto id =
+        fmt::format("{}|{}|{}|{}|{}|{}|{}", p.algo, p.N, p.A, p.T, p.w, p.lanes, p.pages);
     keyed.emplace_back(mix64(fnv1a(id) ^ mix64(seed)), i);
   }
   std::sort(keyed.begin(), keyed.end());
@@ -270,8 +271,8 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
   } else {
     c.note += "K-fold: " + why + "; ";
   }
-  if (auto pred = held_out_predictions(points, group_by(points, [](auto& p) { return p.N; }), fs,
-                                       why))
+  if (auto pred =
+          held_out_predictions(points, group_by(points, [](auto& p) { return p.N; }), fs, why))
     c.leave_one_N_out = summarize_relative_errors(measured, *pred);
   else
     c.note += "leave-one-N-out: " + why + "; ";
@@ -286,8 +287,8 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
     std::vector<TimePoint> sub;
     for (std::size_t i = 0; i < points.size(); ++i)
       if (by_T[i] == t) sub.push_back(points[i]);
-    auto pred = held_out_predictions(sub, kfold_assignment(sub, settings.folds, settings.seed), fs,
-                                     why);
+    auto pred =
+        held_out_predictions(sub, kfold_assignment(sub, settings.folds, settings.seed), fs, why);
     if (!pred) {
       c.note += "K-fold per T: " + why + "; ";
       m_all.clear();
@@ -329,8 +330,7 @@ std::size_t select_candidate(const std::vector<CandidateFit>& cs, bool allow_col
     if (!eligible(c)) continue;
     // 1e-6 absolute: below that, differences are rounding (exact synthetic data), not fit.
     if (c.kfold->rms > std::max(1.05 * best, best + 1e-6)) continue;
-    if (pick == cs.size() ||
-        c.features.features.size() < cs[pick].features.features.size() ||
+    if (pick == cs.size() || c.features.features.size() < cs[pick].features.features.size() ||
         (c.features.features.size() == cs[pick].features.features.size() &&
          c.kfold->rms < cs[pick].kfold->rms))
       pick = i;
@@ -404,8 +404,10 @@ std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
         predicted.push_back(*pred);
       }
     }
-    if (!measured.empty()) g.model_error = summarize_relative_errors(measured, predicted);
-    else if (g.model_note.empty()) g.model_note = "the model gives no TAS/WAS here";
+    if (!measured.empty())
+      g.model_error = summarize_relative_errors(measured, predicted);
+    else if (g.model_note.empty())
+      g.model_note = "the model gives no TAS/WAS here";
     out.push_back(std::move(g));
   }
   return out;
@@ -493,8 +495,9 @@ nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFi
                            {"collisions", p.collisions},
                            {"kernel_ms", p.kernel_ms},
                            {"fitted_ms", sel.fitted[i]}};
-      pj["kfold_predicted_ms"] =
-          sel.kfold_predicted.empty() ? nlohmann::json(nullptr) : nlohmann::json(sel.kfold_predicted[i]);
+      pj["kfold_predicted_ms"] = sel.kfold_predicted.empty()
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json(sel.kfold_predicted[i]);
       pj["model_predicted_ms"] =
           g.model_predicted[i] ? nlohmann::json(*g.model_predicted[i]) : nlohmann::json(nullptr);
       pts.push_back(pj);
@@ -552,9 +555,11 @@ nlohmann::json load_time_fit(const std::string& data_dir, const std::string& dev
   }
   std::ifstream in(path);
   auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("schema", std::string()) != "alloclab-time-fit/1")
-    throw InputError("--device", path.string() + " is not an alloclab time fit (schema "
-                                                 "alloclab-time-fit/1)");
+  if (j.is_discarded() || !j.is_object() ||
+      j.value("schema", std::string()) != "alloclab-time-fit/1")
+    throw InputError("--device", path.string() +
+                                     " is not an alloclab time fit (schema "
+                                     "alloclab-time-fit/1)");
   return j;
 }
 
@@ -585,8 +590,8 @@ void add_predicted_kernel_time(Record& record, const Scenario& s, const nlohmann
     // Only features the model gives (collisions are never in the model-only fit).
     bool known = false;
     TimeFeature f{};
-    for (auto cand : {TimeFeature::threads, TimeFeature::probes, TimeFeature::warp_steps,
-                      TimeFeature::was})
+    for (auto cand :
+         {TimeFeature::threads, TimeFeature::probes, TimeFeature::warp_steps, TimeFeature::was})
       if (feature == feature_name(cand)) {
         f = cand;
         known = true;

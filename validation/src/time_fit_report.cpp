@@ -106,31 +106,30 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
       intro_md.replace(pos, std::string(tag).size(), "`");
   md << "## Kernel time model (not in the paper)\n\n" << intro_md << "\n\n";
 
-  Table summary{{"algorithm", "points", "selected features", "coefficients", "R²",
-                 "K-fold median", "K-fold max", "leave-one-N-out median / max",
-                 "leave-one-T-out median / max", "model-only features",
-                 "model-only prediction median / max"},
+  Table summary{{"algorithm", "points", "selected features", "coefficients", "R²", "K-fold median",
+                 "K-fold max", "leave-one-N-out median / max", "leave-one-T-out median / max",
+                 "model-only features", "model-only prediction median / max"},
                 {}};
-  Table candidates{{"algorithm", "features", "every β ≥ 0", "R²", "K-fold RMS", "K-fold median",
-                    "K-fold max", "leave-one-N-out median / max", "leave-one-T-out median / max",
-                    "K-fold RMS, fitted per T"},
-                   {}};
+  Table candidates{
+      {"algorithm", "features", "every β ≥ 0", "R²", "K-fold RMS", "K-fold median", "K-fold max",
+       "leave-one-N-out median / max", "leave-one-T-out median / max", "K-fold RMS, fitted per T"},
+      {}};
   for (const auto& g : tf.at("fits")) {
     const auto& s = g.at("selected");
     const auto& m = g.at("model_only");
     const auto& me = g.at("model_only_prediction_error");
-    summary.rows.push_back(
-        {group_label(g), std::to_string(g.at("points").get<std::size_t>()),
-         s.at("features").get<std::string>(), coefficients_text(s),
-         fmt::format("{:.4f}", s.at("r_squared").get<double>()),
-         pct(s.at("kfold_relative_error"), "median"), pct(s.at("kfold_relative_error"), "max"),
-         pct(s.at("leave_one_N_out_relative_error"), "median") + " / " +
-             pct(s.at("leave_one_N_out_relative_error"), "max"),
-         pct(s.at("leave_one_T_out_relative_error"), "median") + " / " +
-             pct(s.at("leave_one_T_out_relative_error"), "max"),
-         m.at("features").get<std::string>() + " (" + coefficients_text(m) + ")",
-         me.is_object() ? pct(me, "median") + " / " + pct(me, "max")
-                        : "no model: " + g.value("model_note", std::string())});
+    summary.rows.push_back({group_label(g), std::to_string(g.at("points").get<std::size_t>()),
+                            s.at("features").get<std::string>(), coefficients_text(s),
+                            fmt::format("{:.4f}", s.at("r_squared").get<double>()),
+                            pct(s.at("kfold_relative_error"), "median"),
+                            pct(s.at("kfold_relative_error"), "max"),
+                            pct(s.at("leave_one_N_out_relative_error"), "median") + " / " +
+                                pct(s.at("leave_one_N_out_relative_error"), "max"),
+                            pct(s.at("leave_one_T_out_relative_error"), "median") + " / " +
+                                pct(s.at("leave_one_T_out_relative_error"), "max"),
+                            m.at("features").get<std::string>() + " (" + coefficients_text(m) + ")",
+                            me.is_object() ? pct(me, "median") + " / " + pct(me, "max")
+                                           : "no model: " + g.value("model_note", std::string())});
     for (const auto& c : g.at("candidates"))
       candidates.rows.push_back(
           {group_label(g), c.at("features").get<std::string>(),
@@ -166,8 +165,8 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
     p.logx = p.logy = true;
     Series held, model, diagonal;
     held.lines = model.lines = false;
-    held.title = "K-fold held-out, " + g.at("selected").at("features").get<std::string>();
-    model.title = "model TAS/WAS only, " + g.at("model_only").at("features").get<std::string>();
+    held.title = "held out (K-fold)";
+    model.title = "model TAS/WAS only";
     diagonal.title = "predicted = measured";
     double lo = INFINITY, hi = 0;
     std::size_t dropped = 0;
@@ -197,13 +196,16 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
     if (!model.x.empty()) p.series.push_back(model);
     std::string caption =
         p.title + ". Each point is one grid point of the standard grid (mean over trials). " +
-        "Held-out: predicted by the fit made without that point's fold.";
+        "Held out: predicted by the fit (" + g.at("selected").at("features").get<std::string>() +
+        ") made without that point's fold.";
     if (!model.x.empty())
-      caption += " Model only: the collision-free fit applied to the analytic model's TAS/WAS.";
+      caption += " Model TAS/WAS only: the collision-free fit (" +
+                 g.at("model_only").at("features").get<std::string>() +
+                 ") applied to the analytic model's TAS and WAS.";
     if (dropped) caption += fmt::format(" {} non-positive predictions not shown.", dropped);
-    sec.figures.push_back({fmt::format("time_fit_{}_w{}", g.at("algo").get<std::string>(),
-                                       g.at("w").get<unsigned>()),
-                           caption, command, render_svg(p)});
+    sec.figures.push_back(
+        {fmt::format("time_fit_{}_w{}", g.at("algo").get<std::string>(), g.at("w").get<unsigned>()),
+         caption, command, render_svg(p)});
   }
   sec.html = html.str();
   sec.markdown = md.str();

@@ -33,7 +33,8 @@ std::vector<TimePoint> synthetic_points(double alpha, double beta_probes, double
   int k = 0;
   for (std::uint64_t T : {1000000ull, 33554432ull})
     for (double f : {0.5, 0.1, 0.01})
-      for (std::uint64_t N = 1024; N <= static_cast<std::uint64_t>(f * static_cast<double>(T)) / 2; N *= 2) {
+      for (std::uint64_t N = 1024; N <= static_cast<std::uint64_t>(f * static_cast<double>(T)) / 2;
+           N *= 2) {
         TimePoint p;
         p.algo = "rw";
         p.N = N;
@@ -85,9 +86,10 @@ TEST_CASE("least squares: the three-point case solved by hand", "[time_fit]") {
   CHECK(wfit.coefficients[1] == Approx(5.0 / 11).epsilon(1e-13));
 }
 
-TEST_CASE("R^2 of a least-squares fit with intercept equals the squared correlation of y and "
-          "the fitted values",
-          "[time_fit]") {
+TEST_CASE(
+    "R^2 of a least-squares fit with intercept equals the squared correlation of y and "
+    "the fitted values",
+    "[time_fit]") {
   // An identity of OLS with an intercept, independent of how r_squared() sums its terms.
   LinearProblem p;
   p.column_names = {"intercept", "u", "v"};
@@ -261,9 +263,9 @@ TEST_CASE("time fit: device lookup and kernel_ms_predicted", "[time_fit]") {
 
   CHECK(available_time_fit_devices(dir.string()) == std::vector<std::string>{"gpu-a"});
   CHECK_THROWS_AS(load_time_fit(dir.string(), "GPU B"), InputError);
-  CHECK_THROWS_WITH(load_time_fit(dir.string(), "GPU B"),
-                    Contains("--device") && Contains("gpu-b") && Contains("available") &&
-                        Contains("gpu-a"));
+  CHECK_THROWS_WITH(
+      load_time_fit(dir.string(), "GPU B"),
+      Contains("--device") && Contains("gpu-b") && Contains("available") && Contains("gpu-a"));
   const auto loaded = load_time_fit(dir.string(), "GPU A");
 
   Scenario s;

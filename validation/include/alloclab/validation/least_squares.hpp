@@ -20,14 +20,14 @@ class LeastSquaresError : public std::invalid_argument {
 struct LinearProblem {
   std::vector<std::vector<double>> rows;  // X, n x p
   std::vector<double> y;                  // n observations
-  std::vector<double> weights;            // empty: all 1; else n weights >= 0 (on squared residuals)
+  std::vector<double> weights;  // empty: all 1; else n weights >= 0 (on squared residuals)
   std::vector<std::string> column_names;  // optional, p names: used in error messages
 };
 
 struct LinearFit {
   std::vector<double> coefficients;  // p values, in column order
   std::vector<double> fitted;        // X * coefficients, n values
-  double r_squared = 0;  // 1 - sum (y - fitted)^2 / sum (y - mean y)^2, UNweighted, on this data
+  double r_squared = 0;     // 1 - sum (y - fitted)^2 / sum (y - mean y)^2, UNweighted, on this data
   double weighted_rss = 0;  // sum w_i (y_i - fitted_i)^2 (equals the RSS when unweighted)
   int rank = 0;
 };

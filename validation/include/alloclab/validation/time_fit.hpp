@@ -78,7 +78,7 @@ struct CandidateFit {
   std::vector<double> coefficients;  // alpha, then one beta per feature
   double r_squared = 0;              // standard (unweighted) R^2 on all points
   ErrorSummary in_sample;
-  std::optional<ErrorSummary> kfold;           // K-fold, deterministic folds
+  std::optional<ErrorSummary> kfold;            // K-fold, deterministic folds
   std::optional<ErrorSummary> leave_one_N_out;  // each N value held out in turn
   std::optional<ErrorSummary> leave_one_T_out;  // each pool size held out in turn (extrapolation)
   // K-fold error when the same features are fitted separately for each pool size T (a cache
@@ -89,9 +89,9 @@ struct CandidateFit {
   // reported but not selected (their held-out error may be lower, but they extrapolate badly:
   // e.g. leave-one-T-out errors of several hundred percent on the H200 data).
   bool physical = true;
-  std::string note;                             // why a held-out scheme is missing
-  std::vector<double> fitted;                   // per point, coefficients from all points
-  std::vector<double> kfold_predicted;          // per point, from the fold that held it out
+  std::string note;                     // why a held-out scheme is missing
+  std::vector<double> fitted;           // per point, coefficients from all points
+  std::vector<double> kfold_predicted;  // per point, from the fold that held it out
 };
 
 // Fit of one (algorithm, w, pages) group of one device.
@@ -112,7 +112,8 @@ struct GroupTimeFit {
 // The GPU rows of a tidy sweep as time points: every (algo, N, A, T, w, pages) with tas, was,
 // collisions and kernel_ms. Points with failed requests are left out (their time includes the
 // give-up bound, not allocation work); `skipped` counts them.
-std::vector<TimePoint> time_points(const std::vector<TidyRow>& rows, std::size_t* skipped = nullptr);
+std::vector<TimePoint> time_points(const std::vector<TidyRow>& rows,
+                                   std::size_t* skipped = nullptr);
 
 // Fits one feature set to points; held-out schemes that cannot be computed (too few points in a
 // training split, or a singular one) are left empty with the reason in note. Throws
@@ -128,11 +129,11 @@ std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
 
 // What goes into time_fit.json besides the fits.
 struct TimeFitProvenance {
-  std::string device_id;       // "nvidia-h200"
-  nlohmann::json device;       // name, driver, clocks, ...
-  nlohmann::json source;       // sweep directory, its metadata, row counts
-  std::string command_line;    // the fit-time command
-  std::string alloclab_commit; // the build that fitted
+  std::string device_id;        // "nvidia-h200"
+  nlohmann::json device;        // name, driver, clocks, ...
+  nlohmann::json source;        // sweep directory, its metadata, row counts
+  std::string command_line;     // the fit-time command
+  std::string alloclab_commit;  // the build that fitted
 };
 
 nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFitSettings& settings,
