@@ -42,6 +42,15 @@ fi
 # pool alone costs ~2.5 s per trial to build on one core).
 "$alloclab" sweep --algos rw --backends sim --modes sequential,lockstep --N '32768..262144*2' \
   --free 0.01,0.007,0.005 --T '2^25' --trials 5 --seed 1 --out "$out"
+# The kernel-time model (issue 6): fit time to work on the committed GPU rows; the report adds
+# its section when $out/time_fit.json exists. reports/data/<device>/time_fit.json, which
+# `alloclab model --device` reads, is the same command run on reports/standard.
+if grep -q '^[^,]*,gpu,' "$out/sweep.csv" 2>/dev/null; then
+  meta=()
+  [ -f reports/standard/device_metadata.json ] &&
+    meta=(--device-metadata reports/standard/device_metadata.json)
+  "$alloclab" fit-time "$out" "${meta[@]}" -o "$out/time_fit.json"
+fi
 if "$alloclab" validate "$out" >"$out/validate.txt"; then
   echo "main job: validation passed ($(tail -1 "$out/validate.txt"))"
 else

@@ -2,6 +2,7 @@
 // anything is printed, so bad input leaves stdout empty.
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/rounds.hpp"
+#include "alloclab/validation/time_fit.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -33,6 +35,10 @@ constexpr const char* kModelHelp =
     "             L i.i.d. positions on 0..N-1, inconsistent with TAS's 1..N; was_eq1_minus_was\n"
     "             shows the gap (-> -(3L+1)/(2(L+1)), -1.4697 for L = 32).\n"
     "  collisions_expected  birthday paradox N(N-1)/(2T) (§3.2.2); collisions_bound: times A/T.\n"
+    "  kernel_ms_predicted  with --device NAME: kernel time on that GPU predicted from the\n"
+    "             model alone: the device's committed fit kernel_ms = alpha + beta . (N, N*TAS,\n"
+    "             warps*WAS, WAS) (`alloclab fit-time`, reports/data/<device>/time_fit.json;\n"
+    "             --data-dir or $ALLOCLAB_DATA_DIR point elsewhere) applied to tas and was.\n"
     "--theorems prints Theorem 1 (lim_{A->N} U' = U/w) and Theorem 2\n"
     "(lim_{A->N} V' = V/w + (w-1)/(2w)) at each grid point: lhs, rhs as printed, residual\n"
     "lhs - rhs (computed without cancellation), its limit as A -> N, and a verdict.\n"
@@ -58,6 +64,7 @@ struct ModelOptions {
   Format format = Format::table;
   bool theorems = false;
   std::string schedule = "sequential";
+  std::string device, data_dir;  // kernel-time prediction (issue 6, validation/time_fit.hpp)
 };
 
 void run_model(const ModelOptions& o) {
@@ -74,14 +81,23 @@ void run_model(const ModelOptions& o) {
   if (rounds && o.theorems)
     throw InputError("--theorems", "the theorems are about the sequential schedule");
   const auto grid = expand_grid(o.grid, *parsed, GridUse::model);
+  std::optional<nlohmann::json> time_fit;
+  if (!o.device.empty()) {
+    if (o.theorems) throw InputError("--device", "predicts kernel time; not with --theorems");
+    time_fit = validation::load_time_fit(
+        o.data_dir.empty() ? validation::default_data_dir() : o.data_dir, o.device);
+  }
   std::vector<Record> records;
   for (const Scenario& s : grid) {
     if (rounds) {
       records.push_back(model::evaluate_rounds(s));
+      // Hardware warps run in parallel rounds: the rounds WAS is the better time predictor.
+      if (time_fit) validation::add_predicted_kernel_time(records.back(), s, *time_fit);
     } else if (o.theorems) {
       for (auto& r : model::theorem_records(s)) records.push_back(std::move(r));
     } else {
       records.push_back(model::evaluate(s));
+      if (time_fit) validation::add_predicted_kernel_time(records.back(), s, *time_fit);
     }
   }
   write_records(std::cout, records, o.format);
@@ -101,6 +117,11 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--schedule", opts->schedule,
                   "sequential (the paper's model) or rounds (parallel rounds, rw|rwbm)")
       ->capture_default_str();
+  cmd->add_option("--device", opts->device,
+                  "add kernel_ms_predicted from this GPU's kernel-time fit, e.g. nvidia-h200");
+  cmd->add_option("--data-dir", opts->data_dir,
+                  "where device fits live (<dir>/<device>/time_fit.json; default "
+                  "$ALLOCLAB_DATA_DIR, else the source tree's reports/data)");
   cmd->callback([opts] { run_model(*opts); });
 }
 

@@ -9,6 +9,7 @@
 #include "alloclab/validation/report.hpp"
 #include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/tidy.hpp"
+#include "alloclab/validation/time_fit_report.hpp"
 #include "alloclab/validation/verdict.hpp"
 
 namespace alloclab::cli {
@@ -33,6 +34,13 @@ void run(const std::string& dir) {
   in.errata = validation::paper000_errata();
   in.theorem_checks = validation::theorem_checks();
   in.report_command = "alloclab report " + dir;
+  // The kernel-time model's section, where `alloclab fit-time DIR -o DIR/time_fit.json` ran.
+  if (const auto tf = fs::path(dir) / "time_fit.json"; fs::exists(tf)) {
+    std::ifstream f(tf);
+    const auto j = nlohmann::json::parse(f, nullptr, false);
+    if (j.is_discarded()) throw InputError("DIR", tf.string() + " is not JSON");
+    in.extra_sections.push_back(validation::time_fit_section(j));
+  }
   const auto files = validation::write_report(in);
   std::cout << "report: " << files.figures << " figures\nwrote " << files.html << "\nwrote "
             << files.markdown << '\n';

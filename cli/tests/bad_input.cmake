@@ -16,7 +16,11 @@ set(cases
   "--T|model --algo rw --N 1 --A 1 --T abc"
   "--lanes|model --algo rw --N 1 --A 1 --T 10 --lanes 0"
   "--algo|model --algo corw-lockmap --N 1 --A 5 --T 100"
-  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000")
+  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000"
+  "--device|model --algo rw --N 1 --A 5 --T 100 --device no-such-gpu"
+  "--device|model --algo rw --N 1 --A 5 --T 100 --device nvidia-h200 --theorems"
+  "DIR|fit-time /nonexistent-sweep-dir"
+  "--folds|fit-time reports/standard --folds 1")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

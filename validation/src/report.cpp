@@ -394,6 +394,18 @@ ReportFiles write_report(const ReportInputs& in) {
     records_table(in.theorem_checks, html, md);
   }
 
+  for (const auto& section : in.extra_sections) {
+    html << section.html;
+    md << '\n' << section.markdown;
+    for (const auto& f : section.figures) {
+      html << "<figure id=\"" << f.id << "\">" << f.svg << "\n<figcaption>"
+           << html_escape(f.caption) << "<br>Made by: <code>" << html_escape(f.command)
+           << "</code></figcaption></figure>\n";
+      md << "- `" << f.id << "`: " << f.caption << " Made by: `" << f.command << "`\n";
+      std::ofstream(fs::path(in.dir) / "figures" / (f.id + ".svg")) << f.svg;
+    }
+  }
+
   html << "<h2>Errata of paper 000</h2>\n";
   md << "\n## Errata of paper 000\n\n";
   if (in.errata.empty()) {
@@ -428,6 +440,8 @@ ReportFiles write_report(const ReportInputs& in) {
   files.html = (fs::path(in.dir) / "report.html").string();
   files.markdown = (fs::path(in.dir) / "report.md").string();
   files.figures = static_cast<int>(b.figures().size());
+  for (const auto& section : in.extra_sections)
+    files.figures += static_cast<int>(section.figures.size());
   std::ofstream(files.html) << html.str();
   std::ofstream(files.markdown) << md.str();
   return files;

@@ -20,6 +20,16 @@ struct Erratum {
   std::string evidence;   // numbers, with the command that shows them
 };
 
+// A section beyond the built-in ones (the models the papers lack, issue 6): its own text and
+// figures, placed before the errata. Figures are inlined and written to figures/<id>.svg.
+struct ReportSection {
+  std::string html, markdown;  // the section's text, starting with its heading
+  struct SectionFigure {
+    std::string id, caption, command, svg;
+  };
+  std::vector<SectionFigure> figures;  // rendered after the text
+};
+
 struct ReportInputs {
   std::string dir;  // where report.html, report.md and figures/ go
   std::vector<TidyRow> rows;
@@ -28,6 +38,7 @@ struct ReportInputs {
   std::vector<Erratum> errata;
   std::vector<Record> theorem_checks;  // Theorem 1/2 rows, rendered as a table
   std::string report_command;          // the command that made this report
+  std::vector<ReportSection> extra_sections;
 };
 
 struct ReportFiles {

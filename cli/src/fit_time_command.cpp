@@ -1,0 +1,144 @@
+// alloclab fit-time DIR: fits kernel time = alpha + beta . (work) to the GPU rows of a sweep
+// directory (validation/time_fit.hpp) and writes the coefficients, R^2, held-out errors and
+// provenance as JSON. The committed fit of a device lives in reports/data/<device>/time_fit.json,
+// where `alloclab model --device <name>` finds it.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "alloclab/cli/commands.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
+#include "alloclab/validation/time_fit.hpp"
+
+namespace alloclab::cli {
+namespace {
+
+struct FitTimeArgs {
+  std::string dir, device, output, device_metadata;
+  validation::TimeFitSettings settings;
+};
+
+nlohmann::json read_json(const std::filesystem::path& path, const std::string& option) {
+  std::ifstream in(path);
+  if (!in) throw InputError(option, path.string() + ": cannot open");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw InputError(option, path.string() + " is not JSON");
+  return j;
+}
+
+std::string percent(const std::optional<validation::ErrorSummary>& s,
+                    double validation::ErrorSummary::*field) {
+  return s ? fmt::format("{:.1f}%", 100.0 * (*s).*field) : std::string("-");
+}
+
+void run(const FitTimeArgs& a) {
+  namespace fs = std::filesystem;
+  if (a.settings.folds < 2) throw InputError("--folds", "K-fold needs at least 2 folds");
+  const auto csv = fs::path(a.dir) / "sweep.csv";
+  if (!fs::exists(csv))
+    throw InputError("DIR", csv.string() + " not found (a directory written by `alloclab sweep`)");
+  nlohmann::json sweep_meta = nlohmann::json::object();
+  if (fs::exists(fs::path(a.dir) / "sweep.json"))
+    sweep_meta = read_json(fs::path(a.dir) / "sweep.json", "DIR");
+
+  // The device: named on the command line, else by the sweep that measured it.
+  nlohmann::json device = sweep_meta.contains("device") && sweep_meta["device"].is_object()
+                              ? sweep_meta["device"]
+                              : nlohmann::json::object();
+  std::string device_name = a.device;
+  if (device_name.empty()) device_name = device.value("name", std::string());
+  if (device_name.empty())
+    throw InputError("--device",
+                     "the sweep's metadata (DIR/sweep.json) names no device; give "
+                     "--device NAME");
+  device["name"] = device_name;
+  // nvidia-smi's view (driver, clocks, power) where the GPU pass recorded it.
+  fs::path smi = a.device_metadata;
+  if (smi.empty() && fs::exists(fs::path(a.dir) / "device_metadata.json"))
+    smi = fs::path(a.dir) / "device_metadata.json";
+  if (!smi.empty()) {
+    const auto m = read_json(smi, "--device-metadata");
+    for (const char* k : {"driver_version", "clocks.max.sm", "clocks.max.mem", "clocks.sm",
+                          "clocks.mem", "power.limit", "persistence_mode", "nvcc", "date_utc"})
+      if (m.contains(k)) device["nvidia_smi"][k] = m[k];
+  }
+
+  const auto rows = validation::read_tidy(csv.string());
+  std::size_t skipped = 0;
+  const auto points = validation::time_points(rows, &skipped);
+  if (points.empty())
+    throw InputError("DIR", csv.string() +
+                                " has no GPU rows with tas, was and kernel_ms (measure "
+                                "with `alloclab sweep --backends gpu`)");
+  const auto fits = validation::fit_time(points, a.settings);
+
+  validation::TimeFitProvenance prov;
+  prov.device_id = validation::device_slug(device_name);
+  prov.device = device;
+  prov.source = {{"sweep_csv", csv.string()},
+                 {"gpu_points", points.size()},
+                 {"points_left_out_failed_requests", skipped},
+                 {"measured_by", sweep_meta.value("command_line", std::string())},
+                 {"measured_at_commit", sweep_meta.value("git_commit", std::string())}};
+  prov.command_line = command_line();
+  prov.alloclab_commit = ALLOCLAB_GIT_COMMIT;
+  const auto j = validation::time_fit_json(fits, a.settings, prov);
+
+  if (a.output.empty()) {
+    std::cout << j.dump(1) << '\n';
+    return;
+  }
+  std::ofstream(a.output) << j.dump(1) << '\n';
+  std::cout << fmt::format("fit-time: {} points of {} ({} left out: failed requests)\n",
+                           points.size(), device_name, skipped);
+  std::cout << fmt::format("{:<10} {:>3} {:<30} {:>7} {:>9} {:>9} {:<18} {:>11}\n", "algo", "w",
+                           "selected features", "R^2", "kfold med", "kfold max",
+                           "model-only features", "model med");
+  for (const auto& g : fits) {
+    const auto& s = g.candidates[g.selected];
+    const auto& m = g.candidates[g.model_only];
+    std::cout << fmt::format("{:<10} {:>3} {:<30} {:>7.4f} {:>9} {:>9} {:<18} {:>11}\n", g.algo,
+                             g.w ? std::to_string(g.w) : std::string("-"), s.features.name,
+                             s.r_squared, percent(s.kfold, &validation::ErrorSummary::median),
+                             percent(s.kfold, &validation::ErrorSummary::max), m.features.name,
+                             percent(g.model_error, &validation::ErrorSummary::median));
+  }
+  std::cout << "wrote " << a.output << '\n';
+}
+
+}  // namespace
+
+void add_fit_time_command(CLI::App& app) {
+  auto args = std::make_shared<FitTimeArgs>();
+  auto* cmd = app.add_subcommand(
+      "fit-time",
+      "Fit kernel time to the work done, per algorithm (and w), from the GPU rows of a sweep:\n"
+      "  kernel_ms = alpha + beta . features,  features from {N, N*TAS, warps*WAS, WAS, "
+      "collisions}\n"
+      "by relative least squares (Eigen QR). Every candidate feature set is scored by 5-fold, "
+      "leave-one-N-out and leave-one-T-out relative error; the selected one has every beta >= 0 "
+      "and the lowest K-fold RMS error (fewest parameters within 5% of it). The best set without "
+      "collisions is "
+      "the model-only fit: `alloclab model ... --device NAME` applies it to the model's TAS/WAS "
+      "and prints kernel_ms_predicted. Writes JSON (coefficients, R^2, held-out errors, "
+      "per-point predictions, device, data source, commit) to -o, or to stdout.\n"
+      "Example: alloclab fit-time reports/standard -o reports/data/nvidia-h200/time_fit.json");
+  cmd->add_option("DIR", args->dir, "a sweep directory with GPU rows (sweep.csv, sweep.json)")
+      ->required();
+  cmd->add_option("--device", args->device,
+                  "device name (default: the one in DIR/sweep.json), e.g. 'NVIDIA H200'");
+  cmd->add_option("--device-metadata", args->device_metadata,
+                  "nvidia-smi metadata JSON of the GPU pass (default: DIR/device_metadata.json "
+                  "if present)");
+  cmd->add_option("-o,--output", args->output, "write the JSON here (default: stdout)");
+  cmd->add_option("--folds", args->settings.folds, "K of K-fold cross-validation")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->settings.seed, "seed of the fold assignment")
+      ->capture_default_str();
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace alloclab::cli

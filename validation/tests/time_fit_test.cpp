@@ -1,0 +1,292 @@
+// The kernel-time fit: least squares against hand-solved cases, R^2 against an independent
+// identity, recovery of known coefficients, the selection rule, bad input, and the run-time use
+// of a fit (device lookup, kernel_ms_predicted).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/validation/least_squares.hpp"
+#include "alloclab/validation/time_fit.hpp"
+
+using namespace alloclab;
+using namespace alloclab::validation;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+LinearProblem line_problem(const std::vector<double>& x, const std::vector<double>& y) {
+  LinearProblem p;
+  for (double v : x) p.rows.push_back({1.0, v});
+  p.y = y;
+  p.column_names = {"intercept", "x"};
+  return p;
+}
+
+// Synthetic hardware points: a grid of (N, free fraction, T) with TAS and WAS shaped like RW's
+// (TAS ~ T/N ln(A/(A-N)), WAS ~ 4 TAS), and kernel time from known coefficients.
+std::vector<TimePoint> synthetic_points(double alpha, double beta_probes, double beta_was,
+                                        double noise) {
+  std::vector<TimePoint> pts;
+  int k = 0;
+  for (std::uint64_t T : {1000000ull, 33554432ull})
+    for (double f : {0.5, 0.1, 0.01})
+      for (std::uint64_t N = 1024; N <= static_cast<std::uint64_t>(f * static_cast<double>(T)) / 2;
+           N *= 2) {
+        TimePoint p;
+        p.algo = "rw";
+        p.N = N;
+        p.T = T;
+        p.A = static_cast<std::uint64_t>(f * static_cast<double>(T));
+        const double a = static_cast<double>(p.A), n = static_cast<double>(N);
+        p.tas = static_cast<double>(T) / n * std::log(a / (a - n));
+        p.was = 4 * p.tas + 0.001 * n / 1024;  // not proportional to TAS: both are identifiable
+        p.kernel_ms = alpha + beta_probes * n * p.tas + beta_was * p.was;
+        // Deterministic multiplicative noise of +-noise, alternating.
+        p.kernel_ms *= 1 + ((k++ % 2) ? noise : -noise);
+        pts.push_back(p);
+      }
+  return pts;
+}
+
+const FeatureSet& feature_set(const std::string& name) {
+  for (const auto& fs : candidate_feature_sets())
+    if (fs.name == name) return fs;
+  FAIL("no feature set " << name);
+  throw;
+}
+}  // namespace
+
+TEST_CASE("least squares: an exact line through four points is recovered with R^2 = 1",
+          "[time_fit]") {
+  const auto fit = least_squares(line_problem({0, 1, 2, 5}, {2, 5, 8, 17}));  // y = 2 + 3x
+  CHECK(fit.coefficients[0] == Approx(2).margin(1e-12));
+  CHECK(fit.coefficients[1] == Approx(3).epsilon(1e-12));
+  CHECK(fit.r_squared == Approx(1).epsilon(1e-12));
+  CHECK(fit.rank == 2);
+}
+
+TEST_CASE("least squares: the three-point case solved by hand", "[time_fit]") {
+  // Points (0,0), (1,1), (2,1). By hand: xbar = 1, ybar = 2/3, Sxy = 1, Sxx = 2, so b = 1/2 and
+  // a = 2/3 - 1/2 = 1/6. Residuals -1/6, 1/3, -1/6: SS_res = 1/6; SS_tot = 2/3; R^2 = 3/4.
+  const auto fit = least_squares(line_problem({0, 1, 2}, {0, 1, 1}));
+  CHECK(fit.coefficients[0] == Approx(1.0 / 6).epsilon(1e-13));
+  CHECK(fit.coefficients[1] == Approx(0.5).epsilon(1e-13));
+  CHECK(fit.r_squared == Approx(0.75).epsilon(1e-13));
+  CHECK(fit.weighted_rss == Approx(1.0 / 6).epsilon(1e-13));
+
+  // Weighted, weights (1, 1, 2). Normal equations by hand: [4 5; 5 9] [a b]' = [3 5]',
+  // det 11: a = (27 - 25)/11 = 2/11, b = (20 - 15)/11 = 5/11.
+  auto p = line_problem({0, 1, 2}, {0, 1, 1});
+  p.weights = {1, 1, 2};
+  const auto wfit = least_squares(p);
+  CHECK(wfit.coefficients[0] == Approx(2.0 / 11).epsilon(1e-13));
+  CHECK(wfit.coefficients[1] == Approx(5.0 / 11).epsilon(1e-13));
+}
+
+TEST_CASE(
+    "R^2 of a least-squares fit with intercept equals the squared correlation of y and "
+    "the fitted values",
+    "[time_fit]") {
+  // An identity of OLS with an intercept, independent of how r_squared() sums its terms.
+  LinearProblem p;
+  p.column_names = {"intercept", "u", "v"};
+  for (int i = 0; i < 40; ++i) {
+    const double u = i * 0.37, v = std::sin(i * 1.3) * 5;
+    p.rows.push_back({1, u, v});
+    p.y.push_back(1.5 + 0.8 * u - 2.0 * v + std::cos(i * 2.1) * 3);  // plus a non-linear "noise"
+  }
+  const auto fit = least_squares(p);
+  double my = 0, mf = 0;
+  for (std::size_t i = 0; i < p.y.size(); ++i) {
+    my += p.y[i];
+    mf += fit.fitted[i];
+  }
+  my /= static_cast<double>(p.y.size());
+  mf /= static_cast<double>(p.y.size());
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < p.y.size(); ++i) {
+    sxy += (p.y[i] - my) * (fit.fitted[i] - mf);
+    syy += (p.y[i] - my) * (p.y[i] - my);
+    sxx += (fit.fitted[i] - mf) * (fit.fitted[i] - mf);
+  }
+  const double corr2 = sxy * sxy / (sxx * syy);
+  CHECK(fit.r_squared == Approx(corr2).epsilon(1e-12));
+  CHECK(fit.r_squared > 0.5);
+  CHECK(fit.r_squared < 1.0);
+  // And r_squared() directly on hand values: y = (1, 2, 3), yhat = (1, 2, 4):
+  // SS_res = 1, SS_tot = 2, R^2 = 1/2.
+  CHECK(r_squared({1, 2, 3}, {1, 2, 4}) == Approx(0.5).epsilon(1e-15));
+}
+
+TEST_CASE("least squares: bad input gives a clear error", "[time_fit]") {
+  SECTION("fewer points than parameters") {
+    LinearProblem p;
+    p.rows = {{1, 2, 3}, {1, 4, 5}};
+    p.y = {1, 2};
+    CHECK_THROWS_WITH(least_squares(p), Contains("2 points for 3 parameters"));
+  }
+  SECTION("two equal columns: singular design, the dependent column named") {
+    LinearProblem p;
+    p.column_names = {"intercept", "N*TAS", "warps*WAS"};
+    for (double x : {1.0, 2.0, 3.0, 4.0}) p.rows.push_back({1, x, x});
+    p.y = {1, 2, 3, 4};
+    CHECK_THROWS_AS(least_squares(p), LeastSquaresError);
+    CHECK_THROWS_WITH(least_squares(p), Contains("singular") && Contains("rank 2 < 3"));
+  }
+  SECTION("a column that is zero everywhere (the queue's collisions)") {
+    LinearProblem p;
+    p.column_names = {"intercept", "collisions"};
+    p.rows = {{1, 0}, {1, 0}, {1, 0}};
+    p.y = {1, 2, 3};
+    CHECK_THROWS_WITH(least_squares(p), Contains("singular") && Contains("collisions"));
+  }
+  SECTION("non-finite values, mismatched sizes, negative weights") {
+    auto p = line_problem({0, 1, 2}, {0, NAN, 1});
+    CHECK_THROWS_WITH(least_squares(p), Contains("not finite"));
+    p = line_problem({0, 1, 2}, {0, 1});
+    CHECK_THROWS_WITH(least_squares(p), Contains("3 design rows but 2 observations"));
+    p = line_problem({0, 1, 2}, {0, 1, 1});
+    p.weights = {1, -1, 1};
+    CHECK_THROWS_WITH(least_squares(p), Contains("not >= 0"));
+  }
+  SECTION("R^2 of constant observations is undefined") {
+    CHECK_THROWS_WITH(r_squared({2, 2, 2}, {1, 2, 3}), Contains("all equal"));
+  }
+}
+
+TEST_CASE("time fit: known coefficients are recovered from synthetic kernel times", "[time_fit]") {
+  const double alpha = 0.006, bp = 3e-8, bw = 1e-3;
+  SECTION("noise-free: exact, held-out error ~0") {
+    const auto pts = synthetic_points(alpha, bp, bw, 0.0);
+    const auto c = fit_candidate(pts, feature_set("N*TAS + WAS"), {});
+    REQUIRE(c.coefficients.size() == 3);
+    CHECK(c.coefficients[0] == Approx(alpha).epsilon(1e-9));
+    CHECK(c.coefficients[1] == Approx(bp).epsilon(1e-9));
+    CHECK(c.coefficients[2] == Approx(bw).epsilon(1e-9));
+    CHECK(c.r_squared == Approx(1).epsilon(1e-12));
+    REQUIRE(c.kfold);
+    CHECK(c.kfold->max < 1e-9);
+    CHECK(c.physical);
+  }
+  SECTION("+-2% noise: coefficients within 5%, held-out error near the noise") {
+    const auto pts = synthetic_points(alpha, bp, bw, 0.02);
+    const auto c = fit_candidate(pts, feature_set("N*TAS + WAS"), {});
+    CHECK(c.coefficients[0] == Approx(alpha).epsilon(0.05));
+    CHECK(c.coefficients[1] == Approx(bp).epsilon(0.05));
+    CHECK(c.coefficients[2] == Approx(bw).epsilon(0.05));
+    REQUIRE(c.kfold);
+    CHECK(c.kfold->median < 0.04);
+  }
+  SECTION("selection picks the generating feature set; the model-only fit avoids collisions") {
+    auto pts = synthetic_points(alpha, bp, bw, 0.0);
+    for (std::size_t i = 0; i < pts.size(); ++i) pts[i].collisions = static_cast<double>(i % 7);
+    const auto fits = fit_time(pts, {});
+    REQUIRE(fits.size() == 1);
+    const auto& g = fits[0];
+    CHECK(g.candidates[g.selected].features.name == "N*TAS + WAS");
+    CHECK_FALSE(g.candidates[g.model_only].features.uses_collisions());
+    // The rw model's TAS/WAS at these points are not the synthetic ones, but a prediction exists.
+    REQUIRE(g.model_error);
+    CHECK(g.model_error->points == pts.size());
+  }
+  SECTION("folds do not depend on the order of the points") {
+    auto pts = synthetic_points(alpha, bp, bw, 0.02);
+    const auto a = fit_candidate(pts, feature_set("N*TAS + WAS"), {});
+    std::reverse(pts.begin(), pts.end());
+    const auto b = fit_candidate(pts, feature_set("N*TAS + WAS"), {});
+    REQUIRE(a.kfold);
+    REQUIRE(b.kfold);
+    CHECK(a.kfold->rms == Approx(b.kfold->rms).epsilon(1e-12));
+    CHECK(a.kfold->max == Approx(b.kfold->max).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("time fit: relative error summaries by hand", "[time_fit]") {
+  // errors 10%, 0%, 50%, 20%: median (10+20)/2 = 15%, max 50%, rms sqrt((1+0+25+4)/4)/10.
+  const auto s = summarize_relative_errors({1, 2, 2, 5}, {1.1, 2, 3, 4});
+  CHECK(s.points == 4);
+  CHECK(s.median == Approx(0.15));
+  CHECK(s.max == Approx(0.5));
+  CHECK(s.rms == Approx(std::sqrt(30.0 / 4) / 10));
+}
+
+TEST_CASE("time fit: GPU rows become points; failed requests are left out", "[time_fit]") {
+  std::vector<TidyRow> rows;
+  auto add = [&](std::uint64_t N, const std::string& backend, const std::string& metric, double v) {
+    TidyRow r;
+    r.point = {"rwbm", backend, "", N, 5000, 1000000, 32, 32, 1};
+    r.metric = metric;
+    r.mean = v;
+    rows.push_back(r);
+  };
+  for (std::uint64_t N : {1024, 2048, 4096}) {
+    add(N, "gpu", "tas", 2);
+    add(N, "gpu", "was", 5);
+    add(N, "gpu", "collisions", 3);
+    add(N, "gpu", "kernel_ms", 0.01);
+    add(N, "gpu", "failed", N == 4096 ? 7 : 0);
+    add(N, "model", "tas", 2);  // not hardware: ignored
+  }
+  std::size_t skipped = 0;
+  const auto pts = time_points(rows, &skipped);
+  REQUIRE(pts.size() == 2);
+  CHECK(skipped == 1);
+  CHECK(pts[0].N == 1024);
+  CHECK(pts[1].collisions == 3);
+  CHECK(pts[1].kernel_ms == 0.01);
+}
+
+TEST_CASE("time fit: device lookup and kernel_ms_predicted", "[time_fit]") {
+  CHECK(device_slug("NVIDIA H200") == "nvidia-h200");
+  CHECK(device_slug("  NVIDIA  H100 80GB HBM3 ") == "nvidia-h100-80gb-hbm3");
+  CHECK(device_slug("nvidia-h200") == "nvidia-h200");
+
+  const fs::path dir = fs::temp_directory_path() / "alloclab_time_fit_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "gpu-a");
+  fs::create_directories(dir / "empty");  // no time_fit.json: not a device
+  // One fit: rw, alpha = 0.01 ms, 2e-8 ms per probe, 1e-3 ms per WAS step.
+  const nlohmann::json fit = {
+      {"schema", "alloclab-time-fit/1"},
+      {"device_id", "gpu-a"},
+      {"fits",
+       {{{"algo", "rw"},
+         {"w", 0},
+         {"pages", 1},
+         {"model_only",
+          {{"features", "N*TAS + WAS"},
+           {"coefficients_ms", {{"alpha", 0.01}, {"N*TAS", 2e-8}, {"WAS", 1e-3}}}}}}}}};
+  std::ofstream(dir / "gpu-a" / "time_fit.json") << fit.dump();
+
+  CHECK(available_time_fit_devices(dir.string()) == std::vector<std::string>{"gpu-a"});
+  CHECK_THROWS_AS(load_time_fit(dir.string(), "GPU B"), InputError);
+  CHECK_THROWS_WITH(
+      load_time_fit(dir.string(), "GPU B"),
+      Contains("--device") && Contains("gpu-b") && Contains("available") && Contains("gpu-a"));
+  const auto loaded = load_time_fit(dir.string(), "GPU A");
+
+  Scenario s;
+  s.algo = Algorithm::rw;
+  s.N = 1000;
+  s.A = 5000;
+  s.T = 100000;
+  s.w = 64;  // RW ignores w: the w = 0 fit applies
+  Record r;
+  r.set("tas", 10.0).set("was", 40.0);
+  add_predicted_kernel_time(r, s, loaded);
+  // By hand: 0.01 + 2e-8 * 1000 * 10 + 1e-3 * 40 = 0.01 + 0.0002 + 0.04.
+  REQUIRE(r.number("kernel_ms_predicted"));
+  CHECK(*r.number("kernel_ms_predicted") == Approx(0.0502).epsilon(1e-14));
+
+  s.algo = Algorithm::corw;
+  Record c;
+  c.set("tas", 1.0).set("was", 2.0);
+  add_predicted_kernel_time(c, s, loaded);
+  CHECK_FALSE(c.number("kernel_ms_predicted"));
+  REQUIRE(c.notes.size() == 1);
+  CHECK_THAT(c.notes[0], Contains("no kernel-time fit for corw"));
+  fs::remove_all(dir);
+}
