@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "alloclab/validation/plot.hpp"
+#include "alloclab/validation/warp_models.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -374,6 +375,9 @@ ReportFiles write_report(const ReportInputs& in) {
     md << "- `" << f.id << "`: " << f.caption << " Made by: `" << f.command << "`\n";
     std::ofstream(fs::path(in.dir) / "figures" / (f.id + ".svg")) << f.svg;
   }
+
+  // CoRW and RW_malloc warp-chain models (warp_models.cpp), each in its own section.
+  write_warp_model_sections(in.rows, (fs::path(in.dir) / "figures").string(), html, md);
 
   html << "<h2>Model vs simulation vs hardware</h2>\n";
   md << "\n## Model vs simulation vs hardware\n\n";
