@@ -82,3 +82,26 @@ TEST_CASE("run_mask and low_mask", "[core][bits]") {
   CHECK(low_mask(1) == 1u);
   CHECK(run_mask(0, 64) == ~0ULL);
 }
+
+TEST_CASE("lowest_set_bits keeps the c lowest set bits", "[core][bits]") {
+  CHECK(lowest_set_bits<std::uint64_t>(0b1011'0100u, 0) == 0);  // hand-worked
+  CHECK(lowest_set_bits<std::uint64_t>(0b1011'0100u, 1) == 0b100u);
+  CHECK(lowest_set_bits<std::uint64_t>(0b1011'0100u, 3) == 0b11'0100u);
+  CHECK(lowest_set_bits<std::uint64_t>(0b1011'0100u, 9) == 0b1011'0100u);  // more than there are
+  CHECK(lowest_set_bits<std::uint32_t>(0x8000'0000u, 1) == 0x8000'0000u);
+  std::mt19937_64 gen(11);
+  for (int t = 0; t < 20000; ++t) {
+    const std::uint64_t m = (t % 2) ? gen() : (gen() & gen() & gen());
+    const unsigned c = static_cast<unsigned>(gen() % 66);
+    std::uint64_t want = 0;  // reference: walk up the bits, keep the first c set ones
+    unsigned kept = 0;
+    for (int i = 0; i < 64 && kept < c; ++i)
+      if ((m >> i) & 1u) {
+        want |= std::uint64_t{1} << i;
+        ++kept;
+      }
+    REQUIRE(lowest_set_bits(m, c) == want);
+    REQUIRE(lowest_set_bits(static_cast<std::uint32_t>(m), c) ==
+            static_cast<std::uint32_t>(lowest_set_bits(m & 0xffff'ffffu, c)));
+  }
+}

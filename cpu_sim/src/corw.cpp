@@ -5,12 +5,15 @@
 //  * No LockMap. Each lane reads its word (a snapshot; in lockstep mode every warp reads at the
 //    start of the round), computes from the warp's snapshots which of its word's free bits the
 //    Figure-5 order would hand out (corw_share on the snapshots: `handed_out`), and claims
-//    exactly those with ONE atomic OR (lanes of one warp in lane order). Bits of the claim that
+//    exactly those with one atomic OR (lanes of one warp in lane order). Bits of the claim that
 //    were already set (another warp, or a lower lane of the same warp that read the same word,
-//    took them since the read) are lost: one collision per lost bit. The bits actually won are
-//    then handed out in the same order (corw_share again, each lane offering only its won bits);
-//    needing lanes left without a won bit stay in need for the next round. Nothing is claimed
-//    that is not handed out, so every page not handed out stays free.
+//    took them since the read) are lost: one collision per lost bit, and the lane at once claims
+//    as many other free bits of the value the OR returned, in the same round, until it holds its
+//    share or the word is full. The bits actually won are then handed out in the same order
+//    (corw_share again, each lane offering only its won bits); needing lanes left without a won
+//    bit stay in need for the next round. Nothing is claimed that is not handed out, so every
+//    page not handed out stays free. (Without the in-round retry, every lost bit cost a needing
+//    lane a whole round; see gpu/src/corw.cu.)
 //    (Algorithm 2 as written, with its LockMap - a lane that finds its word locked offers
 //    nothing and counts one collision, the holder's bits go to every needing lane of its warp -
 //    is the simulator-only allocator corw-lockmap, corw_lockmap.cpp; it gives different
@@ -126,15 +129,22 @@ class CorwAllocator final : public BitmapAllocator {
       const CorwShareResult plan = corw_share(in, w);  // the claims: Figure 5 on the snapshots
       bool any_lost = false;
       for (unsigned t = 0; t < m; ++t) {  // one atomic OR per lane, in lane order
-        const std::uint64_t claim = plan.handed_out[t];
+        std::uint64_t claim = plan.handed_out[t];
         std::uint64_t won = 0;
-        if (claim) {
+        // A bit lost since the read is replaced by another free bit of the returned value, in
+        // the same round (gpu/src/corw.cu does the same), until the share is held or the word
+        // is full.
+        while (claim) {
           const std::uint64_t old = a.bm_.fetch_or(word[first + t], claim);
-          won = claim & ~old;
-          if (claim & old) {
-            c.collisions += bits::popcount(claim & old);
+          won |= claim & ~old;
+          const unsigned lost_now = bits::popcount(claim & old);
+          if (lost_now) {
+            c.collisions += lost_now;
             any_lost = true;
           }
+          const std::uint64_t still_free = ~(old | claim) & full;
+          const unsigned replace = std::min(lost_now, bits::popcount(still_free));
+          claim = replace ? bits::lowest_set_bits(still_free, replace) : 0;
         }
         in[t].P = ~won & full;  // the second pass offers only the bits this lane won
       }

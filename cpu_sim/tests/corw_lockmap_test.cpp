@@ -45,13 +45,18 @@ TEST_CASE("corw-lockmap: two lanes drawing the same word - one holds the lock, o
   CHECK(count_used(a->used_pages(), s.T) == 2);
 
   // The lock-free `corw` (the GPU kernel's claim) on the same case: both lanes plan bit 0 of the
-  // word, lane 1's atomic OR loses it (one collision) and lane 1 needs a second round.
+  // word, lane 1's atomic OR loses it (one collision); lane 1 at once claims bit 1, the lowest
+  // free bit of the value its OR returned, and wins it in the same round. The won bits are handed
+  // out in Figure 5's order: lane 0 offers bit 0 to itself, lane 1 offers bit 1 to itself.
   s.algo = Algorithm::corw;
   auto b = make_allocator(s, o, 1);
+  const auto before_b = b->used_pages();
   const RunResult q = b->allocate(3);
+  verify(s, o, q, before_b, b->used_pages());
   CHECK(q.collisions == 1);
-  CHECK(q.first_page[0] == 0);
-  CHECK(q.steps == std::vector<std::uint32_t>{1, 2});
+  CHECK(q.first_page == std::vector<std::int64_t>{0, 1});
+  CHECK(q.steps == std::vector<std::uint32_t>{1, 1});
+  CHECK(b->free_count() == 6);
 }
 
 TEST_CASE("corw-lockmap: one collision per lane whose word a lower lane locked",

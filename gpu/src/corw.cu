@@ -4,10 +4,15 @@
 // remaining free bit of each lane holding some, in lane order - and the needing lane of rank s
 // gets the s-th offer. Deviation: no LockMap. Each lane instead computes, from warp ballots, how
 // many of its word's free bits the first n offers (n = lanes in need) would use, and claims
-// exactly those with one atomicOr; without contention that hands out the very pages of Figure 5,
-// with contention the bits a lane really won (claim & ~old) are distributed in the same order and
-// the losers stay in need. Nothing is claimed that is not handed out. A lane's steps = the round
-// in which it was served (the warp's rounds = WAS).
+// exactly those with one atomicOr; without contention that hands out the very pages of Figure 5.
+// A bit lost to another thread (claim & old) is replaced at once by another free bit of the value
+// the atomic returned (as RW-BM retries), within the same round, until the lane holds its share or
+// its word is full; the bits a lane really won are then distributed in the same order, and needing
+// lanes left without one stay in need. Nothing is claimed that is not handed out. A lane's steps =
+// the round in which it was served (the warp's rounds = WAS); each lost bit is one collision.
+// (Before the retry, a lane that lost its bit to a lane of another warp - or of its own warp that
+// read the same word - sent its needing lane to the next round: at 2^20 threads on 2^20 words
+// ~63% of lanes share their word with another thread, and ~75% of warps needed a second round.)
 //
 // Speed (same pages, steps and collisions as the plain loop):
 // - Philox: probe k is half k&1 of block k/2 (probe_sequence.hpp), so a lane keeps both halves
@@ -32,15 +37,6 @@ __device__ __forceinline__ unsigned lanemask_lt() {
   unsigned m;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
   return m;
-}
-
-// The lowest c set bits of x (c <= popcount(x)).
-template <typename Word>
-__device__ __forceinline__ Word lowest_set_bits(Word x, unsigned c) {
-  if (c == 0) return 0;
-  if (c == 1) return x & (~x + 1);  // the common case at high free fractions
-  const int pos = bits::find_kth_set_bit(x, c);
-  return x & static_cast<Word>(bits::low_mask(static_cast<unsigned>(pos) + 1));
 }
 
 constexpr unsigned kBlock = 256;
@@ -121,12 +117,18 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
         }
         cum += h;
       }
-      const Word claim = lowest_set_bits(free_bits, claim_count);
+      Word claim = bits::lowest_set_bits(free_bits, claim_count);
       Word won = 0;
-      if (claim != 0) {
+      // Claim; bits lost to another thread are replaced by other free bits of the value the
+      // atomic returned, in the same round, until the lane holds its share or the word is full.
+      // Bits are only ever set during allocation, so each pass either wins or fills the word.
+      while (claim != 0) {
         const Word old = atomic_or_word(&bitmap[p], claim);
-        won = static_cast<Word>(claim & ~old);
-        lost += bits::popcount(claim & old);
+        won |= static_cast<Word>(claim & ~old);
+        const unsigned lost_now = bits::popcount(claim & old);
+        lost += lost_now;
+        const Word still_free = static_cast<Word>(~(old | claim));
+        claim = bits::lowest_set_bits(still_free, min(lost_now, bits::popcount(still_free)));
       }
 
       const unsigned won_mask = __ballot_sync(members, won != 0);

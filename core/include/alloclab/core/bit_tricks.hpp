@@ -59,6 +59,17 @@ ALLOCLAB_HD int first_free_bit(std::uint64_t word, unsigned w) {
   return free_bits ? static_cast<int>(count_trailing_zeros(free_bits)) : -1;
 }
 
+// The lowest c set bits of x (all of them if c >= popcount(x)): the bits a CoRW lane claims when
+// c of its word's free bits are its share. Word = uint32_t keeps w = 32 in 32-bit registers on
+// the GPU.
+template <typename Word>
+ALLOCLAB_HD Word lowest_set_bits(Word x, unsigned c) {
+  if (c == 0) return 0;
+  if (c == 1) return x & static_cast<Word>(~x + 1);  // the common case at high free fractions
+  const int pos = find_kth_set_bit(x, c);
+  return pos < 0 ? x : static_cast<Word>(x & low_mask(static_cast<unsigned>(pos) + 1));
+}
+
 // A run of consecutive free (unset) bits inside one word.
 struct FreeRun {
   int start;        // bit index of the first free bit, -1 if none
