@@ -136,11 +136,14 @@ SequentialWarps sequential_average(
     for (std::uint64_t j = body; j < K; ++j) pos.emplace_back(j, 1.0);
   }
   auto full_at = [&](std::uint64_t j) {  // a full warp at service position j
-    WarpRounds g = warp_model(lanes, A - full_pages * j);
-    if (r == 0 || K < 2) return g;
-    // the partial warp is among the j earlier ones with probability j/(K-1)
+    if (r == 0 || K < 2) return warp_model(lanes, A - full_pages * j);
+    // the partial warp is among the j earlier ones with probability j/(K-1); the last position
+    // (q = 1) may leave too few pages for the other case, which then has weight 0
     const double q = static_cast<double>(j) / static_cast<double>(K - 1);
-    if (q == 0) return g;
+    if (q == 0) return warp_model(lanes, A - full_pages * j);
+    if (q == 1)
+      return warp_model(lanes, A - full_pages * j + std::uint64_t{lanes - r} * pages_per_lane);
+    const WarpRounds g = warp_model(lanes, A - full_pages * j);
     const WarpRounds h =
         warp_model(lanes, A - full_pages * j + std::uint64_t{lanes - r} * pages_per_lane);
     return WarpRounds{q * h.rounds + (1 - q) * g.rounds,

@@ -241,3 +241,12 @@ TEST_CASE("RW_malloc with one page per request is a window of distinct words",
   CHECK(j.rounds == Approx(s.rounds).epsilon(1e-13));
   CHECK(j.lane_rounds <= j.rounds);
 }
+
+TEST_CASE("CoRW model at A = N with a partial last warp", "[model][corw]") {
+  // N = 4999 = 156 full warps + 7 lanes, A = N: the last full warp can only be served last but
+  // one; the chain must still be finite, and above the A = 5000, N = 4992 value per warp.
+  auto g = [](unsigned m, std::uint64_t a0) { return corw_warp(m, a0, 1000000, 32); };
+  const auto s = sequential_average(4999, 4999, 32, 1, g);
+  CHECK(std::isfinite(s.was));
+  CHECK(s.tas < s.was);
+}
