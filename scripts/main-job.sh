@@ -35,6 +35,17 @@ fi
   --free "$fractions" --T '1e6,2^25' --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32 --N 500:5000:500 \
   --free "$fractions" --T 1e6 --out "$out"
+# The warp chains of CoRW and RW_malloc (models the paper lacks; seconds): CoRW on the standard
+# grid, RW_malloc's run probabilities, rounds and utilisation for several request sizes n, and a
+# small sequential RW_malloc simulation (n = 2) to check the chain against.
+"$alloclab" sweep --algos corw --backends model --w 32,64 --N '1024..1048576*2' \
+  --free "$fractions" --T '1e6,2^25' --out "$out"
+for n in 1 2 3 4 5 8 16 32; do
+  "$alloclab" sweep --algos rwmalloc --backends model --pages "$n" --w 32,64 --N 1024 \
+    --free 0.5,0.1,0.01 --T 1e6 --out "$out"
+done
+"$alloclab" sweep --algos rwmalloc --backends model,sim --modes sequential --pages 2 --w 32 \
+  --N '1024..16384*2' --free 0.5,0.1 --T 1e6 --trials 5 --seed 1 --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \
   --w 32,64 --N '1024..1048576*2' --free "$fractions" --T 1e6 --trials 20 --seed 1 --out "$out"
 # At T = 2^25, hardware RW warps wait much longer than the model's service-order warps; the

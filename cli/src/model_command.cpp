@@ -57,6 +57,23 @@ constexpr const char* kModelHelp =
     "round by round with a variance correction, then a chain over the last 256 threads).\n"
     "Example: alloclab model --algo rwbm --schedule rounds --N 1024..1048576*2 --free 0.01 "
     "--T 2^25";
+    "corw and rwmalloc (models the paper lacks; model/include/alloclab/model/warp_chains.hpp):\n"
+    "a warp serves its needing lanes in rounds; a round yields a random capacity C and\n"
+    "min(need, C) lanes are served. The number of lanes in need is an absorbing Markov chain\n"
+    "solved exactly (Eigen) per warp; warps are served one at a time in a random order (the\n"
+    "simulator's sequential mode), a warp served after j others sees A minus their pages.\n"
+    "  corw      C = free bits in the distinct words the lanes read (each lane a fresh random\n"
+    "            word per round; hypergeometric over the pool). tas = mean over lanes of the\n"
+    "            round a lane is served, was = mean over warps of E[rounds]; the paper's\n"
+    "            'TAS = WAS' holds only for was (a served lane stops counting).\n"
+    "            tas_first_warp/was_first_warp: one warp at free count A.\n"
+    "  rwmalloc  --pages n: C = sum over the free runs of the warp's window of --lanes\n"
+    "            consecutive words of floor(run/n). Keys without suffix join runs across words\n"
+    "            (the simulator, paper §4.3 text); _in_word keeps runs inside a word (the GPU,\n"
+    "            Algorithm 3 as written, n <= w). p_word: P(a pool word holds a run >= n),\n"
+    "            p_window(_in_word): P(the window holds one). utilisation_in_word: Figure 11's\n"
+    "            setting (empty pool, n-page requests until one fails): n floor(w/n)/w.\n"
+    "Example: alloclab model --algo rwmalloc --pages 4 --N 1024 --free 0.5 --T 1e6";
 
 struct ModelOptions {
   std::string algo;
@@ -69,17 +86,22 @@ struct ModelOptions {
 
 void run_model(const ModelOptions& o) {
   const auto parsed = parse_algorithm(o.algo);
-  if (!parsed ||
-      (*parsed != Algorithm::queue && *parsed != Algorithm::rw && *parsed != Algorithm::rwbm))
+  const bool warp_model = parsed && (*parsed == Algorithm::corw || *parsed == Algorithm::rwmalloc);
+  if (!parsed || (*parsed != Algorithm::queue && *parsed != Algorithm::rw &&
+                  *parsed != Algorithm::rwbm && !warp_model))
     throw InputError("--algo", "unknown or unmodelled algorithm '" + o.algo +
-                                   "' (the model covers queue|rw|rwbm)");
+                                   "' (the model covers queue|rw|rwbm|corw|rwmalloc)");
   const bool rounds = o.schedule == "rounds";
   if (!rounds && o.schedule != "sequential")
     throw InputError("--schedule", "unknown schedule '" + o.schedule + "' (sequential|rounds)");
-  if (rounds && *parsed == Algorithm::queue)
-    throw InputError("--schedule", "the rounds schedule models rw|rwbm, not queue");
+  if (rounds && *parsed != Algorithm::rw && *parsed != Algorithm::rwbm)
+    throw InputError("--schedule", "the rounds schedule models rw|rwbm only");
   if (rounds && o.theorems)
     throw InputError("--theorems", "the theorems are about the sequential schedule");
+  if (o.grid.pages != 1 && *parsed != Algorithm::rwmalloc)
+    throw InputError("--pages", "only rwmalloc serves requests of more than one page");
+  if (o.theorems && warp_model)
+    throw InputError("--theorems", "Theorems 1 and 2 are about rw/rwbm");
   const auto grid = expand_grid(o.grid, *parsed, GridUse::model);
   std::optional<nlohmann::json> time_fit;
   if (!o.device.empty()) {
@@ -89,16 +111,14 @@ void run_model(const ModelOptions& o) {
   }
   std::vector<Record> records;
   for (const Scenario& s : grid) {
-    if (rounds) {
-      records.push_back(model::evaluate_rounds(s));
-      // Hardware warps run in parallel rounds: the rounds WAS is the better time predictor.
-      if (time_fit) validation::add_predicted_kernel_time(records.back(), s, *time_fit);
-    } else if (o.theorems) {
+    if (o.theorems) {
       for (auto& r : model::theorem_records(s)) records.push_back(std::move(r));
-    } else {
-      records.push_back(model::evaluate(s));
-      if (time_fit) validation::add_predicted_kernel_time(records.back(), s, *time_fit);
+      continue;
     }
+    // rounds: hardware warps run in parallel rounds, so its WAS is the better time predictor.
+    Record r = rounds ? model::evaluate_rounds(s) : model::evaluate(s);
+    if (time_fit) validation::add_predicted_kernel_time(r, s, *time_fit);
+    records.push_back(std::move(r));
   }
   write_records(std::cout, records, o.format);
 }
@@ -109,8 +129,11 @@ void add_model_command(CLI::App& app) {
   auto opts = std::make_shared<ModelOptions>();
   auto* cmd = app.add_subcommand("model", "analytic TAS/WAS model (Eq. 1-5, Theorems 1-2)");
   cmd->footer(kModelHelp);
-  cmd->add_option("--algo", opts->algo, "queue|rw|rwbm")->required();
+  cmd->add_option("--algo", opts->algo, "queue|rw|rwbm|corw|rwmalloc")->required();
   add_grid_options(*cmd, opts->grid);
+  cmd->add_option("--pages", opts->grid.pages,
+                  "consecutive pages per request (rwmalloc; N*pages must not exceed A)")
+      ->default_val(1);
   add_format_option(*cmd, opts->format);
   cmd->add_flag("--theorems", opts->theorems,
                 "check Theorems 1 and 2 at each grid point instead of printing the quantities");

@@ -77,6 +77,7 @@ void run(const SweepArgs& a) {
     // Word width means nothing to queue and RW: one w (the first listed) instead of duplicates.
     if (!info(algo).uses_bitmap_words && !g.w_list.empty())
       g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
+    if (algo != Algorithm::rwmalloc) g.pages = 1;  // --pages is RW_malloc's request size
     auto pts = expand_grid(g, algo, GridUse::runnable);
     points.insert(points.end(), pts.begin(), pts.end());
   }
@@ -139,6 +140,9 @@ void add_sweep_command(CLI::App& app) {
                   "simulator modes: sequential, lockstep, threads; and `rounds`: the model's "
                   "parallel-rounds schedule (rw, rwbm; needs the model backend) beside its "
                   "sequential one")
+      ->capture_default_str();
+  cmd->add_option("--pages", args->grid.pages,
+                  "consecutive pages per request for rwmalloc (other algorithms take 1)")
       ->capture_default_str();
   cmd->add_option("--trials", args->trials, "trials per point (simulator and GPU)")
       ->capture_default_str();

@@ -20,7 +20,10 @@ set(cases
   "--device|model --algo rw --N 1 --A 5 --T 100 --device no-such-gpu"
   "--device|model --algo rw --N 1 --A 5 --T 100 --device nvidia-h200 --theorems"
   "DIR|fit-time /nonexistent-sweep-dir"
-  "--folds|fit-time reports/standard --folds 1")
+  "--folds|fit-time reports/standard --folds 1"
+  "--pages|model --algo rwmalloc --pages 4 --N 100 --A 300 --T 1000"
+  "--pages|model --algo corw --pages 2 --N 10 --A 300 --T 1000"
+  "--N|model --algo corw --N 400 --A 300 --T 1000")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

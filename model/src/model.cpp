@@ -19,6 +19,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/model/model.hpp"
+#include "alloclab/model/warp_chains.hpp"
 
 namespace alloclab::model {
 namespace {
@@ -433,6 +434,9 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
 // ---- records -----------------------------------------------------------------------------------
 
 Record evaluate(const Scenario& s) {
+  // The warp chains of the algorithms the paper does not model (warp_chains.hpp).
+  if (s.algo == Algorithm::corw) return evaluate_corw(s);
+  if (s.algo == Algorithm::rwmalloc) return evaluate_rwmalloc(s);
   Record r;
   r.set("algo", std::string(name(s.algo)));
   r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);

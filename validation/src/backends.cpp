@@ -17,6 +17,8 @@ namespace {
 // The model covers the algorithms of paper 000's analysis, and only points where every request
 // can be served (N <= A).
 bool model_applies(const Scenario& s) {
+  if (s.algo == Algorithm::corw) return s.N <= s.A;  // the warp chain (warp_chains.hpp)
+  if (s.algo == Algorithm::rwmalloc) return s.N * s.pages <= s.A && s.pages <= s.lanes * s.w;
   return (s.algo == Algorithm::queue || s.algo == Algorithm::rw || s.algo == Algorithm::rwbm) &&
          s.N <= s.A;
 }
@@ -31,13 +33,11 @@ Backend model_backend() {
   Backend b;
   b.name = "model";
   b.mode = "sequential";
-  b.metrics = {"tas",
-               "tas_approx",
-               "was",
-               "was_bound",
-               "was_eq1",
-               "collisions_expected",
-               "collisions_bound"};
+  b.metrics = {"tas", "tas_approx", "was", "was_bound", "was_eq1", "collisions_expected",
+               "collisions_bound",
+               // CoRW / RW_malloc warp chains (warp_chains.hpp)
+               "tas_first_warp", "was_first_warp", "p_word", "p_window", "p_window_in_word",
+               "tas_in_word", "was_in_word", "utilisation_in_word"};
   b.applies = model_applies;
   b.evaluate = [](const Scenario& s) { return model::evaluate(s); };
   return b;

@@ -12,6 +12,7 @@
 
 #include "alloclab/validation/plot.hpp"
 #include "alloclab/validation/rounds_report.hpp"
+#include "alloclab/validation/warp_models.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -379,6 +380,8 @@ ReportFiles write_report(const ReportInputs& in) {
   }
 
   write_rounds_section(in.rows, in.dir, in.report_command, html, md);
+  // CoRW and RW_malloc warp-chain models (warp_models.cpp), each in its own section.
+  write_warp_model_sections(in.rows, (fs::path(in.dir) / "figures").string(), html, md);
 
   html << "<h2>Model vs simulation vs hardware</h2>\n";
   md << "\n## Model vs simulation vs hardware\n\n";

@@ -1,4 +1,5 @@
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/warp_models.hpp"
 
 #include <fmt/format.h>
 
@@ -235,7 +236,12 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
       continue;
     }
     const std::string size = fmt::format("{:+.2f}% vs the model", 100 * v.relative_error);
-    if (v.point.backend == "sim" && v.point.mode == "sequential") {
+    if (v.point.backend == "sim" && v.point.mode == "sequential" &&
+        judge_warp_chain_departure(v, threshold)) {
+      const auto j = *judge_warp_chain_departure(v, threshold);  // CoRW / RW_malloc chains
+      v.outcome = j.outcome;
+      v.explanation = j.explanation;
+    } else if (v.point.backend == "sim" && v.point.mode == "sequential") {
       // The sequential simulation is the model's own assumption: only the documented erratum
       // (and only in its direction) explains a difference.
       v.outcome = rwbm_above ? Outcome::expected_departure : Outcome::fail;

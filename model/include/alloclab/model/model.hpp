@@ -138,6 +138,8 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
 
 // All quantities for one grid point (keys: tas, tas_approx, was_bound, was, was_eq1,
 // collisions_expected, collisions_bound; inapplicable keys are absent, undefined ones null+note).
+// corw and rwmalloc are answered by their warp chains (warp_chains.hpp: evaluate_corw,
+// evaluate_rwmalloc), the parallel-rounds schedule by rounds.hpp.
 Record evaluate(const Scenario& s);
 
 // Theorem 1 and Theorem 2 records for one grid point (RW-BM with the scenario's w).
