@@ -56,7 +56,8 @@ constexpr const char* kModelHelp =
     "pools: chain over word profiles) or mean_field+tail (large N: expected state advanced\n"
     "round by round with a variance correction, then a chain over the last 256 threads).\n"
     "Example: alloclab model --algo rwbm --schedule rounds --N 1024..1048576*2 --free 0.01 "
-    "--T 2^25";
+    "--T 2^25\n"
+    "\n"
     "corw and rwmalloc (models the paper lacks; model/include/alloclab/model/warp_chains.hpp):\n"
     "a warp serves its needing lanes in rounds; a round yields a random capacity C and\n"
     "min(need, C) lanes are served. The number of lanes in need is an absorbing Markov chain\n"
