@@ -36,10 +36,9 @@ std::vector<double> binomial_pmf(double m, double q) {
 // Done when fewer than this many threads remain unfinished (expected).
 constexpr double kDone = 1e-9;
 
-void check(std::uint64_t N, std::uint64_t A, std::uint64_t T) {
+void check(std::uint64_t A, std::uint64_t T) {
   if (T == 0) throw InputError("--T", "need T >= 1");
   if (A > T) throw InputError("--A", "A exceeds T");
-  if (N > A) throw InputError("--N", "the collision model needs N <= A");
 }
 
 }  // namespace
@@ -97,12 +96,12 @@ double pair_probability(BitChoice c, unsigned f, unsigned w, unsigned lanes) {
 
 CollisionEstimate rw_collisions_rounds(std::uint64_t N, std::uint64_t A, std::uint64_t T,
                                        std::uint64_t max_rounds) {
-  check(N, A, T);
+  check(A, T);
   CollisionEstimate e;
   double m = static_cast<double>(N), F = static_cast<double>(A);
   const double Td = static_cast<double>(T);
   std::uint64_t r = 0;
-  for (; r < max_rounds && m > kDone; ++r) {
+  for (; r < max_rounds && m > kDone && F > kDone; ++r) {
     // K ~ Bin(m, 1/T) threads on a page: E[(K - 1)^+] = E[K] - 1 + P(K = 0)
     const double none = std::expm1(m * std::log1p(-1 / Td));  // P(K = 0) - 1
     const double c = F * std::max(m / Td + none, 0.0);
@@ -114,13 +113,13 @@ CollisionEstimate rw_collisions_rounds(std::uint64_t N, std::uint64_t A, std::ui
   }
   e.rounds = static_cast<double>(r);
   e.unserved = std::max(m, 0.0);
-  e.truncated = m > kDone;
+  e.truncated = m > kDone && F > kDone;
   return e;
 }
 
 std::optional<CollisionEstimate> rwbm_collisions_rounds(const Scenario& s, RetryRule rule,
                                                         std::uint64_t max_rounds) {
-  check(s.N, s.A, s.T);
+  check(s.A, s.T);
   if (s.w < 1 || s.w > 64) throw InputError("--w", "word width must be in 1..64");
   if (rule == RetryRule::synchronous && s.bit_choice != BitChoice::lowest) return std::nullopt;
   const unsigned w = s.w;
@@ -138,7 +137,8 @@ std::optional<CollisionEstimate> rwbm_collisions_rounds(const Scenario& s, Retry
   CollisionEstimate e;
   double m = static_cast<double>(s.N);
   std::uint64_t r = 0;
-  for (; r < max_rounds && m > kDone; ++r) {
+  double F = static_cast<double>(s.A);
+  for (; r < max_rounds && m > kDone && F > kDone; ++r) {
     const auto P = binomial_pmf(m, 1 / W);
     std::fill(next.begin(), next.end(), 0.0);
     next[0] = n[0];
@@ -159,11 +159,12 @@ std::optional<CollisionEstimate> rwbm_collisions_rounds(const Scenario& s, Retry
     e.collisions += c;
     if (r == 0) e.first_round = c;
     m -= won;
+    F -= won;
     n.swap(next);
   }
   e.rounds = static_cast<double>(r);
   e.unserved = std::max(m, 0.0);
-  e.truncated = m > kDone;
+  e.truncated = m > kDone && F > kDone;
   return e;
 }
 

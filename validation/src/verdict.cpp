@@ -82,6 +82,9 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
                                       const ValidationOptions& options) {
   std::map<std::string, PointRows> points;
   for (const auto& r : rows) {
+    // The models are those of the paper's lowest-bit RW-BM; other bit choices are compared in
+    // the report's collisions section (collisions_report.cpp), not here.
+    if (r.point.bit_choice != "lowest") continue;
     auto& pr = points[shared_point(r.point)];
     pr.by_source[r.point.backend + "|" + r.point.mode][r.metric] = &r;
   }

@@ -32,7 +32,8 @@
 //    So the model keeps the clumping of free bits that Eq. (4) misses (README, errata).
 // Mean field: m_{r+1} = m_r - E[successes in round r], F likewise; the expectation of the next
 // round is taken at the expected m_r (the process concentrates: sd(m_r) ~ sqrt(m_r)).
-// Rounds stop when fewer than 1e-9 threads remain or after max_rounds (truncated = true).
+// Rounds stop when fewer than 1e-9 threads (or free pages: N > A, the pool runs out, as in the
+// simulator, whose remaining requests then fail) remain, or after max_rounds (truncated).
 #pragma once
 
 #include <cstdint>
@@ -52,16 +53,16 @@ struct CollisionEstimate {
   double collisions = 0;   // expected failed atomic claims, all rounds
   double first_round = 0;  // of which in round 1 (all N threads probe)
   double rounds = 0;       // rounds until fewer than 1e-9 threads remain (mean field)
-  double unserved = 0;     // expected threads still unfinished when the recursion stopped
+  double unserved = 0;     // expected threads unfinished when the recursion stopped (N > A: N - A)
   bool truncated = false;  // stopped at max_rounds
 };
 
-// RW (Algorithm 1), pages: needs N <= A <= T.
+// RW (Algorithm 1), pages: needs A <= T (N > A allowed: the pool runs out).
 CollisionEstimate rw_collisions_rounds(std::uint64_t N, std::uint64_t A, std::uint64_t T,
                                        std::uint64_t max_rounds = 1000000);
 
 // RW-BM with s.w bits per word and s.bit_choice (s.lanes for rotated); needs N <= A <= T, w in
-// 1..64. nullopt for the synchronous rule with a choice other than lowest (not modelled).
+// 1..64 (N > A allowed). nullopt for the synchronous rule with a choice other than lowest (not modelled).
 std::optional<CollisionEstimate> rwbm_collisions_rounds(const Scenario& s, RetryRule rule,
                                                         std::uint64_t max_rounds = 1000000);
 
