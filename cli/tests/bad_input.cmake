@@ -13,7 +13,10 @@ set(cases
   "--T|model --algo rw --N 1 --A 1 --T abc"
   "--lanes|model --algo rw --N 1 --A 1 --T 10 --lanes 0"
   "--algo|model --algo corw-lockmap --N 1 --A 5 --T 100"
-  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000")
+  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000"
+  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice highest"
+  "--bit-choice|simulate --algo rw --N 10 --A 100 --T 1000 --bit-choice random"
+  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice ,")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

@@ -175,6 +175,20 @@ TEST_CASE("the collisions section: model vs measured, and the bit choices",
   CHECK(html.find("<td>0.100</td>") != std::string::npos);
   // Rows of other bit choices stay out of the paper's figures and the verdicts.
   CHECK(html.find("Figure 7 reproduced") == std::string::npos);
-  CHECK(compare_backends(rows).empty());
+  // A model row and a far-off simulated TAS: judged for lowest, ignored for another choice.
+  TidyRow model_tas;
+  model_tas.point = {"rwbm", "model", "sequential", 1000, 500000, 1000000, 32, 32, 1};
+  model_tas.metric = "tas";
+  model_tas.mean = 1.0;
+  TidyRow sim_tas = model_tas;
+  sim_tas.point.backend = "sim";
+  sim_tas.point.mode = "lockstep";
+  sim_tas.point.bit_choice = "random";
+  sim_tas.mean = 5.0;
+  sim_tas.sd = 0.01;
+  sim_tas.n = 20;
+  CHECK(compare_backends({model_tas, sim_tas}).empty());
+  sim_tas.point.bit_choice = "lowest";
+  CHECK(compare_backends({model_tas, sim_tas}).size() == 1);
   CHECK(fs::exists(dir / "figures" / "bit_choice_1000000_32_500000.svg"));
 }
