@@ -8,7 +8,8 @@
 #      costs ~2.5 s per trial to build on one core, so the CPU job leaves that half to the GPU);
 #   4. a few sequential and lockstep simulations at T = 2^25 where hardware departs most from
 #      the model;
-#   5. validate and write out/report/report.html and report.md.
+#   5. RW-BM bit choices (lowest, random, rotated) at high N/T for the collisions section;
+#   6. validate and write out/report/report.html and report.md.
 #   scripts/main-job.sh [BUILD_DIR]        (ALLOCLAB_OUT overrides out/report)
 set -euo pipefail
 build=${1:-build}
@@ -62,6 +63,20 @@ if grep -q '^[^,]*,gpu,' "$out/sweep.csv" 2>/dev/null; then
     meta=(--device-metadata reports/standard/device_metadata.json)
   "$alloclab" fit-time "$out" "${meta[@]}" -o "$out/time_fit.json"
 fi
+# Collisions (issue 6, item 4): RW-BM's bit choices (lowest, random, rotated) in the simulator at
+# high N/T, lockstep and 2 host threads, 5 trials; the report's collisions section puts them
+# beside the model. GPU rows of other bit choices come from reports/bit-choice/ when committed
+# (scripts/gpu-bit-choice.sh); its lowest rows would duplicate the standard grid's.
+if [ -f reports/bit-choice/sweep.csv ] && head -n 1 reports/bit-choice/sweep.csv | grep -q bit_choice
+then
+  awk -F, '$2 == "gpu" && $10 != "lowest"' reports/bit-choice/sweep.csv >>"$out/sweep.csv"
+fi
+"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+  --bit-choice lowest,random,rotated --w 32,64 --N '65536..262144*2' --free 0.5 --T 1e6 \
+  --trials 5 --seed 1 --out "$out"
+"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+  --bit-choice lowest,random,rotated --w 32 --N '1024..8192*2' --free 0.01 --T 1e6 \
+  --trials 5 --seed 1 --out "$out"
 if "$alloclab" validate "$out" >"$out/validate.txt"; then
   echo "main job: validation passed ($(tail -1 "$out/validate.txt"))"
 else

@@ -1,6 +1,8 @@
 #include "alloclab/cli/grid.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "alloclab/cli/value_list.hpp"
@@ -29,7 +31,51 @@ void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths) {
   cmd.add_option("--lanes", grid.lanes, "threads per warp, L")->capture_default_str();
 }
 
+void add_bit_choice_option(CLI::App& cmd, GridOptions& grid) {
+  cmd.add_option("--bit-choice", grid.bit_choice,
+                 "RW-BM: which free bit of a word a thread claims, a comma list of lowest (the "
+                 "paper's: threads reading one word all target the same bit), random (a uniformly "
+                 "random free bit, ranked by the low 32 bits of the probe number) and rotated "
+                 "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
+                 "retries with the same rule. Only collisions change in sequential and lockstep "
+                 "mode, never the words probed")
+      ->capture_default_str();
+}
+
 std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use) {
+  {
+    // The bit-choice axis: one grid per choice (rwbm); other algorithms have no bit to choose.
+    std::vector<BitChoice> choices;
+    std::string item;
+    std::istringstream list(grid.bit_choice);
+    while (std::getline(list, item, ',')) {
+      if (item.empty()) continue;
+      const auto c = parse_bit_choice(item);
+      if (!c)
+        throw InputError("--bit-choice",
+                         "unknown bit choice '" + item + "' (lowest, random, rotated)");
+      if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
+    }
+    if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
+    if (algo != Algorithm::rwbm) {
+      if (!grid.bit_choice_rwbm_only &&
+          (choices.size() > 1 || choices.front() != BitChoice::lowest))
+        throw InputError("--bit-choice", "only rwbm chooses a bit inside a word; " +
+                                             std::string(name(algo)) + " takes lowest");
+      choices = {BitChoice::lowest};
+    }
+    if (choices.size() > 1 || choices.front() != BitChoice::lowest) {
+      std::vector<Scenario> all;
+      for (auto c : choices) {
+        GridOptions one = grid;
+        one.bit_choice = "lowest";
+        auto pts = expand_grid(one, algo, use);
+        for (auto& p : pts) p.bit_choice = c;
+        all.insert(all.end(), pts.begin(), pts.end());
+      }
+      return all;
+    }
+  }
   if (!grid.w_list.empty()) {  // a w axis: one grid per width
     std::vector<Scenario> all;
     for (auto w : parse_count_list("--w", grid.w_list)) {

@@ -64,7 +64,11 @@ void run(const MeasureArgs& args) {
   std::uint64_t heap = args.heap_bytes;
   for (auto k : kernels) {
     const Algorithm algo = gpu::kernel_algorithm(k).value_or(Algorithm::rwbm);
-    auto grid = expand_grid(args.grid, algo, GridUse::runnable);
+    GridOptions g = args.grid;
+    // --bit-choice is an axis of rwbm only; with several --algo the others run once (lowest).
+    g.bit_choice_rwbm_only = kernels.size() > 1;
+    if (!gpu::kernel_algorithm(k)) g.bit_choice = "lowest";  // cudamalloc
+    auto grid = expand_grid(g, algo, GridUse::runnable);
     if (k == gpu::Kernel::cudamalloc && args.heap_bytes == 0)
       for (const auto& s : grid)
         heap = std::max<std::uint64_t>(
@@ -164,6 +168,7 @@ void add_measure_command(CLI::App& app) {
       ->required()
       ->delimiter(',');
   add_grid_options(*cmd, args->grid);
+  add_bit_choice_option(*cmd, args->grid);
   cmd->add_option("--pages", args->grid.pages, "consecutive pages per request (rwmalloc)")
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed of the pool and the probe streams")

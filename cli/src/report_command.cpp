@@ -29,8 +29,7 @@ void run(const std::string& dir) {
     in.metadata = nlohmann::json::parse(j, nullptr, false);
     if (in.metadata.is_discarded()) throw InputError("DIR", json_path.string() + " is not JSON");
   }
-  in.verdicts = validation::compare_backends(in.rows);
-  for (auto& v : validation::compare_rounds_model(in.rows)) in.verdicts.push_back(v);
+  in.verdicts = validation::all_verdicts(in.rows);
   in.errata = validation::paper000_errata();
   in.theorem_checks = validation::theorem_checks();
   in.report_command = "alloclab report " + dir;

@@ -109,6 +109,7 @@ void add_simulate_command(CLI::App& app) {
                   "(SIMT rounds), threads (host threads on one atomic bitmap)")
       ->capture_default_str();
   add_grid_options(*cmd, args->grid);
+  add_bit_choice_option(*cmd, args->grid);
   cmd->add_option("--pages", args->grid.pages, "consecutive pages per request (rwmalloc)")
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed (trial t uses trial_seed(seed, t))")

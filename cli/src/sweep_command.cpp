@@ -74,6 +74,7 @@ void run(const SweepArgs& a) {
   std::vector<Scenario> points;
   for (auto algo : algos) {
     GridOptions g = a.grid;
+    g.bit_choice_rwbm_only = true;  // rw, queue, corw: once, with lowest
     // Word width means nothing to queue and RW: one w (the first listed) instead of duplicates.
     if (!info(algo).uses_bitmap_words && !g.w_list.empty())
       g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
@@ -144,6 +145,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--pages", args->grid.pages,
                   "consecutive pages per request for rwmalloc (other algorithms take 1)")
       ->capture_default_str();
+  add_bit_choice_option(*cmd, args->grid);
   cmd->add_option("--trials", args->trials, "trials per point (simulator and GPU)")
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed of every random stream")

@@ -39,8 +39,7 @@ void run(const ValidateArgs& a) {
   if (!std::filesystem::exists(csv))
     throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + a.dir + "`)");
   const auto rows = validation::read_tidy(csv);
-  auto verdicts = validation::compare_backends(rows, a.options);
-  for (auto& v : validation::compare_rounds_model(rows, a.options)) verdicts.push_back(v);
+  const auto verdicts = validation::all_verdicts(rows, a.options);
   const auto verdict_recs = validation::verdict_records(verdicts);
   const auto theorems = validation::theorem_checks();
   const auto errata = errata_records();

@@ -23,7 +23,10 @@ set(cases
   "--folds|fit-time reports/standard --folds 1"
   "--pages|model --algo rwmalloc --pages 4 --N 100 --A 300 --T 1000"
   "--pages|model --algo corw --pages 2 --N 10 --A 300 --T 1000"
-  "--N|model --algo corw --N 400 --A 300 --T 1000")
+  "--N|model --algo corw --N 400 --A 300 --T 1000"
+  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice highest"
+  "--bit-choice|simulate --algo rw --N 10 --A 100 --T 1000 --bit-choice random"
+  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice ,")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "alloclab/core/bit_tricks.hpp"
 
@@ -104,4 +105,71 @@ TEST_CASE("lowest_set_bits keeps the c lowest set bits", "[core][bits]") {
     REQUIRE(lowest_set_bits(static_cast<std::uint32_t>(m), c) ==
             static_cast<std::uint32_t>(lowest_set_bits(m & 0xffff'ffffu, c)));
   }
+}
+
+namespace {
+// Independent references for the RW-BM bit choices: plain loops over bits.
+int naive_first_free_from(std::uint64_t word, unsigned w, unsigned start) {
+  for (unsigned d = 0; d < w; ++d) {
+    const unsigned b = (start + d) % w;
+    if (!((word >> b) & 1u)) return static_cast<int>(b);
+  }
+  return -1;
+}
+int naive_ranked_free(std::uint64_t word, unsigned w, std::uint32_t u) {
+  std::vector<int> free_bits;
+  for (unsigned b = 0; b < w; ++b)
+    if (!((word >> b) & 1u)) free_bits.push_back(static_cast<int>(b));
+  if (free_bits.empty()) return -1;
+  // rank = floor(u * f / 2^32), computed in long double: exact for these magnitudes
+  const auto rank =
+      static_cast<std::size_t>(static_cast<long double>(u) * free_bits.size() / 4294967296.0L);
+  return free_bits[rank];
+}
+}  // namespace
+
+TEST_CASE("first_free_bit_from scans cyclically from the start bit", "[core][bits]") {
+  // hand-worked: w = 8, used bits 1, 2, 5 (0b0010'0110): free 0, 3, 4, 6, 7
+  CHECK(first_free_bit_from(0b0010'0110u, 8, 0) == 0);
+  CHECK(first_free_bit_from(0b0010'0110u, 8, 1) == 3);
+  CHECK(first_free_bit_from(0b0010'0110u, 8, 5) == 6);
+  CHECK(first_free_bit_from(0b1110'0110u, 8, 5) == 0);  // wraps past bit 7
+  CHECK(first_free_bit_from(0xFFu, 8, 3) == -1);
+  CHECK(first_free_bit_from(~0ULL - 1, 64, 63) == 0);
+  std::mt19937_64 gen(11);
+  for (int t = 0; t < 20000; ++t) {
+    const unsigned w = 1 + static_cast<unsigned>(gen() % 64);
+    std::uint64_t word = gen() | gen();  // mostly used bits, as in a nearly full pool
+    if (t % 4 == 0) word = gen();
+    if (t % 97 == 0) word = ~0ULL;
+    const unsigned start = static_cast<unsigned>(gen() % w);
+    INFO("word " << word << " w " << w << " start " << start);
+    CHECK(first_free_bit_from(word, w, start) == naive_first_free_from(word, w, start));
+  }
+}
+
+TEST_CASE("ranked_free_bit picks the free bit of rank floor(u f / 2^32)", "[core][bits]") {
+  // hand-worked: free bits 0, 3, 4, 6, 7 of w = 8 (f = 5); u = 0 -> rank 0, u = 2^31 -> rank 2,
+  // u = 2^32 - 1 -> rank 4
+  CHECK(ranked_free_bit(0b0010'0110u, 8, 0) == 0);
+  CHECK(ranked_free_bit(0b0010'0110u, 8, 0x8000'0000u) == 4);
+  CHECK(ranked_free_bit(0b0010'0110u, 8, 0xFFFF'FFFFu) == 7);
+  CHECK(ranked_free_bit(0xFFu, 8, 12345) == -1);
+  std::mt19937_64 gen(13);
+  for (int t = 0; t < 20000; ++t) {
+    const unsigned w = 1 + static_cast<unsigned>(gen() % 64);
+    std::uint64_t word = t % 3 == 0 ? gen() : (gen() | gen());
+    const auto u = static_cast<std::uint32_t>(gen());
+    INFO("word " << word << " w " << w << " u " << u);
+    CHECK(ranked_free_bit(word, w, u) == naive_ranked_free(word, w, u));
+  }
+  // Uniform u chooses every free bit equally often: chi-square over 40000 draws on a word with
+  // 5 free bits (4 degrees of freedom; 18.47 is the 0.999 quantile).
+  double counts[8] = {};
+  for (int t = 0; t < 40000; ++t)
+    ++counts[ranked_free_bit(0b0010'0110u, 8, static_cast<std::uint32_t>(gen()))];
+  double chi2 = 0;
+  for (int b : {0, 3, 4, 6, 7}) chi2 += (counts[b] - 8000.0) * (counts[b] - 8000.0) / 8000.0;
+  CHECK(chi2 < 18.47);
+  CHECK(counts[1] + counts[2] + counts[5] == 0);
 }

@@ -31,8 +31,9 @@ inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
 
 // ---- Per-thread engine --------------------------------------------------------------------
 // Policy P:  std::uint64_t targets() const;                  W, probe k maps onto [0, W)
-//            int inspect(std::uint64_t target) const;         candidate (bit) or -1: a read
-//            int acquire(std::uint64_t target, int cand, std::uint64_t& lost);
+//            int inspect(std::uint64_t target, const Probe&) const;  candidate (bit) or -1: a
+//                read; Probe = the thread and its 64-bit probe number (RW-BM's bit choice)
+//            int acquire(std::uint64_t target, int cand, const Probe&, std::uint64_t& lost);
 //                the atomic claim(s) of one step: returns the candidate won, or -1 when the
 //                target has nothing left; adds one to `lost` per failed atomic claim (a
 //                collision). RW: one test-and-set. RW-BM: retries the next free bit of the
@@ -40,6 +41,12 @@ inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
 //            std::int64_t page(std::uint64_t target, int cand) const;
 // A thread's step = one probe. Shortcut (exact for allocation-only runs): once the free-page
 // counter is 0 every further probe fails, so the request fails with steps = bound at once.
+
+// One probe of one thread: what a policy may use besides the target (RW-BM: the bit choice).
+struct Probe {
+  std::uint64_t thread;
+  std::uint64_t bits;  // probe_bits(seed, thread, k)
+};
 
 template <class P>
 void serve_one(P& pol, const Run& run, std::atomic<std::uint64_t>& free, std::uint64_t i,
@@ -57,9 +64,10 @@ void serve_one(P& pol, const Run& run, std::atomic<std::uint64_t>& free, std::ui
     const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(kProbeBatch, bound - k));
     for (unsigned j = 0; j < n; ++j) {
       const std::uint64_t target = mul_high_u64(buf[j], W);
-      const int cand = pol.inspect(target);
+      const Probe probe{i, buf[j]};
+      const int cand = pol.inspect(target, probe);
       if (cand >= 0) [[unlikely]] {
-        const int got = pol.acquire(target, cand, c.collisions);
+        const int got = pol.acquire(target, cand, probe, c.collisions);
         if (got >= 0) {
           free.fetch_sub(1, std::memory_order_relaxed);
           run.out.steps[i] = static_cast<std::uint32_t>(k + j + 1);
@@ -103,7 +111,7 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
     std::vector<std::uint64_t> active(s.N), spare(s.N);
     for (std::uint64_t i = 0; i < s.N; ++i) active[i] = i;
     struct Cand {
-      std::uint64_t prio, thread, target;
+      std::uint64_t prio, thread, target, bits;
       int cand;
     };
     std::vector<Cand> cands;
@@ -128,16 +136,16 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
           bits = spare[i];
         }
         const std::uint64_t target = mul_high_u64(bits, W);
-        const int cand = pol.inspect(target);
+        const int cand = pol.inspect(target, Probe{i, bits});
         run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
         ++c[0].probes;
-        if (cand >= 0) cands.push_back({round_priority(run.seed, i, r), i, target, cand});
+        if (cand >= 0) cands.push_back({round_priority(run.seed, i, r), i, target, bits, cand});
       }
       std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
         return a.prio != b.prio ? a.prio < b.prio : a.thread < b.thread;
       });
       for (const auto& x : cands) {
-        const int got = pol.acquire(x.target, x.cand, c[0].collisions);
+        const int got = pol.acquire(x.target, x.cand, Probe{x.thread, x.bits}, c[0].collisions);
         if (got >= 0) {
           free.fetch_sub(1);
           run.out.first_page[x.thread] = pol.page(x.target, got);

@@ -12,10 +12,11 @@ struct RwPolicy {
   Bitmap& bm;
   std::uint64_t T;
   std::uint64_t targets() const { return T; }
-  int inspect(std::uint64_t p) const {
+  int inspect(std::uint64_t p, const Probe&) const {
     return ((bm.load(p >> 6) >> (p & 63)) & 1u) ? -1 : 0;  // line 3
   }
-  int acquire(std::uint64_t p, int, std::uint64_t& lost) {  // line 4: atomic test-and-set
+  int acquire(std::uint64_t p, int, const Probe&,
+              std::uint64_t& lost) {  // line 4: atomic test-and-set
     const std::uint64_t bit = std::uint64_t{1} << (p & 63);
     if ((bm.fetch_or(p >> 6, bit) & bit) == 0) return 0;
     ++lost;

@@ -12,6 +12,12 @@
 //    fail the round (see engine.hpp). Threads: real fetch_or retries.
 //    (Before this change a lost claim moved on to the next random word and cost a step: lockstep
 //    TAS 2.81 against the GPU's 1.0001 at N=131072, A=500000, T=1e6.)
+//  * which free bit: `Scenario::bit_choice` (core/bit_choice.hpp): lowest (above, the default),
+//    random (rank from the low 32 bits of the probe number) or rotated (first free bit at or
+//    after lane * w / L, cyclically); a lost claim retries with the same rule on the returned
+//    value. The probed words do not depend on it, nor does whether a step succeeds in
+//    sequential and lockstep mode (a word with f free bits serves min(k, f) of its k readers
+//    whatever bits they target): only the collisions change.
 //  * free = clear the page's bit with an atomic AND.
 #include "detail.hpp"
 #include "engine.hpp"
@@ -19,17 +25,24 @@
 namespace alloclab::sim::detail {
 namespace {
 
+// kChoice: which free bit a thread targets (core/bit_choice.hpp); a template parameter so that
+// the default (lowest) keeps the original inner loop.
+template <BitChoice kChoice>
 struct RwbmPolicy {
   Bitmap& bm;
+  unsigned lanes;
   std::uint64_t targets() const { return bm.words(); }
-  int inspect(std::uint64_t j) const { return bits::first_free_bit(bm.load(j), bm.w()); }
-  int acquire(std::uint64_t j, int b, std::uint64_t& lost) {
+  BitChoiceKey key(const Probe& p) const { return bit_choice_key(p.bits, p.thread, bm.w(), lanes); }
+  int inspect(std::uint64_t j, const Probe& p) const {
+    return choose_free_bit(kChoice, bm.load(j), bm.w(), key(p));
+  }
+  int acquire(std::uint64_t j, int b, const Probe& p, std::uint64_t& lost) {
     for (;;) {
       const std::uint64_t bit = std::uint64_t{1} << b;
       const std::uint64_t old = bm.fetch_or(j, bit);
       if ((old & bit) == 0) return b;
-      ++lost;  // the claim is lost: retry on the value the atomic returned
-      b = bits::first_free_bit(old | bit, bm.w());
+      ++lost;  // the claim is lost: retry on the value the atomic returned, same rule
+      b = choose_free_bit(kChoice, old | bit, bm.w(), key(p));
       if (b < 0) return -1;  // word exhausted: the next step reads another word
     }
   }
@@ -46,9 +59,25 @@ class RwbmAllocator final : public BitmapAllocator {
     RunResult r = fresh_result(seed);
     const Run run{
         s_, opt_, seed, default_step_bound(s_, opt_), resolve_host_threads(opt_.host_threads), r};
-    RwbmPolicy pol{bm_};
-    run_per_thread(pol, run, free_);
+    switch (s_.bit_choice) {
+      case BitChoice::lowest:
+        run_with<BitChoice::lowest>(run);
+        break;
+      case BitChoice::random:
+        run_with<BitChoice::random>(run);
+        break;
+      case BitChoice::rotated:
+        run_with<BitChoice::rotated>(run);
+        break;
+    }
     return r;
+  }
+
+ private:
+  template <BitChoice kChoice>
+  void run_with(const Run& run) {
+    RwbmPolicy<kChoice> pol{bm_, s_.lanes};
+    run_per_thread(pol, run, free_);
   }
 };
 

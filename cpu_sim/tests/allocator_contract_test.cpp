@@ -18,6 +18,8 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
   const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
                                   Algorithm::rwmalloc, Algorithm::corw_lockmap);
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  // RW-BM's bit choices (core/bit_choice.hpp); the other allocators have none and run once.
+  const BitChoice choice = GENERATE(BitChoice::lowest, BitChoice::random, BitChoice::rotated);
   struct Case {
     std::uint64_t N, A, T;
     unsigned w, lanes, pages;
@@ -27,6 +29,7 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
                           Case{300, 100, 1000, 16, 8, 1},    // out of memory
                           Case{70, 900, 1000, 64, 32, 3},    // multi-page (rwmalloc)
                           Case{37, 2000, 2003, 7, 5, 1});    // odd w, partial warp, T % w != 0
+  if (algo != Algorithm::rwbm && choice != BitChoice::lowest) return;  // nothing to choose
   Scenario s;
   s.algo = algo;
   s.N = c.N;
@@ -36,10 +39,11 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
   s.lanes = c.lanes;
   s.pages = algo == Algorithm::rwmalloc ? c.pages : 1;
   s.seed = 12345;
+  s.bit_choice = choice;
   SimOptions o;
   o.mode = mode;
   o.host_threads = 2;
-  CAPTURE(name(algo), mode_name(mode), c.N, c.A, c.T, c.w, c.lanes, s.pages);
+  CAPTURE(name(algo), mode_name(mode), name(choice), c.N, c.A, c.T, c.w, c.lanes, s.pages);
 
   // run_once verifies internally (throws VerificationError); check the summary too.
   const RunResult r = run_once(s, o, 0);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "alloclab/core/bit_choice.hpp"
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
@@ -60,7 +61,8 @@ inline constexpr std::uint64_t kFailed = ~std::uint64_t{0};  // result slot of a
 struct KernelArgs {
   std::uint64_t N = 0, A = 0, T = 0, words = 0;
   unsigned w = 32, lanes = 32, pages = 1, per_thread = 1;
-  std::uint64_t seed = 0;  // trial seed
+  BitChoice bit_choice = BitChoice::lowest;  // RW-BM: which free bit to claim (bit_choice.hpp)
+  std::uint64_t seed = 0;                    // trial seed
   std::uint64_t max_steps = 0;
   void* bitmap = nullptr;                    // words of w bits (uint32 or uint64)
   std::uint32_t* queue = nullptr;            // queue: ring of free page ids (capacity A)

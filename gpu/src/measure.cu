@@ -308,6 +308,7 @@ MeasureResult measure(Kernel kernel, const Scenario& s, const MeasureOptions& o,
   a.words = word_count(s.T, a.w);
   a.lanes = s.lanes;
   a.pages = s.pages;
+  a.bit_choice = s.bit_choice;
   a.per_thread = o.per_thread;
   a.seed = trial_seed(s.seed, trial);
   a.max_steps = o.max_steps;

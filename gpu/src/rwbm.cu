@@ -1,14 +1,17 @@
 // RW-BM (paper 000, Sec. 4.1): each step reads one random w-bit word (bitmap_probe_word) and, if
 // it has a free bit, claims the lowest one with atomicOr; a lost claim retries on the next free
 // bit of the value the atomic returned, within the same word and the same step (a collision
-// each), so only an exhausted word costs a new step. The free kernel clears one bit per page and
-// also serves CoRW.
+// each), so only an exhausted word costs a new step. `--bit-choice` (core/bit_choice.hpp, a
+// template parameter: lowest compiles to the original loop) replaces "lowest free bit" by a
+// random free bit ranked by the low 32 bits of the probe number, or by the first free bit at or
+// after lane * w / lanes; the probed words stay those of bitmap_probe_word. The free kernel
+// clears one bit per page and also serves CoRW.
 #include "common.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
 
-template <typename Word, bool kCounters>
+template <typename Word, bool kCounters, BitChoice kChoice>
 __global__ void rwbm_alloc_kernel(KernelArgs a) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N) return;
@@ -19,11 +22,17 @@ __global__ void rwbm_alloc_kernel(KernelArgs a) {
     std::uint32_t steps = 0, lost = 0;
     std::uint64_t got = kFailed;
     while (steps < a.max_steps && got == kFailed) {
-      const std::uint64_t p = bitmap_probe_word(a.seed, i, k++, a.words);
+      // == bitmap_probe_word(a.seed, i, k, a.words); the low bits also key the bit choice
+      const std::uint64_t probe = probe_bits(a.seed, i, k++);
+      const std::uint64_t p = mul_high_u64(probe, a.words);
       ++steps;
       Word word = load_word(&bitmap[p]);
       while (word != static_cast<Word>(~Word{0})) {
-        const int b = bits::first_free_bit(word, w);
+        int b;
+        if constexpr (kChoice == BitChoice::lowest)
+          b = bits::first_free_bit(word, w);
+        else
+          b = choose_free_bit(kChoice, word, w, bit_choice_key(probe, i, w, a.lanes));
         const Word bit = Word{1} << b;
         const Word old = atomic_or_word(&bitmap[p], bit);
         if (!(old & bit)) {
@@ -53,12 +62,27 @@ __global__ void bit_free_kernel(KernelArgs a) {
   atomic_and_word(&static_cast<Word*>(a.bitmap)[p / w], static_cast<Word>(~(Word{1} << (p % w))));
 }
 
-template <typename Word>
+template <typename Word, BitChoice kChoice>
 void launch_alloc(const KernelArgs& a, bool counters) {
   if (counters)
-    rwbm_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a);
+    rwbm_alloc_kernel<Word, true, kChoice><<<blocks_for(a.N, 256), 256>>>(a);
   else
-    rwbm_alloc_kernel<Word, false><<<blocks_for(a.N, 256), 256>>>(a);
+    rwbm_alloc_kernel<Word, false, kChoice><<<blocks_for(a.N, 256), 256>>>(a);
+}
+
+template <typename Word>
+void launch_alloc(const KernelArgs& a, bool counters) {
+  switch (a.bit_choice) {
+    case BitChoice::lowest:
+      launch_alloc<Word, BitChoice::lowest>(a, counters);
+      break;
+    case BitChoice::random:
+      launch_alloc<Word, BitChoice::random>(a, counters);
+      break;
+    case BitChoice::rotated:
+      launch_alloc<Word, BitChoice::rotated>(a, counters);
+      break;
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/pool.hpp"
@@ -97,7 +98,30 @@ Replay replay(const Scenario& s) {
       } else if (s.algo == Algorithm::rwbm) {
         const std::uint64_t wi = bitmap_probe_word(seed, i, k, words);
         touch(wi, i);
-        const int b = bits::first_free_bit(word_of(wi), w);
+        // --bit-choice (core/bit_choice.hpp), written out here: lowest free bit; random = rank
+        // floor(u f / 2^32) with u = low 32 bits of the probe number; rotated = first free bit
+        // at or after (i mod lanes) * w / lanes, cyclically.
+        const std::uint64_t used = word_of(wi);
+        std::vector<int> free_bits;
+        for (unsigned b = 0; b < w; ++b)
+          if (!((used >> b) & 1)) free_bits.push_back(static_cast<int>(b));
+        int b = -1;
+        if (!free_bits.empty()) {
+          if (s.bit_choice == BitChoice::random) {
+            const auto u = static_cast<std::uint32_t>(probe_bits(seed, i, k));
+            b = free_bits[(std::uint64_t{u} * free_bits.size()) >> 32];
+          } else if (s.bit_choice == BitChoice::rotated) {
+            const unsigned start = static_cast<unsigned>(i % s.lanes) * w / s.lanes;
+            b = free_bits.front();
+            for (int f : free_bits)
+              if (f >= static_cast<int>(start)) {
+                b = f;
+                break;
+              }
+          } else {
+            b = free_bits.front();
+          }
+        }
         if (b >= 0) got = static_cast<std::int64_t>(wi * w + static_cast<unsigned>(b));
       } else {  // rwmalloc, one thread (lane 0 of warp 0)
         REQUIRE(s.N == 1);
@@ -156,6 +180,30 @@ TEST_CASE("one thread probes exactly the contract's pages", "[gpu]") {
       compare(s, k);
     }
   }
+}
+
+TEST_CASE("RW-BM's bit choices match step for step", "[gpu]") {
+  require_device();
+  for (BitChoice c : {BitChoice::lowest, BitChoice::random, BitChoice::rotated})
+    for (unsigned w : {32u, 64u}) {
+      INFO(name(c) << " w " << w);
+      // One thread at A/T = 0.2% (many steps, mostly full words, so the choice matters), then
+      // 32 threads of one warp (every lane offset) on a large, half-free pool.
+      auto s = scenario(Algorithm::rwbm, 1, 2000, 1000000, 3);
+      s.w = w;
+      s.bit_choice = c;
+      compare(s, Kernel::rwbm);
+      bool compared = false;
+      for (std::uint64_t seed = 5; seed < 25 && !compared; ++seed) {
+        auto m = scenario(Algorithm::rwbm, 32, 1ull << 23, 1ull << 24, seed);
+        m.w = w;
+        m.bit_choice = c;
+        if (!replay(m).words_touched_twice.empty()) continue;
+        compare(m, Kernel::rwbm);
+        compared = true;
+      }
+      CHECK(compared);
+    }
 }
 
 TEST_CASE("32 threads without collisions match step for step", "[gpu]") {

@@ -9,8 +9,9 @@
 namespace alloclab::validation {
 
 std::string PointKey::text() const {
-  return fmt::format("{}|{}|{}|N={}|A={}|T={}|w={}|L={}|n={}", algo, backend, mode, N, A, T, w,
-                     lanes, pages);
+  // lowest adds nothing, so keys of rows from before the bit_choice column stay the same
+  return fmt::format("{}|{}|{}|N={}|A={}|T={}|w={}|L={}|n={}{}", algo, backend, mode, N, A, T, w,
+                     lanes, pages, bit_choice == "lowest" ? std::string() : "|bit=" + bit_choice);
 }
 
 PointKey point_of(const Scenario& s, const std::string& backend, const std::string& mode) {
@@ -24,6 +25,7 @@ PointKey point_of(const Scenario& s, const std::string& backend, const std::stri
   p.w = s.w;
   p.lanes = s.lanes;
   p.pages = s.pages;
+  p.bit_choice = s.algo == Algorithm::rwbm ? std::string(name(s.bit_choice)) : "lowest";
   return p;
 }
 
@@ -33,8 +35,8 @@ void write_header(std::ostream& out) {
 
 void write_row(std::ostream& out, const TidyRow& r) {
   const auto& p = r.point;
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.algo, p.backend, p.mode, p.N,
-                     p.A, p.T, p.w, p.lanes, p.pages, r.metric,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.algo, p.backend, p.mode,
+                     p.N, p.A, p.T, p.w, p.lanes, p.pages, p.bit_choice, r.metric,
                      r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n);
 }
 
@@ -67,16 +69,20 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
     torn_tail = last != '\n';
   }
   if (lines.empty()) throw std::runtime_error(path + ": empty file");
-  if (lines[0] != kTidyHeader) throw std::runtime_error(path + ":1: not an alloclab tidy CSV");
+  const bool has_bit_choice = lines[0] == kTidyHeader;
+  if (!has_bit_choice && lines[0] != kTidyHeaderWithoutBitChoice)
+    throw std::runtime_error(path + ":1: not an alloclab tidy CSV");
+  const std::size_t columns = has_bit_choice ? 15 : 14;
   std::vector<TidyRow> rows;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const bool last = i + 1 == lines.size();
     const auto c = split_csv_line(lines[i]);
-    if (c.size() != 14) {
+    if (c.size() != columns) {
       if (last && torn_tail) break;
       throw std::runtime_error(
-          fmt::format("{}:{}: expected 14 columns, got {}", path, i + 1, c.size()));
+          fmt::format("{}:{}: expected {} columns, got {}", path, i + 1, columns, c.size()));
     }
+    const std::size_t m = has_bit_choice ? 10 : 9;  // where the metric column is
     try {
       TidyRow r;
       r.point.algo = c[0];
@@ -88,15 +94,19 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
       r.point.w = static_cast<unsigned>(std::stoul(c[6]));
       r.point.lanes = static_cast<unsigned>(std::stoul(c[7]));
       r.point.pages = static_cast<unsigned>(std::stoul(c[8]));
-      r.metric = c[9];
-      if (!c[10].empty()) r.mean = std::stod(c[10]);
-      r.sd = std::stod(c[11]);
-      r.ci95 = std::stod(c[12]);
-      r.n = std::stoull(c[13]);
+      if (has_bit_choice) {
+        if (!parse_bit_choice(c[9])) throw std::invalid_argument("bit_choice");
+        r.point.bit_choice = c[9];
+      }
+      r.metric = c[m];
+      if (!c[m + 1].empty()) r.mean = std::stod(c[m + 1]);
+      r.sd = std::stod(c[m + 2]);
+      r.ci95 = std::stod(c[m + 3]);
+      r.n = std::stoull(c[m + 4]);
       rows.push_back(std::move(r));
     } catch (const std::logic_error&) {
       if (last && torn_tail) break;
-      throw std::runtime_error(fmt::format("{}:{}: malformed number", path, i + 1));
+      throw std::runtime_error(fmt::format("{}:{}: malformed number or bit choice", path, i + 1));
     }
   }
   return rows;

@@ -106,7 +106,8 @@ std::vector<TimePoint> time_points(const std::vector<TidyRow>& rows, std::size_t
   std::map<std::string, Acc> by_point;
   std::vector<std::string> order;
   for (const auto& r : rows) {
-    if (r.point.backend != "gpu" || !r.mean) continue;
+    // Lowest-bit RW-BM only: other bit choices (collisions section) are another kernel.
+    if (r.point.backend != "gpu" || !r.mean || r.point.bit_choice != "lowest") continue;
     const auto key = r.point.text();
     auto [it, fresh] = by_point.try_emplace(key);
     if (fresh) {

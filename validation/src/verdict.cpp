@@ -1,10 +1,13 @@
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/warp_models.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -83,6 +86,9 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
                                       const ValidationOptions& options) {
   std::map<std::string, PointRows> points;
   for (const auto& r : rows) {
+    // The models are those of the paper's lowest-bit RW-BM; other bit choices are compared in
+    // the report's collisions section (collisions_report.cpp), not here.
+    if (r.point.bit_choice != "lowest") continue;
     auto& pr = points[shared_point(r.point)];
     pr.by_source[r.point.backend + "|" + r.point.mode][r.metric] = &r;
   }
@@ -371,6 +377,16 @@ bool all_acceptable(const std::vector<Verdict>& verdicts) {
   for (const auto& v : verdicts)
     if (v.outcome == Outcome::fail) return false;
   return true;
+}
+
+std::vector<Verdict> all_verdicts(const std::vector<TidyRow>& rows,
+                                  const ValidationOptions& options) {
+  std::vector<TidyRow> lowest;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(lowest),
+               [](const TidyRow& r) { return r.point.bit_choice == "lowest"; });
+  auto verdicts = compare_backends(lowest, options);
+  for (auto& v : compare_rounds_model(lowest, options)) verdicts.push_back(std::move(v));
+  return verdicts;
 }
 
 }  // namespace alloclab::validation

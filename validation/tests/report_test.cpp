@@ -131,3 +131,72 @@ TEST_CASE("the report renders with all its plots in headless Chromium", "[valida
   INFO(text.substr(0, 300));
   CHECK(text.find(expected) != std::string::npos);
 }
+
+TEST_CASE("the collisions section: model vs measured, and the bit choices",
+          "[validation][report]") {
+  if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
+  std::vector<TidyRow> rows;
+  auto add = [&](std::string algo, std::string backend, std::string mode, std::string choice,
+                 std::uint64_t N, double mean) {
+    TidyRow r;
+    r.point = {algo, backend, mode, N, 500000, 1000000, 32, 32, 1};
+    r.point.bit_choice = choice;
+    r.metric = "collisions";
+    r.mean = mean;
+    r.ci95 = 0.01 * mean;
+    r.n = 20;
+    rows.push_back(r);
+  };
+  for (std::uint64_t N : {1000, 65536, 131072}) {
+    add("rwbm", "sim", "lockstep", "lowest", N, static_cast<double>(N) / 3);
+    add("rwbm", "sim", "lockstep", "random", N, static_cast<double>(N) / 30);
+    add("rwbm", "gpu", "", "lowest", N, static_cast<double>(N) / 2);
+    add("rw", "sim", "lockstep", "lowest", N, static_cast<double>(N) / 10);
+  }
+  // kernel time by bit choice (random, rotated only: they must stay out of Figure 7)
+  for (const std::string c : {"random", "rotated"}) {
+    add("rwbm", "gpu", "", c, 65536, 1);
+    rows.back().metric = "kernel_ms";
+    rows.back().mean = c == "random" ? 0.0625 : 0.03125;
+    rows.back().ci95 = c == "random" ? 0.001 : 0.002;
+  }
+  const auto dir = fs::temp_directory_path() / "alloclab_report_collisions";
+  fs::remove_all(dir);
+  ReportInputs in;
+  in.dir = dir.string();
+  in.rows = rows;
+  in.report_command = "alloclab report x";
+  const auto files = write_report(in);
+  const auto html = slurp(files.html);
+  CHECK(html.find("Collisions (not in the paper)") != std::string::npos);
+  // One figure per (algo, T, w) for the comparison, one per (T, w, A) for the bit choice.
+  CHECK(html.find("<figure id=\"collisions_rwbm_1000000_32\"") != std::string::npos);
+  CHECK(html.find("<figure id=\"collisions_rw_1000000_1\"") != std::string::npos);
+  CHECK(html.find("<figure id=\"bit_choice_1000000_32_500000\"") != std::string::npos);
+  CHECK(files.figures == 3);
+  CHECK(count(html, "<svg") == 3);
+  // The paper's bound at N = 1000, A/T = 1/2, T = 10^6, by hand: 1000 * 999 / 2e6 / 2 = 0.24975,
+  // which as a double lies just below 0.24975 and prints with 4 digits as 0.2497.
+  CHECK(html.find("<td>0.2497</td>") != std::string::npos);
+  CHECK(html.find("<td>-</td><td>0.0625 ± 0.001</td><td>0.03125 ± 0.002</td>") != std::string::npos);
+  // random / lowest = (N/30) / (N/3) = 0.1 in the bit-choice table.
+  CHECK(html.find("<td>0.100</td>") != std::string::npos);
+  // Rows of other bit choices stay out of the paper's figures and the verdicts.
+  CHECK(html.find("Figure 7 reproduced") == std::string::npos);
+  // A model row and a far-off simulated TAS: judged for lowest, ignored for another choice.
+  TidyRow model_tas;
+  model_tas.point = {"rwbm", "model", "sequential", 1000, 500000, 1000000, 32, 32, 1};
+  model_tas.metric = "tas";
+  model_tas.mean = 1.0;
+  TidyRow sim_tas = model_tas;
+  sim_tas.point.backend = "sim";
+  sim_tas.point.mode = "lockstep";
+  sim_tas.point.bit_choice = "random";
+  sim_tas.mean = 5.0;
+  sim_tas.sd = 0.01;
+  sim_tas.n = 20;
+  CHECK(compare_backends({model_tas, sim_tas}).empty());
+  sim_tas.point.bit_choice = "lowest";
+  CHECK(compare_backends({model_tas, sim_tas}).size() == 1);
+  CHECK(fs::exists(dir / "figures" / "bit_choice_1000000_32_500000.svg"));
+}

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
 
 #include "alloclab/validation/sweep.hpp"
 #include "alloclab/validation/tidy.hpp"
@@ -82,12 +83,58 @@ TEST_CASE("a torn last line is dropped, a malformed middle line is an error", "[
   const auto path = (dir / "t.csv").string();
   {
     std::ofstream out(path);
-    out << kTidyHeader << "\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\nrw,model,,2,10";
+    out << kTidyHeaderWithoutBitChoice
+        << "\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\nrw,model,,2,10";
   }
   CHECK(read_tidy(path).size() == 1);
   {
     std::ofstream out(path);
-    out << kTidyHeader << "\nrw,model,,1,100\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\n";
+    out << kTidyHeaderWithoutBitChoice
+        << "\nrw,model,,1,100\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\n";
+  }
+  CHECK_THROWS_WITH(read_tidy(path), Catch::Contains(":2:"));
+}
+
+TEST_CASE("the bit_choice column: old CSVs read as lowest, new ones round-trip", "[validation]") {
+  const auto dir = fresh_dir("bitchoice");
+  fs::create_directories(dir);
+  const auto path = (dir / "b.csv").string();
+  {
+    // a file written before the column existed (reports/standard/sweep.csv has this header)
+    std::ofstream out(path);
+    out << "algo,backend,mode,N,A,T,w,lanes,pages,metric,mean,sd,ci95,n\n"
+        << "rwbm,gpu,,1024,5000,1000000,32,32,1,collisions,7.95,3.1,1.4,20\n";
+  }
+  auto rows = read_tidy(path);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].point.bit_choice == "lowest");
+  CHECK(rows[0].metric == "collisions");
+  CHECK(*rows[0].mean == 7.95);
+  CHECK(rows[0].n == 20);
+  // the current format: a rotated row and a lowest row of the same point are different keys
+  TidyRow rotated = rows[0];
+  rotated.point.bit_choice = "rotated";
+  rotated.mean = 1.5;
+  {
+    std::ofstream out(path);
+    write_header(out);
+    write_row(out, rows[0]);
+    write_row(out, rotated);
+  }
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == "algo,backend,mode,N,A,T,w,lanes,pages,bit_choice,metric,mean,sd,ci95,n");
+  const auto back = read_tidy(path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].point == rows[0].point);
+  CHECK(back[1].point.bit_choice == "rotated");
+  CHECK(back[0].point.text() != back[1].point.text());
+  CHECK(back[0].point.text() == rows[0].point.text());  // lowest keys as before the column
+  {
+    std::ofstream out(path);
+    write_header(out);
+    out << "rwbm,gpu,,1024,5000,1000000,32,32,1,highest,collisions,1,0,0,20\n";
   }
   CHECK_THROWS_WITH(read_tidy(path), Catch::Contains(":2:"));
 }

@@ -18,6 +18,11 @@ struct GridOptions {
   unsigned lanes = 32;
   unsigned pages = 1;
   std::uint64_t seed = 1;
+  // RW-BM bit choices, a comma list of lowest|random|rotated (core/bit_choice.hpp); the grid
+  // gains a bit-choice axis for rwbm. Other algorithms have no choice: see expand_grid.
+  std::string bit_choice = "lowest";
+  // sweep: algorithms other than rwbm are run once (lowest) instead of rejecting the option.
+  bool bit_choice_rwbm_only = false;
 };
 
 enum class GridUse {
@@ -31,6 +36,9 @@ enum class WordWidths { single, list };
 // commands that use them). With WordWidths::list, --w takes a list (e.g. 32,64) and the grid
 // gains a w axis.
 void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths = WordWidths::single);
+
+// Adds --bit-choice (simulate, measure, sweep: the commands that run RW-BM).
+void add_bit_choice_option(CLI::App& cmd, GridOptions& grid);
 
 // Expands the grid (product of the lists, in N-major order... T, A, N innermost last) for one
 // algorithm. Throws InputError naming the parameter on any invalid point.

@@ -70,6 +70,28 @@ ALLOCLAB_HD Word lowest_set_bits(Word x, unsigned c) {
   return pos < 0 ? x : static_cast<Word>(x & low_mask(static_cast<unsigned>(pos) + 1));
 }
 
+// First unset bit at or after bit `start` among the low w bits of `word`, wrapping around to bit
+// 0 (cyclic order start, start+1, ..., w-1, 0, ..., start-1); -1 if all w are used. start < w.
+// The "rotated" bit choice of RW-BM (bit_choice.hpp): threads that start at different offsets of
+// one word usually target different free bits.
+ALLOCLAB_HD int first_free_bit_from(std::uint64_t word, unsigned w, unsigned start) {
+  const std::uint64_t free_bits = ~word & low_mask(w);
+  if (free_bits == 0) return -1;
+  const std::uint64_t at_or_above = free_bits & ~low_mask(start == 0 ? 0 : start);
+  return static_cast<int>(count_trailing_zeros(at_or_above ? at_or_above : free_bits));
+}
+
+// The free bit of rank floor(u * f / 2^32) (0-based, counted from bit 0) among the f unset bits
+// of the low w bits of `word`; -1 if none. With u uniform on [0, 2^32) every free bit is chosen
+// with probability within f / 2^32 of 1/f. The "random" bit choice of RW-BM (bit_choice.hpp).
+ALLOCLAB_HD int ranked_free_bit(std::uint64_t word, unsigned w, std::uint32_t u) {
+  const std::uint64_t free_bits = ~word & low_mask(w);
+  const unsigned f = popcount(free_bits);
+  if (f == 0) return -1;
+  const auto rank = static_cast<unsigned>((static_cast<std::uint64_t>(u) * f) >> 32);
+  return find_kth_set_bit(free_bits, rank + 1);
+}
+
 // A run of consecutive free (unset) bits inside one word.
 struct FreeRun {
   int start;        // bit index of the first free bit, -1 if none

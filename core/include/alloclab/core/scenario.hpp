@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "alloclab/core/algorithm.hpp"
+#include "alloclab/core/bit_choice.hpp"
 
 namespace alloclab {
 
@@ -16,6 +17,8 @@ struct Scenario {
   unsigned lanes = 32;     // threads per warp, L
   unsigned pages = 1;      // consecutive pages per request (RW_malloc), n
   std::uint64_t seed = 1;  // root of every random stream of a run
+  // RW-BM: which free bit of a word a thread claims (bit_choice.hpp); other algorithms ignore it.
+  BitChoice bit_choice = BitChoice::lowest;
 };
 
 // Warps are consecutive groups of `lanes` threads; the last one may be partial.

@@ -21,6 +21,9 @@ struct PointKey {
   std::string mode;     // simulator mode, schedule for the model, "" where it does not apply
   std::uint64_t N = 0, A = 0, T = 0;
   unsigned w = 32, lanes = 32, pages = 1;
+  // RW-BM's --bit-choice (core/bit_choice.hpp); "lowest" for every other algorithm and for rows
+  // read from CSVs written before the column existed.
+  std::string bit_choice = "lowest";
 
   std::string text() const;  // stable, unique: used for resume and grouping
   bool operator==(const PointKey&) const = default;
@@ -36,6 +39,10 @@ struct TidyRow {
 };
 
 inline constexpr const char* kTidyHeader =
+    "algo,backend,mode,N,A,T,w,lanes,pages,bit_choice,metric,mean,sd,ci95,n";
+// The header before the bit_choice column (e.g. reports/standard/sweep.csv): still read, with
+// bit_choice = lowest; a resumed sweep rewrites such a file with the current header.
+inline constexpr const char* kTidyHeaderWithoutBitChoice =
     "algo,backend,mode,N,A,T,w,lanes,pages,metric,mean,sd,ci95,n";
 
 void write_header(std::ostream& out);

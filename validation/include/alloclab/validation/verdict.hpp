@@ -46,6 +46,12 @@ struct ValidationOptions {
 std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
                                       const ValidationOptions& options = {});
 
+// Every verdict of a sweep directory's rows, as `validate` and `report` give them: the backend
+// comparisons above and the parallel-rounds model's (rounds_backend.hpp), over the lowest-bit
+// rows only (other RW-BM bit choices belong to the report's collisions section).
+std::vector<Verdict> all_verdicts(const std::vector<TidyRow>& rows,
+                                  const ValidationOptions& options = {});
+
 // One record per verdict, for write_records (table / csv / json).
 std::vector<Record> verdict_records(const std::vector<Verdict>& verdicts);
 
