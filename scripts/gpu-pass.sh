@@ -74,6 +74,9 @@ stamp "compute-sanitizer"
       --N 1000 --free 0.1 --T 1e5 --repeats 1 --warmup 0 --format csv; echo "rc=$?"
     compute-sanitizer --tool $tool --error-exitcode 9 $AL measure --algo rwmalloc --pages 3 \
       --N 300 --free 0.5 --T 1e5 --repeats 1 --warmup 0 --per-thread 2 --format csv; echo "rc=$?"
+    compute-sanitizer --tool $tool --error-exitcode 9 $AL measure --algo rwbm \
+      --bit-choice random,rotated --N 1000 --free 0.5 --T 1e4 --repeats 1 --warmup 0 \
+      --format csv; echo "rc=$?"
   done
   echo "### memcheck cudamalloc"
   compute-sanitizer --tool memcheck --error-exitcode 9 $AL measure --algo cudamalloc --N 1000 \
