@@ -21,7 +21,9 @@ rm -rf "$out"
 mkdir -p "$out"
 if [ -f reports/standard/sweep.csv ]; then
   # Only the hardware rows: model and simulation are recomputed here, not copied.
-  { head -n 1 reports/standard/sweep.csv; grep '^[^,]*,gpu,' reports/standard/sweep.csv; } \
+  # (Lowest-bit rows: the other RW-BM bit choices come from reports/bit-choice/ below.)
+  awk -F, 'NR == 1 { bc = ($10 == "bit_choice") }
+           NR == 1 || ($2 == "gpu" && (!bc || $10 == "lowest"))' reports/standard/sweep.csv \
     >"$out/sweep.csv"
   cp reports/standard/sweep.json "$out/"
   echo "main job: starting from the committed GPU rows of reports/standard/sweep.csv"
@@ -54,6 +56,11 @@ done
 # pool alone costs ~2.5 s per trial to build on one core).
 "$alloclab" sweep --algos rw --backends sim --modes sequential,lockstep --N '32768..262144*2' \
   --free 0.01,0.007,0.005 --T '2^25' --trials 5 --seed 1 --out "$out"
+# CoRW at T = 2^25 with N >= 32768: hardware warps run concurrently, so its rounds lie between
+# the warp chain's (warps one at a time = the sequential simulation) and the lockstep
+# simulation's (every warp reads at the start of each round); 3 trials, ~5 min.
+"$alloclab" sweep --algos corw --backends sim --modes sequential,lockstep --w 32,64 \
+  --N '32768..1048576*2' --free 0.1,0.01,0.007,0.005 --T '2^25' --trials 3 --seed 1 --out "$out"
 # The kernel-time model (issue 6): fit time to work on the committed GPU rows; the report adds
 # its section when $out/time_fit.json exists. reports/data/<device>/time_fit.json, which
 # `alloclab model --device` reads, is the same command run on reports/standard.

@@ -16,7 +16,6 @@
 #include "alloclab/validation/warp_models.hpp"
 
 namespace alloclab::validation {
-namespace {
 
 std::string html_escape(const std::string& s) {
   std::string out;
@@ -40,6 +39,9 @@ std::string html_escape(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+
 
 // "50%", "0.7%": the free fraction A/T as the paper labels it.
 std::string fraction_label(std::uint64_t A, std::uint64_t T) {

@@ -14,24 +14,10 @@
 #include <tuple>
 
 #include "alloclab/validation/plot.hpp"
+#include "alloclab/validation/report.hpp"
 
 namespace alloclab::validation {
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 std::string percent(std::uint64_t A, std::uint64_t T) {
   return fmt::format("{:.3g}%", 100.0 * static_cast<double>(A) / static_cast<double>(T));
@@ -106,7 +92,7 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
       "(word) is still free when its claim comes, as one at a time, so the total probe count has "
       "the same law. RW's rounds TAS is T/N (H_A - H_{A-N}); RW-BM's is the sequential "
       "simulation's, and its excess over Eq. (4) in the table below is the clumping erratum.";
-  html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << escape(intro) << "</p>\n";
+  html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << html_escape(intro) << "</p>\n";
   md << "\n## Parallel rounds model (not in the paper)\n\n" << intro << "\n\n";
 
   // Figures: per algorithm and metric, at the T with the most lockstep rows, the two smallest
@@ -161,8 +147,8 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
           p.title +
           ". Lines: the rounds model and the paper's sequential model (WAS: service-order warps); "
           "points: lockstep simulation and GPU (mean and 95% CI).";
-      html << "<figure id=\"" << id << "\">" << svg << "\n<figcaption>" << escape(caption)
-           << "<br>Made by: <code>" << escape(report_command) << "</code></figcaption></figure>\n";
+      html << "<figure id=\"" << id << "\">" << svg << "\n<figcaption>" << html_escape(caption)
+           << "<br>Made by: <code>" << html_escape(report_command) << "</code></figcaption></figure>\n";
       md << "- `" << id << "`: " << caption << "\n";
       std::ofstream(fs::path(dir) / "figures" / (id + ".svg")) << svg;
     }
@@ -255,7 +241,7 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
     html << "<tr>";
     md << "|";
     for (const auto& c : cells) {
-      html << "<td>" << escape(c) << "</td>";
+      html << "<td>" << html_escape(c) << "</td>";
       md << ' ' << c << " |";
     }
     html << "</tr>\n";

@@ -7,24 +7,10 @@
 #include <sstream>
 
 #include "alloclab/validation/plot.hpp"
+#include "alloclab/validation/report.hpp"
 
 namespace alloclab::validation {
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 std::string pct(const nlohmann::json& summary, const char* field) {
   if (!summary.is_object()) return "-";
@@ -52,7 +38,7 @@ struct Table {
     html << "<table><tr>";
     md << '|';
     for (const auto& h : head) {
-      html << "<th>" << escape(h) << "</th>";
+      html << "<th>" << html_escape(h) << "</th>";
       md << ' ' << h << " |";
     }
     html << "</tr>\n";
@@ -63,7 +49,7 @@ struct Table {
       html << "<tr>";
       md << '|';
       for (const auto& c : r) {
-        html << "<td>" << escape(c) << "</td>";
+        html << "<td>" << html_escape(c) << "</td>";
         md << ' ' << c << " |";
       }
       html << "</tr>\n";
@@ -98,7 +84,7 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
       "unweighted one over all points. Made by <code>{}</code> from {}.",
       device, method.value("kfold", 5), method.value("seed", 1),
       method.value("selection", std::string()), tf.value("device_id", std::string()),
-      escape(command), escape(tf.at("source").value("sweep_csv", std::string())));
+      html_escape(command), html_escape(tf.at("source").value("sweep_csv", std::string())));
   html << "<h2>Kernel time model (not in the paper)</h2>\n<p>" << intro << "</p>\n";
   std::string intro_md = intro;
   for (const auto* tag : {"<code>", "</code>"})
@@ -151,7 +137,7 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
       "over the measured points of algorithms the analytic model covers; it inherits the "
       "model's departures from hardware (RW's WAS on hardware exceeds the sequential model's, "
       "see the verdicts), so part of that error is the model's, not the time fit's.";
-  html << "<p>" << escape(why) << "</p>\n<h3>Candidate feature sets, by held-out error</h3>\n";
+  html << "<p>" << html_escape(why) << "</p>\n<h3>Candidate feature sets, by held-out error</h3>\n";
   md << '\n' << why << "\n\n### Candidate feature sets, by held-out error\n\n";
   candidates.write(html, md);
 

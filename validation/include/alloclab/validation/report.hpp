@@ -22,6 +22,9 @@ struct Erratum {
 
 // A section beyond the built-in ones (the models the papers lack, issue 6): its own text and
 // figures, placed before the errata. Figures are inlined and written to figures/<id>.svg.
+// Text for HTML element content and attribute values (<, >, &, ").
+std::string html_escape(const std::string& s);
+
 struct ReportSection {
   std::string html, markdown;  // the section's text, starting with its heading
   struct SectionFigure {
