@@ -42,7 +42,6 @@ std::string html_escape(const std::string& s) {
 
 namespace {
 
-
 // "50%", "0.7%": the free fraction A/T as the paper labels it.
 std::string fraction_label(std::uint64_t A, std::uint64_t T) {
   return fmt::format("{:.3g}%", 100.0 * static_cast<double>(A) / static_cast<double>(T));

@@ -92,7 +92,8 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
       "(word) is still free when its claim comes, as one at a time, so the total probe count has "
       "the same law. RW's rounds TAS is T/N (H_A - H_{A-N}); RW-BM's is the sequential "
       "simulation's, and its excess over Eq. (4) in the table below is the clumping erratum.";
-  html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << html_escape(intro) << "</p>\n";
+  html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << html_escape(intro)
+       << "</p>\n";
   md << "\n## Parallel rounds model (not in the paper)\n\n" << intro << "\n\n";
 
   // Figures: per algorithm and metric, at the T with the most lockstep rows, the two smallest
@@ -148,7 +149,8 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
           ". Lines: the rounds model and the paper's sequential model (WAS: service-order warps); "
           "points: lockstep simulation and GPU (mean and 95% CI).";
       html << "<figure id=\"" << id << "\">" << svg << "\n<figcaption>" << html_escape(caption)
-           << "<br>Made by: <code>" << html_escape(report_command) << "</code></figcaption></figure>\n";
+           << "<br>Made by: <code>" << html_escape(report_command)
+           << "</code></figcaption></figure>\n";
       md << "- `" << id << "`: " << caption << "\n";
       std::ofstream(fs::path(dir) / "figures" / (id + ".svg")) << svg;
     }

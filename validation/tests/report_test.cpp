@@ -178,7 +178,8 @@ TEST_CASE("the collisions section: model vs measured, and the bit choices",
   // The paper's bound at N = 1000, A/T = 1/2, T = 10^6, by hand: 1000 * 999 / 2e6 / 2 = 0.24975,
   // which as a double lies just below 0.24975 and prints with 4 digits as 0.2497.
   CHECK(html.find("<td>0.2497</td>") != std::string::npos);
-  CHECK(html.find("<td>-</td><td>0.0625 ± 0.001</td><td>0.03125 ± 0.002</td>") != std::string::npos);
+  CHECK(html.find("<td>-</td><td>0.0625 ± 0.001</td><td>0.03125 ± 0.002</td>") !=
+        std::string::npos);
   // random / lowest = (N/30) / (N/3) = 0.1 in the bit-choice table.
   CHECK(html.find("<td>0.100</td>") != std::string::npos);
   // Rows of other bit choices stay out of the paper's figures and the verdicts.

@@ -62,7 +62,8 @@ CollisionEstimate rw_collisions_rounds(std::uint64_t N, std::uint64_t A, std::ui
                                        std::uint64_t max_rounds = 1000000);
 
 // RW-BM with s.w bits per word and s.bit_choice (s.lanes for rotated); needs N <= A <= T, w in
-// 1..64 (N > A allowed). nullopt for the synchronous rule with a choice other than lowest (not modelled).
+// 1..64 (N > A allowed). nullopt for the synchronous rule with a choice other than lowest (not
+// modelled).
 std::optional<CollisionEstimate> rwbm_collisions_rounds(const Scenario& s, RetryRule rule,
                                                         std::uint64_t max_rounds = 1000000);
 
