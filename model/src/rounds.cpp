@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/model/collisions.hpp"
 
 namespace alloclab::model {
 namespace {
@@ -510,6 +511,17 @@ Record evaluate_rounds(const Scenario& s, const RoundsOptions& o) {
                                                  : rwbm_rounds(s.N, s.A, s.T, s.w, s.lanes, o);
   r.set("tas", x.tas).set("was", x.was).set("rounds", x.rounds);
   r.set("method", x.method);
+  // Failed atomic claims of the same process (collisions.hpp, mean field): `collisions` under the
+  // lockstep retry rule (a loser retries on a word holding every earlier claim), and for RW-BM
+  // `collisions_synchronous`, losers retrying together (an upper model of the GPU).
+  if (s.algo == Algorithm::rw) {
+    r.set("collisions", rw_collisions_rounds(s.N, s.A, s.T).collisions);
+  } else {
+    if (const auto c = rwbm_collisions_rounds(s, RetryRule::lockstep))
+      r.set("collisions", c->collisions);
+    if (const auto c = rwbm_collisions_rounds(s, RetryRule::synchronous))
+      r.set("collisions_synchronous", c->collisions);
+  }
   return r;
 }
 
