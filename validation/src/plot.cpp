@@ -57,14 +57,14 @@ std::string render_svg(const PlotSpec& spec, int width, int height) {
       if (!s.yerr.empty()) d << ' ' << s.yerr[i];
       d << '\n';
     }
-    const int colour = index % 8 + 1;
+    const int colour = s.colour > 0 ? (s.colour - 1) % 8 + 1 : index % 8 + 1;
     std::string style;
     if (s.lines)
       style = fmt::format("with lines lw 2 lc {}", colour);
     else if (!s.yerr.empty())
-      style = fmt::format("using 1:2:3 with yerrorbars pt 7 ps 0.6 lc {}", colour);
+      style = fmt::format("using 1:2:3 with yerrorbars pt {} ps 0.6 lc {}", s.point_type, colour);
     else
-      style = fmt::format("with points pt 7 ps 0.6 lc {}", colour);
+      style = fmt::format("with points pt {} ps 0.6 lc {}", s.point_type, colour);
     plot_cmd += fmt::format("{}{} {} title {}", plot_cmd.empty() ? "plot " : ", \\\n     ",
                             gnuplot_quote(data.string()), style, gnuplot_quote(s.title));
     ++index;

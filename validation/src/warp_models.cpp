@@ -158,9 +158,17 @@ class Section {
         s.y.push_back(*r.mean);
         s.yerr.push_back(r.ci95);
       }
+    // One colour per free fraction (A/T) within a plot, so that a model curve and the
+    // simulation points it predicts match; sequential points filled, lockstep points open.
+    std::map<std::tuple<std::uint64_t, unsigned, unsigned>, std::set<std::uint64_t>> fractions;
+    for (const auto& [k, s] : curves)
+      fractions[{std::get<0>(k), std::get<1>(k), std::get<2>(k)}].insert(std::get<3>(k));
     for (auto& [k, s] : curves) {
-      auto& p = plots[{std::get<0>(k), std::get<1>(k), std::get<2>(k)}];
-      p.series.push_back(s);
+      const auto pk = std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k));
+      const auto& fr = fractions[pk];
+      s.colour = 1 + static_cast<int>(std::distance(fr.begin(), fr.find(std::get<3>(k))));
+      if (std::get<4>(k) == "lockstep") s.point_type = 6;
+      plots[pk].series.push_back(s);
     }
     for (auto& [k, p] : plots) {
       const auto [T, w, pages] = k;
