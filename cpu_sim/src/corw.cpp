@@ -154,9 +154,7 @@ class CorwAllocator final : public BitmapAllocator {
       for (unsigned t = 0; t < m; ++t) {
         const std::uint64_t i = first + t;
         if (res.pageID[t] >= 0) {
-          run.out.first_page[i] = res.pageID[t];
-          run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
-          ++c.taken;
+          serve_lane(run, i, res.pageID[t], r, c);
           a.free_.fetch_sub(1, std::memory_order_relaxed);
         }
         if (run.out.first_page[i] < 0) done = false;

@@ -100,9 +100,7 @@ class CorwLockMapAllocator final : public BitmapAllocator {
             throw VerificationError("CoRW (LockMap): a bit handed out under the lock was set");
         }
         if (res.pageID[t] >= 0) {
-          run.out.first_page[i] = res.pageID[t];
-          run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
-          ++c.taken;
+          serve_lane(run, i, res.pageID[t], r, c);
           a.free_.fetch_sub(1, std::memory_order_relaxed);
         }
         if (run.out.first_page[i] < 0) done = false;

@@ -173,6 +173,15 @@ inline unsigned lanes_in_warp(const Run& run, std::uint64_t warp) {
   return static_cast<unsigned>(std::min<std::uint64_t>(run.s.lanes, run.s.N - first));
 }
 
+// Lane i of a per-warp allocator got `pages` pages from `first_page` on in round r (0-based):
+// its steps are r + 1.
+inline void serve_lane(const Run& run, std::uint64_t i, std::int64_t first_page, std::uint64_t r,
+                       Counters& c, unsigned pages = 1) {
+  run.out.first_page[i] = first_page;
+  run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
+  c.taken += pages;
+}
+
 // A warp that gives up (give_up below): its lanes still waiting fail with steps = bound.
 inline void fail_waiting_lanes(const Run& run, std::uint64_t warp, Counters& c) {
   const std::uint64_t first = warp * run.s.lanes;

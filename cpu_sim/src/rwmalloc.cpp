@@ -82,9 +82,7 @@ class RwmallocAllocator final : public BitmapAllocator {
           ++c.collisions;
           return;
         }
-        run.out.first_page[i] = static_cast<std::int64_t>(seg);
-        run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
-        c.taken += n;
+        serve_lane(run, i, static_cast<std::int64_t>(seg), r, c, n);
         a.free_.fetch_sub(n, std::memory_order_relaxed);
         seg += n;
         len -= n;
