@@ -74,6 +74,20 @@ struct KernelArgs {
   void** ptrs = nullptr;         // cudamalloc results
 };
 
+// The result of request r of thread i, in the layout above: every allocation kernel ends a
+// request with this (counters only in the kCounters instantiation).
+template <bool kCounters>
+__device__ __forceinline__ void record_request(const KernelArgs& a, std::uint64_t r,
+                                               std::uint64_t i, std::uint64_t page,
+                                               std::uint32_t steps, std::uint32_t collisions) {
+  const std::uint64_t slot = r * a.N + i;
+  a.page[slot] = page;
+  if constexpr (kCounters) {
+    a.steps[slot] = steps;
+    a.collisions[slot] = collisions;
+  }
+}
+
 inline unsigned blocks_for(std::uint64_t threads, unsigned block) {
   return static_cast<unsigned>((threads + block - 1) / block);
 }

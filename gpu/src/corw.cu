@@ -173,12 +173,7 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
       need_mask = __ballot_sync(members, need);
     }
     if (need) steps = round;
-    const std::uint64_t slot = r * a.N + i;
-    a.page[slot] = got_page;
-    if constexpr (kCounters) {
-      a.steps[slot] = steps;
-      a.collisions[slot] = lost;
-    }
+    record_request<kCounters>(a, r, i, got_page, steps, lost);
   }
 }
 

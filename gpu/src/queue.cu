@@ -13,13 +13,9 @@ __global__ void queue_alloc_kernel(KernelArgs a) {
   if (i >= a.N) return;
   for (unsigned r = 0; r < a.per_thread; ++r) {
     const unsigned long long ticket = atomicAdd(&a.queue_head[0], 1ull);
-    const std::uint64_t slot = r * a.N + i;
     // Tickets past the tail fail; the ring holds A entries (tail starts at A).
-    a.page[slot] = ticket < a.A ? a.queue[ticket % a.A] : kFailed;
-    if constexpr (kCounters) {
-      a.steps[slot] = static_cast<std::uint32_t>(ticket + 1);
-      a.collisions[slot] = 0;
-    }
+    record_request<kCounters>(a, r, i, ticket < a.A ? a.queue[ticket % a.A] : kFailed,
+                              static_cast<std::uint32_t>(ticket + 1), 0);
   }
 }
 

@@ -26,12 +26,7 @@ __global__ void rw_alloc_kernel(KernelArgs a) {
       }
       ++lost;
     }
-    const std::uint64_t slot = r * a.N + i;
-    a.page[slot] = got;
-    if constexpr (kCounters) {
-      a.steps[slot] = steps;
-      a.collisions[slot] = lost;
-    }
+    record_request<kCounters>(a, r, i, got, steps, lost);
   }
 }
 

@@ -99,12 +99,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
     }
     if (need) steps = round;
     if (!real) continue;
-    const std::uint64_t slot = r * a.N + i;
-    a.page[slot] = got_page;
-    if constexpr (kCounters) {
-      a.steps[slot] = steps;
-      a.collisions[slot] = lost;
-    }
+    record_request<kCounters>(a, r, i, got_page, steps, lost);
   }
 }
 
