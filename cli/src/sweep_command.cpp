@@ -76,7 +76,7 @@ void run(const SweepArgs& a) {
     GridOptions g = a.grid;
     g.bit_choice_rwbm_only = true;  // rw, queue, corw: once, with lowest
     // Word width means nothing to queue and RW: one w (the first listed) instead of duplicates.
-    if (!info(algo).uses_bitmap_words && !g.w_list.empty())
+    if (!caps(algo).bitmap_words && !g.w_list.empty())
       g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
     if (algo != Algorithm::rwmalloc) g.pages = 1;  // --pages is RW_malloc's request size
     auto pts = expand_grid(g, algo, GridUse::runnable);

@@ -41,8 +41,10 @@ std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& o
       return detail::make_rwmalloc(s, options, pool_seed);
     case Algorithm::corw_lockmap:
       return detail::make_corw_lockmap(s, options, pool_seed);
+    case Algorithm::cudamalloc:
+      break;
   }
-  throw InputError("--algo", "unknown algorithm");
+  throw InputError("--algo", std::string(name(s.algo)) + " has no simulator backend");
 }
 
 RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t trial) {

@@ -310,7 +310,7 @@ namespace {
 
 bool bitmap_algorithm(const std::string& algo) {
   const auto a = parse_algorithm(algo);
-  return !a || info(*a).uses_bitmap_words;  // unknown (future) algorithms: keep w apart
+  return !a || caps(*a).bitmap_words;  // unknown (future) algorithms: keep w apart
 }
 
 // Selection among physical candidates (every beta >= 0): the lowest K-fold RMS relative error;
@@ -566,7 +566,7 @@ nlohmann::json load_time_fit(const std::string& data_dir, const std::string& dev
 
 void add_predicted_kernel_time(Record& record, const Scenario& s, const nlohmann::json& time_fit) {
   const std::string algo(name(s.algo));
-  const unsigned w = info(s.algo).uses_bitmap_words ? s.w : 0u;
+  const unsigned w = caps(s.algo).bitmap_words ? s.w : 0u;
   const nlohmann::json* fit = nullptr;
   for (const auto& g : time_fit.at("fits"))
     if (g.at("algo") == algo && g.at("w").get<unsigned>() == w &&
