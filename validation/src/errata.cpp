@@ -23,9 +23,10 @@ std::vector<Erratum> paper000_errata() {
          "counts positions from 0 while TAS = (N+1)/2 counts them from 1, and it draws with "
          "replacement. The 32 threads of a warp hold distinct positions of 1..N, whose maximum "
          "has expectation 32(N+1)/33 exactly.",
-         fmt::format("N = {}: Eq. (1) = {:.4f}, exact 32(N+1)/33 = {:.4f} (difference {:.4f}; "
+         fmt::format("N = {}: Eq. (1) = {:.4f}, exact 32(N+1)/33 = {:.4f} (difference {:.4f}, "
+                     "tending to (3L+1)/(2(L+1)) = 97/66 = {:.4f} as N grows; "
                      "`alloclab model --algo queue --N 1024 --A 1024 --T 1024`)",
-                     N, eq1, exact, exact - eq1)});
+                     N, eq1, exact, exact - eq1, 97.0 / 66)});
   }
   {  // Sec. 4.1: which equation is the special case of which.
     const std::uint64_t N = 5000, A = 10000, T = 1000000;
@@ -95,6 +96,44 @@ std::vector<Erratum> paper000_errata() {
                      "{:.6f}, residual {:.3g}",
                      t.lhs.value_or(NAN), t.rhs_printed.value_or(NAN), t.residual.value_or(NAN))});
   }
+  {  // Eq. (2) at A = N.
+    const std::uint64_t N = 5000, A = 5000, T = 1000000;
+    const auto approx = model::rw_tas_log_approx(N, A, T);
+    out.push_back(
+        {"Sec. 3.2.2, Eq. (2) (RW TAS)", "TAS ~ T/N ln(A/(A-N))",
+         "The log approximation is infinite at A = N, where the TAS of the sequential model, "
+         "T/N (H_A - H_{A-N}), is finite; alloclab's tas is the exact form everywhere.",
+         fmt::format("N = A = {}, T = 10^6: Eq. (2) {}; exact T/N (H_A - H_(A-N)) = {:.2f} "
+                     "(`alloclab model --algo rw --N 5000 --A 5000 --T 1e6`)",
+                     N, approx ? fmt::format("= {:.6g}", *approx) : std::string("is infinite"),
+                     model::rw_tas_exact(N, A, T))});
+  }
+  out.push_back(
+      {"Sec. 3.2.2, collisions", "\"the expected number of collisions is only 12.5\"",
+       "The birthday count N(N-1)/(2T) at N = 5000, T = 10^6 is 12.4975 (12.5 is N^2/(2T)). It "
+       "counts pairs of threads drawing the same page, not failed atomic claims, which RW-BM "
+       "makes per word: see the collisions model in the report.",
+       fmt::format("N(N-1)/(2T) = {:.4f} (`alloclab model --algo rw --N 5000 --free 0.5 --T 1e6`, "
+                   "collisions_expected)",
+                   model::collisions_expected(5000, 1000000))});
+  out.push_back({"Figure 5 (CoRW, lane 2)", "t' = 5 for lane 2",
+                 "The figure's own line 13 (fks(hasMask, 3) - 1 with hasMask = {1, 2, 4}) and the "
+                 "page lane 2 receives (P6, lane 4's) give t' = 4.",
+                 "the test `corw_share reproduces Figure 5` (ctest -R Figure) replays the figure "
+                 "step for step with t' = 4 and every other value as printed"});
+  out.push_back(
+      {"Algorithm 2 (CoRW), line 10",
+       "every lane with a free bit sets it in the register copy P, each iteration",
+       "Pages found but handed to no lane would be marked used and lost. alloclab counts a bit "
+       "as used only when some lane's t' points at it; untaken bits stay free.",
+       "the test `corw_share leaves bits nobody took free`; pages are conserved (taken + free = "
+       "T) on every simulator and GPU run, which verification checks"});
+  out.push_back(
+      {"Eq. (5); Table 1; Eq. (1), (3), (5)",
+       "a capital W for the word size; E(Y_i) in Table 1; bounds for 32 lanes",
+       "Notation only; no result depends on these. Eq. (5)'s W stands for the word size w; "
+       "Table 1's E(Y_i) is flagged as printed; the bounds hold for any warp width L.",
+       "`alloclab model --lanes L` computes every quantity for any L"});
   return out;
 }
 
