@@ -116,8 +116,10 @@ std::uint64_t range_violations(const DeviceBuffer<std::uint64_t>& sorted, std::u
                                std::uint64_t seed) {
   DeviceBuffer<unsigned long long> errors(1);
   ALLOCLAB_CUDA(cudaMemset(errors.get(), 0, sizeof(unsigned long long)));
-  range_kernel<<<blocks_for(sorted.size(), 256), 256>>>(
-      sorted.get(), sorted.size(), len, page_ids, T, A, PagePermutation(T, seed), errors.get());
+  // Addresses have no pool: T may be anything then, so no permutation of [0, T) is built.
+  const PagePermutation pi(page_ids ? T : 1, seed);
+  range_kernel<<<blocks_for(sorted.size(), 256), 256>>>(sorted.get(), sorted.size(), len, page_ids,
+                                                        T, A, pi, errors.get());
   ALLOCLAB_CUDA_LAUNCH();
   return read_scalar(errors.get());
 }
