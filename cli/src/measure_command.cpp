@@ -1,7 +1,8 @@
-// `alloclab measure`: the allocators on a real GPU, over the grid syntax of `simulate`, with the
-// same JSON keys plus kernel_ms, allocs_per_s and device. Without CUDA or without a device it
-// fails with one line on stderr (alloclab::gpu::NoDevice, exit 1); a failed check of a run is a
-// VerificationError (exit 3).
+// `alloclab measure`: the allocators the registry declares on the gpu backend, on a real GPU,
+// over the grid syntax of `simulate`, with the same JSON keys plus kernel_ms, allocs_per_s and
+// device. Every grid point's parameters are checked before any device work (exit 2). Without CUDA
+// or without a device it fails with one line on stderr (alloclab::gpu::NoDevice, exit 1); a
+// failed check of a run is a VerificationError (exit 3).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -42,42 +43,17 @@ std::pair<double, std::optional<double>> mean_ci(const std::vector<double>& v) {
 }
 
 void run(const MeasureArgs& args) {
-  std::vector<gpu::Kernel> kernels;
+  std::vector<Algorithm> algos;
   for (const auto& name : args.algos) {
-    auto k = gpu::parse_kernel(name);
-    if (!k && parse_algorithm(name)) {
-      const std::string why = "'" + name + "' has no GPU kernel (simulator only: use";
-      throw InputError("--algo", why + " alloclab simulate --algo " + name + ")");
-    }
-    if (!k)
-      throw InputError("--algo",
-                       "unknown allocator '" + name + "' (queue|rw|rwbm|corw|rwmalloc|cudamalloc)");
-    kernels.push_back(*k);
+    const auto a = parse_algorithm(name);
+    if (!a)
+      throw InputError("--algo", "unknown allocator '" + name + "' (" +
+                                     algorithm_names(algorithms_on(BackendKind::gpu)) + ")");
+    if (const auto why = gpu::why_no_gpu_backend(*a)) throw InputError("--algo", *why);
+    algos.push_back(*a);
   }
   if (args.trials < 1) throw InputError("--trials", "must be >= 1");
-  if (args.repeats < 1) throw InputError("--repeats", "must be >= 1");
-  if (args.per_thread < 1) throw InputError("--per-thread", "must be >= 1");
-  if (args.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
 
-  // Expand every grid first so that bad input fails before any device work.
-  std::vector<std::pair<gpu::Kernel, std::vector<Scenario>>> work;
-  std::uint64_t heap = args.heap_bytes;
-  for (auto k : kernels) {
-    const Algorithm algo = gpu::kernel_algorithm(k).value_or(Algorithm::rwbm);
-    GridOptions g = args.grid;
-    // --bit-choice is an axis of rwbm only; with several --algo the others run once (lowest).
-    g.bit_choice_rwbm_only = kernels.size() > 1;
-    if (!gpu::kernel_algorithm(k)) g.bit_choice = "lowest";  // cudamalloc
-    auto grid = expand_grid(g, algo, GridUse::runnable);
-    if (k == gpu::Kernel::cudamalloc && args.heap_bytes == 0)
-      for (const auto& s : grid)
-        heap = std::max<std::uint64_t>(
-            heap, std::max<std::uint64_t>(2 * s.N * args.per_thread * s.pages * args.page_bytes,
-                                          1ull << 31));
-    work.emplace_back(k, std::move(grid));
-  }
-
-  const gpu::DeviceInfo dev = gpu::device_info();  // throws NoDevice: one line, non-zero exit
   gpu::MeasureOptions opt;
   opt.per_thread = args.per_thread;
   opt.repeats = args.repeats;
@@ -85,17 +61,37 @@ void run(const MeasureArgs& args) {
   opt.counters = !args.no_counters;
   opt.max_steps = args.max_steps;
   opt.page_bytes = args.page_bytes;
+  opt.heap_bytes = args.heap_bytes;
+
+  // Expand and check every grid first so that bad input fails before any device work. The device
+  // malloc heap is fixed before the first kernel that calls malloc: without --heap-bytes it is
+  // sized for the largest grid point that uses it.
+  std::vector<std::vector<Scenario>> work;
+  std::uint64_t heap = args.heap_bytes;
+  for (auto algo : algos) {
+    GridOptions g = args.grid;
+    // --bit-choice is an axis of rwbm only; with several --algo the others run once (lowest).
+    g.bit_choice_rwbm_only = algos.size() > 1;
+    auto grid = expand_grid(g, algo, GridUse::runnable);
+    for (const auto& s : grid) {
+      gpu::check_input(algo, s, opt);
+      if (args.heap_bytes == 0) heap = std::max(heap, gpu::device_heap_bytes(algo, s, opt));
+    }
+    work.push_back(std::move(grid));
+  }
   opt.heap_bytes = heap;
 
+  const gpu::DeviceInfo dev = gpu::device_info();  // throws NoDevice: one line, non-zero exit
+
   std::vector<Record> records;
-  for (const auto& [kernel, grid] : work) {
+  for (const auto& grid : work) {
     for (const auto& s : grid) {
       std::vector<double> tas, was, p50, p99, ms, setup, free_ms;
       std::uint64_t smax = 0, coll = 0, taken = 0, failed = 0;
       bool has_steps = true;
       std::vector<std::string> notes;
       for (std::uint64_t t = 0; t < args.trials; ++t) {
-        const auto r = gpu::measure(kernel, s, opt, t);
+        const auto r = gpu::measure(s.algo, s, opt, t);
         has_steps = r.has_steps;
         tas.push_back(r.tas);
         was.push_back(r.was);
@@ -113,11 +109,10 @@ void run(const MeasureArgs& args) {
       }
       Record rec;
       put_scenario(rec, s);
-      rec.set("algo", std::string(gpu::kernel_name(kernel)));  // cudamalloc is no Algorithm
       rec.set_int("trials", args.trials);
       rec.set_int("per_thread", args.per_thread);
-      const std::string why = kernel == gpu::Kernel::cudamalloc
-                                  ? "CUDA malloc has no observable steps"
+      const std::string why = info(s.algo).step_definition.empty()
+                                  ? std::string(name(s.algo)) + " has no observable steps"
                                   : "counters off (--no-counters)";
       const auto [tas_m, tas_ci] = mean_ci(tas);
       const auto [was_m, was_ci] = mean_ci(was);
@@ -163,8 +158,9 @@ void add_measure_command(CLI::App& app) {
       "Run the allocators on the GPU: kernel time (CUDA events; warm-up, then the median of "
       "--repeats, each from the same pool), TAS/WAS/percentiles from per-thread counters, and a "
       "verification of every run (exit 3 if it fails). Needs a CUDA build and a device.");
-  cmd->add_option("--algo", args->algos,
-                  "allocator(s): queue|rw|rwbm|corw|rwmalloc|cudamalloc (several: a,b)")
+  cmd->add_option(
+         "--algo", args->algos,
+         "allocator(s): " + algorithm_names(algorithms_on(BackendKind::gpu)) + " (several: a,b)")
       ->required()
       ->delimiter(',');
   add_grid_options(*cmd, args->grid);
@@ -185,10 +181,11 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "step bound per request; a request reaching it fails (out of memory)")
       ->capture_default_str();
-  cmd->add_option("--page-bytes", args->page_bytes, "cudamalloc: bytes per page")
+  cmd->add_option("--page-bytes", args->page_bytes,
+                  "allocators of bytes (cudamalloc): bytes per page of a request")
       ->capture_default_str();
   cmd->add_option("--heap-bytes", args->heap_bytes,
-                  "cudamalloc: device malloc heap (default: sized for the largest grid point)");
+                  "device malloc heap (cudamalloc; default: sized for the largest grid point)");
   cmd->add_flag("--no-counters", args->no_counters,
                 "time the kernels without per-thread counters (no TAS/WAS)");
   add_format_option(*cmd, args->format);

@@ -28,7 +28,9 @@
 //   lane of rank s is the s-th winner, i.e. itself, and takes its own lowest won bit (offer s of
 //   iteration 0) - the shuffles and the search are skipped. That is the common first round at
 //   high free fractions: every lane holds >= 1 free bit, claims its lowest and wins it.
-#include "common.cuh"
+// Free clears one bit per page, as for RW-BM (the bitmap pool's launch_free_one_bit_per_page).
+#include "bitmap_pool.cuh"
+#include "gpu_entry.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -42,11 +44,11 @@ __device__ __forceinline__ unsigned lanemask_lt() {
 constexpr unsigned kBlock = 256;
 
 template <typename Word, bool kCounters>
-__global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
+__global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N) return;
   constexpr unsigned w = sizeof(Word) * 8;
-  auto* bitmap = static_cast<Word*>(a.bitmap);
+  auto* bitmap = static_cast<Word*>(pool.bitmap);
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp_base = i - lane;
   // The warp's live lanes are lanes 0 .. member_count-1.
@@ -56,7 +58,7 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
   const unsigned lt = lanemask_lt();
   const PhiloxStream stream(a.seed, StreamDomain::probe, i);
   std::uint64_t k = 0;
-  // bitmap_probe_word(a.seed, i, k, a.words) with one Philox call per two probes: a read at an
+  // bitmap_probe_word(a.seed, i, k, pool.words) with one Philox call per two probes: a read at an
   // even k keeps the other half of the block for k + 1 (rounds advance k by exactly 1).
   bool have_next = false;
   std::uint64_t next_bits = 0;
@@ -70,7 +72,7 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
       bits = (kk & 1) ? out[1] : out[0];
       next_bits = out[1];
     }
-    return mul_high_u64(bits, a.words);
+    return mul_high_u64(bits, pool.words);
   };
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
@@ -178,21 +180,26 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a) {
 }
 
 template <typename Word>
-void launch_alloc(const KernelArgs& a, bool counters) {
+void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    corw_alloc_kernel<Word, true><<<blocks_for(a.N, kBlock), kBlock>>>(a);
+    corw_alloc_kernel<Word, true><<<blocks_for(a.N, kBlock), kBlock>>>(a, pool);
   else
-    corw_alloc_kernel<Word, false><<<blocks_for(a.N, kBlock), kBlock>>>(a);
+    corw_alloc_kernel<Word, false><<<blocks_for(a.N, kBlock), kBlock>>>(a, pool);
+}
+
+void launch_corw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  if (pool.w == 32)
+    launch_alloc<std::uint32_t>(a, pool, counters);
+  else
+    launch_alloc<std::uint64_t>(a, pool, counters);
+  ALLOCLAB_CUDA_LAUNCH();
 }
 
 }  // namespace
 
-void launch_corw_alloc(const KernelArgs& a, bool counters) {
-  if (a.w == 32)
-    launch_alloc<std::uint32_t>(a, counters);
-  else
-    launch_alloc<std::uint64_t>(a, counters);
-  ALLOCLAB_CUDA_LAUNCH();
-}
+// A warp of 32 lanes (Capabilities.warp_collective: the driver checks lanes = 32).
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::corw,
+                        (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_corw_alloc,
+                                                         .free = &launch_free_one_bit_per_page})))
 
 }  // namespace alloclab::gpu::detail

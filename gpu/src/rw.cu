@@ -1,16 +1,17 @@
 // RW (paper 000, Algorithm 1): probe one random page per step; claim it with one atomicOr on its
 // bit of the bitmap (the paper keeps a used flag per page; one bit per page is the same protocol
 // at 1/32 of the memory). A step = one probe (rw_probe_page); a lost claim is a collision.
-#include "common.cuh"
+#include "bitmap_pool.cuh"
+#include "gpu_entry.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
 
 template <bool kCounters>
-__global__ void rw_alloc_kernel(KernelArgs a) {
+__global__ void rw_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N) return;
-  auto* bitmap = static_cast<std::uint32_t*>(a.bitmap);
+  auto* bitmap = static_cast<std::uint32_t*>(pool.bitmap);
   std::uint64_t k = 0;  // this thread's probe counter, continued across its requests
   for (unsigned r = 0; r < a.per_thread; ++r) {
     std::uint32_t steps = 0, lost = 0;
@@ -30,27 +31,32 @@ __global__ void rw_alloc_kernel(KernelArgs a) {
   }
 }
 
-__global__ void rw_free_kernel(KernelArgs a) {
+__global__ void rw_free_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread) return;
   const std::uint64_t p = a.page[i];
   if (p == kFailed) return;
-  atomicAnd(&static_cast<std::uint32_t*>(a.bitmap)[p / 32], ~(1u << (p % 32)));
+  atomicAnd(&static_cast<std::uint32_t*>(pool.bitmap)[p / 32], ~(1u << (p % 32)));
+}
+
+void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  if (counters)
+    rw_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a, pool);
+  else
+    rw_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a, pool);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_rw_free(const KernelArgs& a, const BitmapView& pool) {
+  rw_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, pool);
+  ALLOCLAB_CUDA_LAUNCH();
 }
 
 }  // namespace
 
-void launch_rw_alloc(const KernelArgs& a, bool counters) {
-  if (counters)
-    rw_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a);
-  else
-    rw_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a);
-  ALLOCLAB_CUDA_LAUNCH();
-}
-
-void launch_rw_free(const KernelArgs& a) {
-  rw_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a);
-  ALLOCLAB_CUDA_LAUNCH();
-}
+// One bit per page in 32-bit words (RW has no --w: Capabilities.bitmap_words is false).
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rw,
+                        (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rw_alloc,
+                                                         .free = &launch_rw_free})))
 
 }  // namespace alloclab::gpu::detail

@@ -4,27 +4,28 @@
 // each), so only an exhausted word costs a new step. `--bit-choice` (core/bit_choice.hpp, a
 // template parameter: lowest compiles to the original loop) replaces "lowest free bit" by a
 // random free bit ranked by the low 32 bits of the probe number, or by the first free bit at or
-// after lane * w / lanes; the probed words stay those of bitmap_probe_word. The free kernel
-// clears one bit per page and also serves CoRW.
-#include "common.cuh"
+// after lane * w / lanes; the probed words stay those of bitmap_probe_word. Free clears one bit
+// per page (the bitmap pool's launch_free_one_bit_per_page).
+#include "bitmap_pool.cuh"
+#include "gpu_entry.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
 
 template <typename Word, bool kCounters, BitChoice kChoice>
-__global__ void rwbm_alloc_kernel(KernelArgs a) {
+__global__ void rwbm_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N) return;
   constexpr unsigned w = sizeof(Word) * 8;
-  auto* bitmap = static_cast<Word*>(a.bitmap);
+  auto* bitmap = static_cast<Word*>(pool.bitmap);
   std::uint64_t k = 0;
   for (unsigned r = 0; r < a.per_thread; ++r) {
     std::uint32_t steps = 0, lost = 0;
     std::uint64_t got = kFailed;
     while (steps < a.max_steps && got == kFailed) {
-      // == bitmap_probe_word(a.seed, i, k, a.words); the low bits also key the bit choice
+      // == bitmap_probe_word(a.seed, i, k, pool.words); the low bits also key the bit choice
       const std::uint64_t probe = probe_bits(a.seed, i, k++);
-      const std::uint64_t p = mul_high_u64(probe, a.words);
+      const std::uint64_t p = mul_high_u64(probe, pool.words);
       ++steps;
       Word word = load_word(&bitmap[p]);
       while (word != static_cast<Word>(~Word{0})) {
@@ -47,56 +48,41 @@ __global__ void rwbm_alloc_kernel(KernelArgs a) {
   }
 }
 
-template <typename Word>
-__global__ void bit_free_kernel(KernelArgs a) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N * a.per_thread) return;
-  constexpr unsigned w = sizeof(Word) * 8;
-  const std::uint64_t p = a.page[i];
-  if (p == kFailed) return;
-  atomic_and_word(&static_cast<Word*>(a.bitmap)[p / w], static_cast<Word>(~(Word{1} << (p % w))));
-}
-
 template <typename Word, BitChoice kChoice>
-void launch_alloc(const KernelArgs& a, bool counters) {
+void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    rwbm_alloc_kernel<Word, true, kChoice><<<blocks_for(a.N, 256), 256>>>(a);
+    rwbm_alloc_kernel<Word, true, kChoice><<<blocks_for(a.N, 256), 256>>>(a, pool);
   else
-    rwbm_alloc_kernel<Word, false, kChoice><<<blocks_for(a.N, 256), 256>>>(a);
+    rwbm_alloc_kernel<Word, false, kChoice><<<blocks_for(a.N, 256), 256>>>(a, pool);
 }
 
 template <typename Word>
-void launch_alloc(const KernelArgs& a, bool counters) {
+void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   switch (a.bit_choice) {
     case BitChoice::lowest:
-      launch_alloc<Word, BitChoice::lowest>(a, counters);
+      launch_alloc<Word, BitChoice::lowest>(a, pool, counters);
       break;
     case BitChoice::random:
-      launch_alloc<Word, BitChoice::random>(a, counters);
+      launch_alloc<Word, BitChoice::random>(a, pool, counters);
       break;
     case BitChoice::rotated:
-      launch_alloc<Word, BitChoice::rotated>(a, counters);
+      launch_alloc<Word, BitChoice::rotated>(a, pool, counters);
       break;
   }
 }
 
+void launch_rwbm_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  if (pool.w == 32)
+    launch_alloc<std::uint32_t>(a, pool, counters);
+  else
+    launch_alloc<std::uint64_t>(a, pool, counters);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
 }  // namespace
 
-void launch_rwbm_alloc(const KernelArgs& a, bool counters) {
-  if (a.w == 32)
-    launch_alloc<std::uint32_t>(a, counters);
-  else
-    launch_alloc<std::uint64_t>(a, counters);
-  ALLOCLAB_CUDA_LAUNCH();
-}
-
-void launch_rwbm_free(const KernelArgs& a) {
-  const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
-  if (a.w == 32)
-    bit_free_kernel<std::uint32_t><<<blocks, 256>>>(a);
-  else
-    bit_free_kernel<std::uint64_t><<<blocks, 256>>>(a);
-  ALLOCLAB_CUDA_LAUNCH();
-}
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwbm,
+                        (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwbm_alloc,
+                                                         .free = &launch_free_one_bit_per_page})))
 
 }  // namespace alloclab::gpu::detail

@@ -7,7 +7,9 @@
 // refreshes the owner's copy); afterwards each lane moves to its next run (the remainder of a
 // taken run included). Runs do not cross word boundaries (Algorithm 3 as written; the text's
 // joined runs are not done), so n <= w. A lane's steps = the round in which it was served.
-#include "common.cuh"
+#include "alloclab/core/errors.hpp"
+#include "bitmap_pool.cuh"
+#include "gpu_entry.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -25,7 +27,7 @@ __device__ __forceinline__ bits::FreeRun next_long_run(std::uint64_t word, unsig
 }
 
 template <typename Word, bool kCounters>
-__global__ void rwmalloc_alloc_kernel(KernelArgs a) {
+__global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   // The whole warp reads the window, also lanes past N in the last warp (the contract's window is
   // always `lanes` words); such lanes only help and record nothing.
@@ -33,7 +35,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
   const bool real = i < a.N;
   constexpr unsigned w = sizeof(Word) * 8;
   const unsigned n = a.pages;
-  auto* bitmap = static_cast<Word*>(a.bitmap);
+  auto* bitmap = static_cast<Word*>(pool.bitmap);
   const unsigned lane = threadIdx.x % 32;
   const std::uint64_t warp_base = i - lane;
   constexpr unsigned members = 0xffffffffu;
@@ -48,9 +50,9 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
     std::uint32_t round = 0;
     while (need_mask != 0 && round < a.max_steps) {
       ++round;
-      const std::uint64_t p0 = rwmalloc_window_start(a.seed, warp, 32, k++, a.words);
+      const std::uint64_t p0 = rwmalloc_window_start(a.seed, warp, 32, k++, pool.words);
       const std::uint64_t wi = p0 + lane;
-      const bool inside = wi < a.words;
+      const bool inside = wi < pool.words;
       std::uint64_t word =
           inside ? static_cast<std::uint64_t>(load_word(&bitmap[wi])) : ~std::uint64_t{0};
       bits::FreeRun run = next_long_run(word, w, 0, n);
@@ -104,41 +106,52 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a) {
 }
 
 template <typename Word>
-__global__ void rwmalloc_free_kernel(KernelArgs a) {
+__global__ void rwmalloc_free_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread) return;
   constexpr unsigned w = sizeof(Word) * 8;
   const std::uint64_t p = a.page[i];
   if (p == kFailed) return;
   const Word m = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), a.pages));
-  atomic_and_word(&static_cast<Word*>(a.bitmap)[p / w], static_cast<Word>(~m));
+  atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w], static_cast<Word>(~m));
 }
 
 template <typename Word>
-void launch_alloc(const KernelArgs& a, bool counters) {
+void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    rwmalloc_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a);
+    rwmalloc_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a, pool);
   else
-    rwmalloc_alloc_kernel<Word, false><<<blocks_for(a.N, 256), 256>>>(a);
+    rwmalloc_alloc_kernel<Word, false><<<blocks_for(a.N, 256), 256>>>(a, pool);
+}
+
+void launch_rwmalloc_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  if (pool.w == 32)
+    launch_alloc<std::uint32_t>(a, pool, counters);
+  else
+    launch_alloc<std::uint64_t>(a, pool, counters);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_rwmalloc_free(const KernelArgs& a, const BitmapView& pool) {
+  const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
+  if (pool.w == 32)
+    rwmalloc_free_kernel<std::uint32_t><<<blocks, 256>>>(a, pool);
+  else
+    rwmalloc_free_kernel<std::uint64_t><<<blocks, 256>>>(a, pool);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+// Runs are found inside one word (Algorithm 3 as written).
+void check_rwmalloc(const Scenario& s, const MeasureOptions&) {
+  if (s.pages > s.w)
+    throw InputError("--pages", "GPU RW_malloc finds runs inside one word: pages <= w");
 }
 
 }  // namespace
 
-void launch_rwmalloc_alloc(const KernelArgs& a, bool counters) {
-  if (a.w == 32)
-    launch_alloc<std::uint32_t>(a, counters);
-  else
-    launch_alloc<std::uint64_t>(a, counters);
-  ALLOCLAB_CUDA_LAUNCH();
-}
-
-void launch_rwmalloc_free(const KernelArgs& a) {
-  const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
-  if (a.w == 32)
-    rwmalloc_free_kernel<std::uint32_t><<<blocks, 256>>>(a);
-  else
-    rwmalloc_free_kernel<std::uint64_t><<<blocks, 256>>>(a);
-  ALLOCLAB_CUDA_LAUNCH();
-}
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwmalloc,
+                        (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwmalloc_alloc,
+                                                         .free = &launch_rwmalloc_free,
+                                                         .check = &check_rwmalloc})))
 
 }  // namespace alloclab::gpu::detail

@@ -1,23 +1,42 @@
-// Host-only stub of the gpu/ module, built when no CUDA compiler was found: every entry point
-// that needs a device reports "built without CUDA".
+// Host-only stub of the gpu/ module, built when no CUDA compiler was found: no allocator has a
+// GPU entry, the registry's input checks still apply, and every entry point that needs a device
+// reports "built without CUDA".
 #include "alloclab/gpu/measure.hpp"
+#include "input_checks.hpp"
 
 namespace alloclab::gpu {
+namespace {
+constexpr const char* kNoCuda =
+    "built without CUDA: alloclab was configured without a CUDA compiler";
+}
 
 bool built_with_cuda() {
   return false;
 }
 
-DeviceInfo device_info() {
-  throw NoDevice("built without CUDA: alloclab was configured without a CUDA compiler");
+std::vector<Algorithm> algorithms_with_gpu_entry() {
+  return {};
 }
 
-MeasureResult measure(Kernel, const Scenario&, const MeasureOptions&, std::uint64_t) {
-  throw NoDevice("built without CUDA: alloclab was configured without a CUDA compiler");
+void check_input(Algorithm algo, const Scenario& s, const MeasureOptions& o) {
+  detail::check_registry_input(algo, s, o);
+}
+
+std::uint64_t device_heap_bytes(Algorithm, const Scenario&, const MeasureOptions&) {
+  return 0;
+}
+
+DeviceInfo device_info() {
+  throw NoDevice(kNoCuda);
+}
+
+MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o, std::uint64_t) {
+  detail::check_registry_input(algo, s, o);  // bad input is an input error, device or not
+  throw NoDevice(kNoCuda);
 }
 
 double atomic_floor_ms(std::uint64_t, std::uint64_t, bool, unsigned) {
-  throw NoDevice("built without CUDA: alloclab was configured without a CUDA compiler");
+  throw NoDevice(kNoCuda);
 }
 
 }  // namespace alloclab::gpu

@@ -1,7 +1,7 @@
 // Step for step: without contention a GPU run probes exactly the pages the contract
 // (core/probe_sequence.hpp) names, so per-thread steps and pages equal
 //  (1) a host replay of the contract written here, and
-//  (2) the CPU simulator in sequential mode (when cpu_sim provides run_once).
+//  (2) the CPU simulator in sequential mode.
 // Cases: N = 1 (any algorithm) and N = 32 with A >> N (the test asserts that no two threads
 // touch the same word, so no collision can happen and the service order cannot matter).
 #include <catch2/catch.hpp>
@@ -13,10 +13,8 @@
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
-#include "gpu_support.hpp"
-#if defined(ALLOCLAB_GPU_TEST_WITH_SIM)
 #include "alloclab/cpu_sim/simulator.hpp"
-#endif
+#include "gpu_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::gpu;
@@ -148,23 +146,19 @@ Replay replay(const Scenario& s) {
   return out;
 }
 
-void compare(const Scenario& s, Kernel k) {
+void compare(const Scenario& s) {
   MeasureOptions o;
   o.repeats = 1;
   o.keep_per_thread = true;
-  const auto gpu = measure(k, s, o);
+  const auto gpu = measure(s.algo, s, o);
   const auto ref = replay(s);
   REQUIRE(ref.words_touched_twice.empty());  // the case really is contention-free
   CHECK(gpu.collisions == 0);
   CHECK(gpu.steps == ref.steps);
   CHECK(gpu.first_page == ref.page);
-#if defined(ALLOCLAB_GPU_TEST_WITH_SIM)
   const auto sim = sim::run_once(s, sim::SimOptions{}, 0);
   CHECK(gpu.steps == sim.steps);
   CHECK(gpu.first_page == sim.first_page);
-#else
-  WARN("cpu_sim has no run_once yet: compared with the contract replay only");
-#endif
 }
 
 }  // namespace
@@ -172,12 +166,12 @@ void compare(const Scenario& s, Kernel k) {
 TEST_CASE("one thread probes exactly the contract's pages", "[gpu]") {
   require_device();
   for (std::uint64_t seed : {1ull, 2ull, 99ull}) {
-    for (Kernel k : {Kernel::rw, Kernel::rwbm, Kernel::corw, Kernel::rwmalloc}) {
-      INFO(kernel_name(k) << " seed " << seed);
-      auto s = scenario(*kernel_algorithm(k), 1, 2000, 1000000, seed);  // A/T = 0.2%: many steps
+    for (Algorithm a : {Algorithm::rw, Algorithm::rwbm, Algorithm::corw, Algorithm::rwmalloc}) {
+      INFO(name(a) << " seed " << seed);
+      auto s = scenario(a, 1, 2000, 1000000, seed);  // A/T = 0.2%: many steps
       // pages = 1: the simulator joins free runs across words (paper 4.3 text), the GPU kernel
       // keeps runs inside one word (Algorithm 3 as written); for n = 1 both choose alike.
-      compare(s, k);
+      compare(s);
     }
   }
 }
@@ -192,14 +186,14 @@ TEST_CASE("RW-BM's bit choices match step for step", "[gpu]") {
       auto s = scenario(Algorithm::rwbm, 1, 2000, 1000000, 3);
       s.w = w;
       s.bit_choice = c;
-      compare(s, Kernel::rwbm);
+      compare(s);
       bool compared = false;
       for (std::uint64_t seed = 5; seed < 25 && !compared; ++seed) {
         auto m = scenario(Algorithm::rwbm, 32, 1ull << 23, 1ull << 24, seed);
         m.w = w;
         m.bit_choice = c;
         if (!replay(m).words_touched_twice.empty()) continue;
-        compare(m, Kernel::rwbm);
+        compare(m);
         compared = true;
       }
       CHECK(compared);
@@ -208,14 +202,14 @@ TEST_CASE("RW-BM's bit choices match step for step", "[gpu]") {
 
 TEST_CASE("32 threads without collisions match step for step", "[gpu]") {
   require_device();
-  for (Kernel k : {Kernel::rw, Kernel::rwbm, Kernel::corw}) {
-    INFO(kernel_name(k));
+  for (Algorithm a : {Algorithm::rw, Algorithm::rwbm, Algorithm::corw}) {
+    INFO(name(a));
     // A >> N, a large pool: the first seed whose replay shows no shared word (page for RW).
     bool compared = false;
     for (std::uint64_t seed = 5; seed < 25 && !compared; ++seed) {
-      const auto s = scenario(*kernel_algorithm(k), 32, 1ull << 19, 1ull << 24, seed);
+      const auto s = scenario(a, 32, 1ull << 19, 1ull << 24, seed);
       if (!replay(s).words_touched_twice.empty()) continue;
-      compare(s, k);
+      compare(s);
       compared = true;
     }
     CHECK(compared);

@@ -1,7 +1,5 @@
 #include "alloclab/validation/backends.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -76,14 +74,13 @@ Backend gpu_backend(const BackendSettings& settings) {
   b.metrics = {"tas", "was", "collisions", "kernel_ms", "failed", "steps_p99", "steps_max"};
   b.applies = [](const Scenario& s) { return s.N <= s.A; };
   b.evaluate = [settings](const Scenario& s) {
-    const auto kernel = gpu::parse_kernel(name(s.algo));
-    if (!kernel) throw InputError("--algos", fmt::format("no GPU kernel for {}", name(s.algo)));
+    if (const auto why = gpu::why_no_gpu_backend(s.algo)) throw InputError("--algos", *why);
     gpu::MeasureOptions opt;
     opt.repeats = settings.gpu_repeats;
     std::vector<double> tas, was, coll, ms, failed;
     double p99 = 0, mx = 0;
     for (std::uint64_t t = 0; t < settings.trials; ++t) {
-      const auto m = gpu::measure(*kernel, s, opt, t);
+      const auto m = gpu::measure(s.algo, s, opt, t);
       tas.push_back(m.tas);
       was.push_back(m.was);
       coll.push_back(static_cast<double>(m.collisions));

@@ -7,7 +7,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "alloclab/core/scenario.hpp"
@@ -26,13 +25,16 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What `measure --algo` accepts: the registry's algorithms plus the CUDA device-malloc baseline.
-enum class Kernel { queue, rw, rwbm, corw, rwmalloc, cudamalloc };
-std::optional<Kernel> parse_kernel(std::string_view text);
-std::string_view kernel_name(Kernel k);
-std::optional<Algorithm> kernel_algorithm(Kernel k);  // nullopt for cudamalloc
-
 bool built_with_cuda();
+
+// The allocators this build can run on a GPU: each one's .cu registers its GPU entry (its pool
+// policy, launches and checks; gpu/src/gpu_entry.cuh). Built with CUDA, exactly the registry's
+// algorithms_on(BackendKind::gpu); without CUDA, none.
+std::vector<Algorithm> algorithms_with_gpu_entry();
+
+// nullopt where the registry declares `a` on the gpu backend; else why not, in one line that says
+// where it runs instead ("'corw-lockmap' has no GPU backend; it runs on sim (use ...)").
+std::optional<std::string> why_no_gpu_backend(Algorithm a);
 
 struct DeviceInfo {
   std::string name;  // e.g. "NVIDIA H200"
@@ -54,15 +56,16 @@ struct MeasureOptions {
   unsigned repeats = 5;                // timed runs; kernel_ms is their median
   bool counters = true;                // per-thread step / collision counters in the timed kernel
   std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (OOM)
-  std::uint64_t page_bytes = 256;      // cudamalloc: bytes per request (pages * page_bytes)
-  std::uint64_t heap_bytes = 0;        // cudamalloc: device heap; 0 = sized for this scenario
+  std::uint64_t page_bytes = 256;      // requests of bytes (cudamalloc): pages * page_bytes each
+  std::uint64_t heap_bytes = 0;        // device malloc heap; 0 = sized for this scenario
   bool keep_per_thread = false;        // copy per-request steps/pages back (tests)
+  bool keep_free_pages = false;        // copy the pool's free pages back, last repeat (tests)
 };
 
 struct MeasureResult {
   // Statistics over the N*k requests of the last timed repeat (all repeats start from the same
   // pool and draw the same streams; with contention the schedules differ between repeats).
-  bool has_steps = true;  // false for cudamalloc (no steps to count)
+  bool has_steps = true;  // false with counters off or where steps are not observable
   double tas = 0;         // mean steps per request
   double was = 0;         // mean over (request round, warp of `lanes` threads) of the max
   std::uint32_t steps_p50 = 0, steps_p99 = 0, steps_max = 0;
@@ -76,14 +79,29 @@ struct MeasureResult {
   std::vector<std::string> notes;
   // keep_per_thread: index r*N + i = request r of thread i.
   std::vector<std::uint32_t> steps;
-  std::vector<std::int64_t> first_page;  // -1 = failed; cudamalloc: byte offset from the lowest
+  std::vector<std::int64_t> first_page;  // -1 = failed; requests of bytes: offset from the lowest
+  // keep_free_pages, for pools of pages: the pages the pool holds free, in increasing order, after
+  // the allocation kernel of the last repeat and after its free kernel; nullopt otherwise.
+  std::optional<std::vector<std::uint64_t>> free_after_alloc, free_after_free;
 };
 
-// One trial of one scenario (trial_seed(s.seed, trial)). Verifies every run (no page handed out
-// twice, pages taken were free, the bitmap conserves pages, taken == N or the documented OOM
-// count, RW_malloc ranges disjoint, the free kernel restores the pool) and throws
-// alloclab::VerificationError on a violation; InputError for parameters the GPU cannot run.
-MeasureResult measure(Kernel kernel, const Scenario& s, const MeasureOptions& options,
+// The parameter checks of measure() that need no device: the registry's (no gpu backend,
+// lanes = 32 for warp-collective allocators, --pages only where requests take pages, sizes) and,
+// built with CUDA, the allocator's and its pool's own (w in {32, 64}, T < 2^32 for the queue,
+// pages <= w for RW_malloc...). Throws InputError naming the parameter.
+void check_input(Algorithm algo, const Scenario& s, const MeasureOptions& options);
+
+// Device malloc heap bytes a run of `algo` needs (0 for allocators that do not use it). CUDA
+// fixes the heap's size before the first kernel that calls malloc, so a process running several
+// scenarios sets MeasureOptions::heap_bytes to the largest of these first.
+std::uint64_t device_heap_bytes(Algorithm algo, const Scenario& s, const MeasureOptions& options);
+
+// One trial of scenario s (trial_seed(s.seed, trial)) with allocator `algo` (= s.algo). Verifies
+// every run (ranges handed out disjoint, inside the pool and initially free, the pool conserves
+// pages, the out-of-memory count, the free kernel restores the pool) and throws
+// alloclab::VerificationError on a violation; InputError for parameters the GPU cannot run
+// (check_input) and for a run that needs more device memory than the device has free.
+MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& options,
                       std::uint64_t trial = 0);
 
 // The hardware floor of the throughput bench: one atomicOr per thread (return value used) on a

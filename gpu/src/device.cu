@@ -1,0 +1,98 @@
+// The device: presence, properties, free memory, CUDA error reports; and the hardware floor of
+// the throughput bench (one atomicOr per thread).
+#include <algorithm>
+#include <string>
+
+#include "common.cuh"
+#include "device.cuh"
+
+namespace alloclab::gpu {
+namespace detail {
+
+void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " +
+                  cudaGetErrorString(e));
+}
+
+void require_device() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw NoDevice(std::string("no CUDA device: ") + cudaGetErrorString(e));
+  }
+  if (count == 0) throw NoDevice("no CUDA device: cudaGetDeviceCount returned 0");
+}
+
+std::uint64_t free_device_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  ALLOCLAB_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+namespace {
+
+__global__ void atomic_floor_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t n,
+                                    bool philox, std::uint64_t seed, std::uint32_t* out) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const std::uint64_t p =
+      philox ? bitmap_probe_word(seed, i, 0, words) : mul_high_u64(mix64(i ^ seed), words);
+  out[i] = atomicOr(&bitmap[p], 1u << (i % 32));
+}
+
+}  // namespace
+}  // namespace detail
+
+using namespace detail;
+
+bool built_with_cuda() {
+  return true;
+}
+
+DeviceInfo device_info() {
+  require_device();
+  DeviceInfo d;
+  ALLOCLAB_CUDA(cudaGetDevice(&d.device));
+  cudaDeviceProp prop{};
+  ALLOCLAB_CUDA(cudaGetDeviceProperties(&prop, d.device));
+  d.name = prop.name;
+  ALLOCLAB_CUDA(cudaDriverGetVersion(&d.driver_version));
+  ALLOCLAB_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
+  d.sm_count = prop.multiProcessorCount;
+  int khz = 0;
+  ALLOCLAB_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, d.device));
+  d.sm_clock_mhz = khz / 1000;
+  ALLOCLAB_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, d.device));
+  d.mem_clock_mhz = khz / 1000;
+  d.global_mem_bytes = prop.totalGlobalMem;
+  d.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+  return d;
+}
+
+double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats) {
+  require_device();
+  const std::uint64_t words = word_count(T, 32);
+  DeviceBuffer<std::uint32_t> bitmap(words), out(threads);
+  EventTimer timer;
+  std::vector<double> times;
+  for (unsigned r = 0; r < repeats + 1; ++r) {
+    ALLOCLAB_CUDA(cudaMemset(bitmap.get(), 0, bitmap.bytes()));
+    ALLOCLAB_CUDA(cudaDeviceSynchronize());
+    timer.start();
+    atomic_floor_kernel<<<blocks_for(threads, 256), 256>>>(bitmap.get(), words, threads, philox,
+                                                           12345 + r, out.get());
+    const double ms = timer.stop();
+    ALLOCLAB_CUDA_LAUNCH();
+    if (r > 0) times.push_back(ms);
+  }
+  return median(times);
+}
+
+}  // namespace alloclab::gpu

@@ -1,0 +1,45 @@
+// The device itself: is there one, how much memory is free, and CUDA-event timing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda_check.cuh"
+
+namespace alloclab::gpu::detail {
+
+// Throws NoDevice when there is no usable device.
+void require_device();
+
+// cudaMemGetInfo's free bytes.
+std::uint64_t free_device_bytes();
+
+// Event pair timing one region on the default stream.
+class EventTimer {
+ public:
+  EventTimer() {
+    ALLOCLAB_CUDA(cudaEventCreate(&start_));
+    ALLOCLAB_CUDA(cudaEventCreate(&stop_));
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void start() { ALLOCLAB_CUDA(cudaEventRecord(start_)); }
+  double stop() {
+    ALLOCLAB_CUDA(cudaEventRecord(stop_));
+    ALLOCLAB_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    ALLOCLAB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+double median(std::vector<double> v);
+
+}  // namespace alloclab::gpu::detail

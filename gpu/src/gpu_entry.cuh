@@ -1,0 +1,95 @@
+// The GPU backend's table of allocators (core/backend_table.hpp). Each allocator's .cu composes
+// its entry from a pool policy (pool_policy.cuh) and its own traits - alloc/free launches, how it
+// runs out of memory, its own input checks - and registers it:
+//
+//   ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rw,
+//                           gpu_entry(GpuTraits<BitmapPool>{.alloc = ..., .free = ...}))
+//
+// measure() is then a lookup in GpuTable plus the generic driver of measure.cu.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "alloclab/core/backend_table.hpp"
+#include "common.cuh"
+#include "pool_policy.cuh"
+
+namespace alloclab::gpu::detail {
+
+// How a request that cannot be served shows, which decides what the driver checks.
+enum class OutOfMemory {
+  counted_by_pool,  // the pool serves an exact count (the queue: min(N*k, A)); its pool checks it
+  step_bound,       // a request fails only when it reaches --max-steps
+  device,           // the device says so (device malloc returns null); nothing to check
+};
+
+// One allocator bound to its pool for one measure() call.
+class GpuAllocator {
+ public:
+  virtual ~GpuAllocator() = default;
+  virtual PoolPolicy& pool() = 0;
+  virtual void alloc(const KernelArgs& a, bool counters) = 0;
+  virtual void free(const KernelArgs& a) = 0;
+};
+
+struct GpuEntry {
+  OutOfMemory out_of_memory = OutOfMemory::step_bound;
+  // The pool's and the allocator's own input checks (InputError); no device needed.
+  std::function<void(const Scenario&, const MeasureOptions&)> check;
+  // Device malloc heap the run needs (0: none); fixed per process before the first malloc kernel.
+  std::function<std::uint64_t(const Scenario&, const MeasureOptions&)> device_heap_bytes;
+  std::function<std::unique_ptr<GpuAllocator>(const Scenario&, const MeasureOptions&,
+                                              const KernelArgs&)>
+      make;
+};
+using GpuTable = BackendTable<GpuEntry>;
+
+// An allocator's GPU traits over pool policy Pool.
+template <typename Pool>
+struct GpuTraits {
+  using View = typename Pool::View;
+  void (*alloc)(const KernelArgs&, const View&, bool counters) = nullptr;
+  void (*free)(const KernelArgs&, const View&) = nullptr;
+  OutOfMemory out_of_memory = OutOfMemory::step_bound;
+  void (*check)(const Scenario&, const MeasureOptions&) = nullptr;  // beyond the pool's checks
+};
+
+template <typename Pool>
+class PooledAllocator final : public GpuAllocator {
+ public:
+  PooledAllocator(const GpuTraits<Pool>& traits, const Scenario& s, const MeasureOptions& o,
+                  const KernelArgs& a)
+      : traits_(traits), pool_(s, o, a) {}
+  PoolPolicy& pool() override { return pool_; }
+  void alloc(const KernelArgs& a, bool counters) override {
+    traits_.alloc(a, pool_.view(), counters);
+  }
+  void free(const KernelArgs& a) override { traits_.free(a, pool_.view()); }
+
+ private:
+  GpuTraits<Pool> traits_;
+  Pool pool_;
+};
+
+template <typename Pool>
+GpuEntry gpu_entry(const GpuTraits<Pool>& traits) {
+  GpuEntry e;
+  e.out_of_memory = traits.out_of_memory;
+  e.check = [traits](const Scenario& s, const MeasureOptions& o) {
+    Pool::check(s, o);
+    if (traits.check) traits.check(s, o);
+  };
+  e.device_heap_bytes = [](const Scenario& s, const MeasureOptions& o) -> std::uint64_t {
+    if constexpr (requires { Pool::device_heap_bytes(s, o); })
+      return Pool::device_heap_bytes(s, o);
+    else
+      return 0;
+  };
+  e.make = [traits](const Scenario& s, const MeasureOptions& o, const KernelArgs& a) {
+    return std::unique_ptr<GpuAllocator>(new PooledAllocator<Pool>(traits, s, o, a));
+  };
+  return e;
+}
+
+}  // namespace alloclab::gpu::detail

@@ -1,0 +1,40 @@
+// Pool policy: a FIFO ring of the A free page ids in page order (the queue baseline), with a head
+// (next ticket) and a tail (next free slot). Page ids are 32-bit: T < 2^32.
+#pragma once
+
+#include <string>
+
+#include "common.cuh"
+#include "pool_policy.cuh"
+
+namespace alloclab::gpu::detail {
+
+// The kernels' view of the queue.
+struct QueueView {
+  std::uint32_t* ring = nullptr;       // capacity A
+  unsigned long long* head = nullptr;  // [0] = head (next ticket), [1] = tail
+};
+
+class QueuePool final : public PoolPolicy {
+ public:
+  using View = QueueView;
+  static void check(const Scenario& s, const MeasureOptions& o);
+  QueuePool(const Scenario& s, const MeasureOptions& o, const KernelArgs& a);
+  View view() const { return {ring_.get(), head_.get()}; }
+
+  std::uint64_t device_bytes() const override;
+  const char* size_parameter() const override { return "--T"; }
+  void set_up() override;
+  void reset() override;
+  void verify_allocated(const Allocation& run) const override;
+  void verify_freed(const Allocation& run) const override;
+  std::optional<std::vector<std::uint64_t>> free_pages() const override;
+
+ private:
+  std::string name_;
+  std::uint64_t T_, A_, seed_;
+  DeviceBuffer<std::uint32_t> ring_, pristine_;
+  DeviceBuffer<unsigned long long> head_;
+};
+
+}  // namespace alloclab::gpu::detail
