@@ -21,16 +21,23 @@ std::string source_of(const PointKey& p) {
   return p.mode.empty() ? p.backend : p.backend + " (" + p.mode + ")";
 }
 
-// Rows of one metric as a series over N, for one (algo, source, A, T, w).
+// Rows of one metric as a series over N, for one (algo, source, A, T, w, pages).
 struct SeriesKey {
   Algorithm algo;
-  std::string source;
+  std::string source;  // "sim (lockstep)": backend and mode
+  std::string mode;
   std::uint64_t A, T;
-  unsigned w;
+  unsigned w, pages;
   bool operator<(const SeriesKey& o) const {
-    return std::tie(algo, source, T, A, w) < std::tie(o.algo, o.source, o.T, o.A, o.w);
+    return std::tie(algo, source, T, A, w, pages) <
+           std::tie(o.algo, o.source, o.T, o.A, o.w, o.pages);
   }
 };
+
+// ", n = 4" for multi-page requests, "" otherwise.
+std::string pages_label(unsigned pages) {
+  return pages == 1 ? std::string() : fmt::format(", n = {}", pages);
+}
 
 struct DrawnSeries {
   Series series;
@@ -45,7 +52,9 @@ std::map<SeriesKey, DrawnSeries> collect(const std::vector<TidyRow>& rows,
     // The parallel-rounds model has its own section (rounds_section.cpp).
     if (r.metric == metric && r.point.backend == backend && r.mean && std::isfinite(*r.mean) &&
         r.point.N <= max_N && !(r.point.backend == "model" && r.point.mode == "rounds"))
-      grouped[{r.point.algo, source_of(r.point), r.point.A, r.point.T, r.point.w}].push_back(&r);
+      grouped[{r.point.algo, source_of(r.point), r.point.mode, r.point.A, r.point.T, r.point.w,
+               r.point.pages}]
+          .push_back(&r);
   std::map<SeriesKey, DrawnSeries> out;
   for (auto& [k, v] : grouped) {
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->point.N < b->point.N; });
@@ -66,8 +75,11 @@ std::map<SeriesKey, DrawnSeries> collect(const std::vector<TidyRow>& rows,
 struct Drawing {
   PlotSpec plot;
   std::vector<PointKey> rows;
-  void add(DrawnSeries d, std::string title) {
+  // colour 0: gnuplot's by position; an empty title leaves the series out of the key.
+  void add(DrawnSeries d, std::string title, int colour = 0, int point_type = 7) {
     d.series.title = std::move(title);
+    d.series.colour = colour;
+    d.series.point_type = point_type;
     plot.series.push_back(std::move(d.series));
     rows.insert(rows.end(), d.rows.begin(), d.rows.end());
   }
@@ -104,25 +116,64 @@ void figure4(const std::vector<TidyRow>& rows, const std::set<std::uint64_t>& Ts
   }
 }
 
+// " w=32" for algorithms whose bitmap word width matters, "" otherwise.
+std::string width_label(Algorithm algo, unsigned w) {
+  return caps(algo).bitmap_words ? fmt::format(" w={}", w) : std::string();
+}
+
+// Marker of a simulator mode: filled circle (sequential), open circle (lockstep), filled square.
+int mode_marker(const std::string& mode) {
+  return mode == "sequential" ? 7 : mode == "lockstep" ? 6 : 5;
+}
+
 void model_vs_sim(const std::vector<TidyRow>& rows, Section& s) {
   for (const auto& metric : {std::string("tas"), std::string("was")}) {
-    std::map<std::pair<Algorithm, std::uint64_t>, Drawing> plots;  // (algo, T)
-    for (auto& [k, ds] : collect(rows, metric, "sim"))
-      plots[{k.algo, k.T}].add(std::move(ds),
-                               fmt::format("{} A/T={}", k.source, fraction_label(k.A, k.T)));
-    for (auto& [key, d] : plots) {
-      const auto& [algo, T] = key;
-      for (auto& [k, ds] : collect(rows, metric, "model"))
-        if (k.algo == algo && k.T == T)
-          d.add(std::move(ds), fmt::format("model A/T={}", fraction_label(k.A, k.T)));
-      d.plot.title = fmt::format("{}: simulated {} vs model, T = {}", name(algo),
-                                 metric == "tas" ? "TAS" : "WAS", T);
+    // One plot per (algo, T, w, pages) (w where the algorithm has bitmap words; a request size
+    // is another workload), one colour per free fraction shared by the model curve and the
+    // points it predicts, one marker per simulator mode. Model curves only at the fractions
+    // simulated there.
+    using PlotKey = std::tuple<Algorithm, std::uint64_t, unsigned, unsigned>;
+    std::map<PlotKey, std::vector<std::pair<SeriesKey, DrawnSeries>>> sims;
+    std::map<PlotKey, std::set<std::uint64_t>> fractions;
+    for (auto& [k, ds] : collect(rows, metric, "sim")) {
+      const PlotKey pk{k.algo, k.T, k.w, k.pages};
+      fractions[pk].insert(k.A);
+      sims[pk].emplace_back(k, std::move(ds));
+    }
+    const auto models = collect(rows, metric, "model");
+    for (auto& [pk, series] : sims) {
+      const auto& [algo, T, w, pages] = pk;
+      const auto& fr = fractions[pk];
+      auto colour = [&](std::uint64_t A) {
+        return 1 + static_cast<int>(std::distance(fr.begin(), fr.find(A)));
+      };
+      Drawing d;
+      std::set<std::uint64_t> with_model;
+      for (const auto& [k, ds] : models)
+        if (k.algo == algo && k.T == T && k.w == w && k.pages == pages && fr.count(k.A)) {
+          with_model.insert(k.A);
+          d.add(ds, "A/T=" + fraction_label(k.A, k.T), colour(k.A));
+        }
+      // Points are keyed by colour and marker; a fraction without a model curve names its own.
+      for (auto& [k, ds] : series)
+        d.add(std::move(ds),
+              with_model.count(k.A) ? std::string() : k.source + " A/T=" + fraction_label(k.A, k.T),
+              colour(k.A), mode_marker(k.mode));
+      const bool words = caps(algo).bitmap_words;
+      d.plot.title = fmt::format(
+          "{}: simulated {} vs model, T = {}{}{}", name(algo), metric == "tas" ? "TAS" : "WAS", T,
+          words ? fmt::format(", w = {}", w) : std::string(), pages_label(pages));
       d.plot.xlabel = "N (threads)";
       d.plot.ylabel = metric == "tas" ? "TAS (steps)" : "WAS (steps)";
-      d.plot.logy = true;
-      s.figure(make_figure(fmt::format("sim_{}_{}_{}", name(algo), T, metric), d.plot,
-                           "Points: simulation (mean and 95% CI); lines: the exact model under "
-                           "the sequential assumption.",
+      d.plot.logx = d.plot.logy = true;  // N spans 10^3 to 10^6: small N would be squeezed
+      std::string id = fmt::format("sim_{}_{}", name(algo), T);
+      if (words) id += fmt::format("_w{}", w);
+      if (pages != 1) id += fmt::format("_n{}", pages);
+      s.figure(make_figure(id + "_" + metric, d.plot,
+                           "Lines: the exact model under the sequential assumption, one colour "
+                           "per free fraction; points in the same colour: simulation (mean and "
+                           "95% CI), filled circles sequential, open circles lockstep, squares "
+                           "threads mode.",
                            std::move(d.rows)));
     }
   }
@@ -146,17 +197,30 @@ void figure7(const std::vector<TidyRow>& rows, const std::set<std::uint64_t>& gp
         d.plot.ylabel = label;
         d.plot.logx = true;
         d.plot.logy = true;  // steps are >= 1 and the queue grows linearly: log scale
+        // One colour per measured (algo, w, pages), shared by its model curve; model curves
+        // for what is measured here only.
+        std::map<std::tuple<Algorithm, unsigned, unsigned>, int> colours;
         for (auto& [k, ds] : collect(rows, metric, "gpu"))
-          if (k.T == T && k.A == A)
-            d.add(std::move(ds), fmt::format("{} w={} (GPU)", name(k.algo), k.w));
+          if (k.T == T && k.A == A) {
+            const int c = static_cast<int>(colours.size()) + 1;
+            colours[{k.algo, k.w, k.pages}] = c;
+            d.add(
+                std::move(ds),
+                fmt::format("{}{}{}", name(k.algo), width_label(k.algo, k.w), pages_label(k.pages)),
+                c);
+          }
         if (metric != "kernel_ms")
           for (auto& [k, ds] : collect(rows, metric == "was" ? "was_bound" : metric, "model"))
-            if (k.T == T && k.A == A)
-              d.add(std::move(ds), fmt::format("{} w={} ({})", name(k.algo), k.w,
-                                               metric == "was" ? "bound Eq. 3/5" : "model"));
+            if (const auto c = colours.find({k.algo, k.w, k.pages});
+                k.T == T && k.A == A && c != colours.end())
+              d.add(std::move(ds), "", c->second);
         s.figure(make_figure(
             fmt::format("fig7_{}_{}_{}", T, A, metric), d.plot,
-            "Points: measured on the GPU (mean and 95% CI over trials); lines: the model.",
+            metric == "kernel_ms"
+                ? "Points: measured on the GPU (mean and 95% CI over trials)."
+                : fmt::format("Points: measured on the GPU (mean and 95% CI over trials); lines "
+                              "in the same colour: {}.",
+                              metric == "was" ? "the WAS bound, Eq. (3)/(5)" : "the model"),
             std::move(d.rows)));
       }
     }

@@ -95,7 +95,7 @@ constexpr const char* kStyle =
     "table{border-collapse:collapse;font-size:0.85em;margin:1em 0;}\n"
     "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;}\n"
     "td.l,th.l{text-align:left;} tr.fail td{background:#fdd;}\n"
-    "#summary table{font-size:0.95em;} #summary td{white-space:nowrap;}\n"
+    "#summary td + td{white-space:nowrap;}\n"
     "figure{margin:1.5em 0;} figcaption{font-size:0.9em;}\n"
     "code{background:#f4f4f4;padding:1px 3px;}\n";
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "alloclab/render/sections.hpp"
 #include "alloclab/render/text.hpp"
@@ -144,6 +145,12 @@ Section verdicts_section(const std::vector<Verdict>& verdicts) {
           counts.add(v.outcome);
         }
       if (group.empty()) continue;
+      // Rows by pool, then free pages, word width, request size and N, as a reader scans them.
+      std::stable_sort(group.begin(), group.end(), [](const Verdict* a, const Verdict* b) {
+        const auto& p = a->point;
+        const auto& q = b->point;
+        return std::tie(p.T, p.A, p.w, p.pages, p.N) < std::tie(q.T, q.A, q.w, q.pages, q.N);
+      });
       const bool pages = caps(algo).requests == RequestKind::pages;
       std::vector<std::string> head = {"N", "A", "T", "w"};
       if (pages) head.push_back("pages");
