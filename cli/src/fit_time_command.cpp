@@ -1,7 +1,7 @@
 // alloclab fit-time DIR: fits kernel time = alpha + beta . (work) to the GPU rows of a sweep
 // directory (validation/time_fit.hpp) and writes the coefficients, R^2, held-out errors and
 // provenance as JSON. The committed fit of a device lives in reports/data/<device>/time_fit.json,
-// where `alloclab model --device <name>` finds it.
+// where `alloclab model --device <name>` finds it (model/kernel_time.hpp applies it).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -11,6 +11,7 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
+#include "alloclab/model/kernel_time.hpp"
 #include "alloclab/validation/time_fit.hpp"
 
 namespace alloclab::cli {
@@ -76,7 +77,7 @@ void run(const FitTimeArgs& a) {
   const auto fits = validation::fit_time(points, a.settings);
 
   validation::TimeFitProvenance prov;
-  prov.device_id = validation::device_slug(device_name);
+  prov.device_id = model::device_slug(device_name);
   prov.device = device;
   prov.source = {{"sweep_csv", csv.string()},
                  {"gpu_points", points.size()},
@@ -100,9 +101,10 @@ void run(const FitTimeArgs& a) {
   for (const auto& g : fits) {
     const auto& s = g.candidates[g.selected];
     const auto& m = g.candidates[g.model_only];
-    std::cout << fmt::format("{:<10} {:>3} {:<30} {:>7.4f} {:>9} {:>9} {:<18} {:>11}\n", g.algo,
-                             g.w ? std::to_string(g.w) : std::string("-"), s.features.name,
-                             s.r_squared, percent(s.kfold, &validation::ErrorSummary::median),
+    std::cout << fmt::format("{:<10} {:>3} {:<30} {:>7.4f} {:>9} {:>9} {:<18} {:>11}\n",
+                             name(g.algo), g.w ? std::to_string(g.w) : std::string("-"),
+                             s.features.name, s.r_squared,
+                             percent(s.kfold, &validation::ErrorSummary::median),
                              percent(s.kfold, &validation::ErrorSummary::max), m.features.name,
                              percent(g.model_error, &validation::ErrorSummary::median));
   }

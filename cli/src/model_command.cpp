@@ -10,9 +10,9 @@
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/model/kernel_time.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/rounds.hpp"
-#include "alloclab/validation/time_fit.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -85,7 +85,7 @@ struct ModelOptions {
   Format format = Format::table;
   bool theorems = false;
   std::string schedule = "sequential";
-  std::string device, data_dir;  // kernel-time prediction (issue 6, validation/time_fit.hpp)
+  std::string device, data_dir;  // kernel-time prediction (model/kernel_time.hpp)
 };
 
 void run_model(const ModelOptions& o) {
@@ -107,11 +107,11 @@ void run_model(const ModelOptions& o) {
   if (o.theorems && warp_model)
     throw InputError("--theorems", "Theorems 1 and 2 are about rw/rwbm");
   const auto grid = expand_grid(o.grid, *parsed, GridUse::model);
-  std::optional<nlohmann::json> time_fit;
+  std::optional<model::DeviceTimeFits> time_fit;
   if (!o.device.empty()) {
     if (o.theorems) throw InputError("--device", "predicts kernel time; not with --theorems");
-    time_fit = validation::load_time_fit(
-        o.data_dir.empty() ? validation::default_data_dir() : o.data_dir, o.device);
+    time_fit =
+        model::load_time_fit(o.data_dir.empty() ? model::default_data_dir() : o.data_dir, o.device);
   }
   std::vector<Record> records;
   for (const Scenario& s : grid) {
@@ -121,7 +121,7 @@ void run_model(const ModelOptions& o) {
     }
     // rounds: hardware warps run in parallel rounds, so its WAS is the better time predictor.
     Record r = rounds ? model::evaluate_rounds(s) : model::evaluate(s);
-    if (time_fit) validation::add_predicted_kernel_time(r, s, *time_fit);
+    if (time_fit) model::add_predicted_kernel_time(r, s, *time_fit);
     records.push_back(std::move(r));
   }
   write_records(std::cout, records, o.format);

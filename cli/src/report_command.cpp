@@ -4,12 +4,12 @@
 #include <iostream>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/sweep_provenance.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/render/report.hpp"
+#include "alloclab/render/sections.hpp"
 #include "alloclab/validation/errata.hpp"
-#include "alloclab/validation/report.hpp"
-#include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/tidy.hpp"
-#include "alloclab/validation/time_fit_report.hpp"
 #include "alloclab/validation/verdict.hpp"
 
 namespace alloclab::cli {
@@ -20,7 +20,7 @@ void run(const std::string& dir) {
   const auto csv = (fs::path(dir) / "sweep.csv").string();
   if (!fs::exists(csv))
     throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + dir + "`)");
-  validation::ReportInputs in;
+  render::ReportInputs in;
   in.dir = dir;
   in.rows = validation::read_tidy(csv);
   const auto json_path = fs::path(dir) / "sweep.json";
@@ -32,15 +32,20 @@ void run(const std::string& dir) {
   in.verdicts = validation::all_verdicts(in.rows);
   in.errata = validation::paper000_errata();
   in.theorem_checks = validation::theorem_checks();
-  in.report_command = "alloclab report " + dir;
+  in.provenance.runs = render::sweep_runs(in.metadata);
+  in.provenance.writer = sweep_row_writer(in.provenance.runs);
+  in.provenance.report_command = "alloclab report " + dir;
   // The kernel-time model's section, where `alloclab fit-time DIR -o DIR/time_fit.json` ran.
   if (const auto tf = fs::path(dir) / "time_fit.json"; fs::exists(tf)) {
     std::ifstream f(tf);
     const auto j = nlohmann::json::parse(f, nullptr, false);
     if (j.is_discarded()) throw InputError("DIR", tf.string() + " is not JSON");
-    in.extra_sections.push_back(validation::time_fit_section(j));
+    in.extra_sections.push_back(render::time_fit_section(j));
+    in.provenance.other_inputs.emplace_back(
+        "time_fit.json (kernel-time fit)",
+        j.value("command_line", std::string("alloclab fit-time")));
   }
-  const auto files = validation::write_report(in);
+  const auto files = render::write_report(in);
   std::cout << "report: " << files.figures << " figures\nwrote " << files.html << "\nwrote "
             << files.markdown << '\n';
 }
@@ -52,10 +57,12 @@ void add_report_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "report",
       "Write DIR/report.html (self-contained, plots as inline SVG rendered by gnuplot), "
-      "DIR/report.md and DIR/figures/*.svg from a sweep directory: the paper's Figure 4 from the "
-      "model, Figure 7 from hardware (model curves over measured points), model vs simulation, "
-      "comparison and verdict tables, Theorem 1/2 checks and the errata of paper 000. Each figure "
-      "names the command that made it.");
+      "DIR/report.md and DIR/figures/*.svg from a sweep directory. It opens with a summary (the "
+      "verdicts per allocator and claim, linked to their tables), then the paper's Figure 4 from "
+      "the model, Figure 7 from hardware (model curves over measured points), model vs "
+      "simulation, the models the paper lacks, comparison and verdict tables, Theorem 1/2 checks "
+      "and the errata of paper 000, and ends with an appendix on provenance (every sweep command, "
+      "device, commit, date). Each figure names the sweep command that wrote its rows.");
   cmd->add_option("DIR", *dir, "a directory written by `alloclab sweep`")->required();
   cmd->callback([dir] { run(*dir); });
 }

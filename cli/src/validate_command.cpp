@@ -10,7 +10,6 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/errata.hpp"
-#include "alloclab/validation/rounds_backend.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 

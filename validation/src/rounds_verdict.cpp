@@ -1,4 +1,4 @@
-// Verdicts of the parallel-rounds model (issue 6, item 1): model(rounds) against the lockstep
+// Verdicts of the parallel-rounds model: model(rounds) against the lockstep
 // simulation, which runs exactly the process the model describes, and against hardware where a
 // lockstep simulation at the same point can separate the model's error from the hardware's
 // departure from strict rounds.
@@ -15,7 +15,7 @@ namespace alloclab::validation {
 namespace {
 
 std::string point_without_source(const PointKey& p) {
-  return fmt::format("{}|N={}|A={}|T={}|w={}|L={}|n={}", p.algo, p.N, p.A, p.T, p.w, p.lanes,
+  return fmt::format("{}|N={}|A={}|T={}|w={}|L={}|n={}", name(p.algo), p.N, p.A, p.T, p.w, p.lanes,
                      p.pages);
 }
 
@@ -114,8 +114,8 @@ std::vector<Verdict> compare_rounds_model(const std::vector<TidyRow>& rows,
     const double units = v.metric == "tas"
                              ? static_cast<double>(v.point.N)
                              : std::ceil(static_cast<double>(v.point.N) / v.point.lanes);
-    const double zero_spread =
-        std::max(1e-9 * std::fabs(v.reference), 3.0 / (static_cast<double>(p.lock->n) * units));
+    const double zero_spread = std::max(1e-9 * std::fabs(v.reference),
+                                        kRuleOfThree / (static_cast<double>(p.lock->n) * units));
     const bool agrees = std::isnan(v.z) ? std::fabs(v.observed - v.reference) <= zero_spread
                                         : std::fabs(v.z) <= t_crit(p.lock->n);
     if (agrees) {

@@ -83,8 +83,8 @@ SweepSummary run_sweep(const std::vector<Scenario>& points, const std::vector<Ba
   p.total = jobs.size();
   p.skipped_resumed = summary.resumed;
   for (const auto& job : jobs) {
-    p.current = fmt::format("{} {} N={} A={} T={}", job.key.algo, job.b->name, job.s->N, job.s->A,
-                            job.s->T);
+    p.current = fmt::format("{} {} N={} A={} T={}", name(job.key.algo), job.b->name, job.s->N,
+                            job.s->A, job.s->T);
     if (progress) progress(p);
     const Record rec = job.b->evaluate(*job.s);
     for (const auto& row : rows_from_record(job.key, rec, job.b->metrics)) write_row(csv, row);

@@ -10,13 +10,15 @@ namespace alloclab::validation {
 
 std::string PointKey::text() const {
   // lowest adds nothing, so keys of rows from before the bit_choice column stay the same
-  return fmt::format("{}|{}|{}|N={}|A={}|T={}|w={}|L={}|n={}{}", algo, backend, mode, N, A, T, w,
-                     lanes, pages, bit_choice == "lowest" ? std::string() : "|bit=" + bit_choice);
+  return fmt::format(
+      "{}|{}|{}|N={}|A={}|T={}|w={}|L={}|n={}{}", name(algo), backend, mode, N, A, T, w, lanes,
+      pages,
+      bit_choice == BitChoice::lowest ? std::string() : "|bit=" + std::string(name(bit_choice)));
 }
 
 PointKey point_of(const Scenario& s, const std::string& backend, const std::string& mode) {
   PointKey p;
-  p.algo = std::string(name(s.algo));
+  p.algo = s.algo;
   p.backend = backend;
   p.mode = mode;
   p.N = s.N;
@@ -25,7 +27,8 @@ PointKey point_of(const Scenario& s, const std::string& backend, const std::stri
   p.w = s.w;
   p.lanes = s.lanes;
   p.pages = s.pages;
-  p.bit_choice = s.algo == Algorithm::rwbm ? std::string(name(s.bit_choice)) : "lowest";
+  // Only RW-BM chooses a bit inside a word (expand_grid gives the others lowest).
+  p.bit_choice = s.algo == Algorithm::rwbm ? s.bit_choice : BitChoice::lowest;
   return p;
 }
 
@@ -35,8 +38,8 @@ void write_header(std::ostream& out) {
 
 void write_row(std::ostream& out, const TidyRow& r) {
   const auto& p = r.point;
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.algo, p.backend, p.mode,
-                     p.N, p.A, p.T, p.w, p.lanes, p.pages, p.bit_choice, r.metric,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", name(p.algo), p.backend,
+                     p.mode, p.N, p.A, p.T, p.w, p.lanes, p.pages, name(p.bit_choice), r.metric,
                      r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n);
 }
 
@@ -83,9 +86,15 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
           fmt::format("{}:{}: expected {} columns, got {}", path, i + 1, columns, c.size()));
     }
     const std::size_t m = has_bit_choice ? 10 : 9;  // where the metric column is
+    const auto algo = parse_algorithm(c[0]);
+    if (!algo) {
+      if (last && torn_tail) break;
+      throw std::runtime_error(
+          fmt::format("{}:{}: unknown algorithm '{}' ({})", path, i + 1, c[0], algorithm_names()));
+    }
     try {
       TidyRow r;
-      r.point.algo = c[0];
+      r.point.algo = *algo;
       r.point.backend = c[1];
       r.point.mode = c[2];
       r.point.N = std::stoull(c[3]);
@@ -95,8 +104,9 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
       r.point.lanes = static_cast<unsigned>(std::stoul(c[7]));
       r.point.pages = static_cast<unsigned>(std::stoul(c[8]));
       if (has_bit_choice) {
-        if (!parse_bit_choice(c[9])) throw std::invalid_argument("bit_choice");
-        r.point.bit_choice = c[9];
+        const auto choice = parse_bit_choice(c[9]);
+        if (!choice) throw std::invalid_argument("bit_choice");
+        r.point.bit_choice = *choice;
       }
       r.metric = c[m];
       if (!c[m + 1].empty()) r.mean = std::stod(c[m + 1]);

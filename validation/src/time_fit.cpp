@@ -3,11 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,45 +12,7 @@
 #include "alloclab/model/model.hpp"
 #include "alloclab/validation/least_squares.hpp"
 
-#ifndef ALLOCLAB_SOURCE_DATA_DIR
-#define ALLOCLAB_SOURCE_DATA_DIR "reports/data"
-#endif
-
 namespace alloclab::validation {
-
-const char* feature_name(TimeFeature f) {
-  switch (f) {
-    case TimeFeature::threads:
-      return "N";
-    case TimeFeature::probes:
-      return "N*TAS";
-    case TimeFeature::warp_steps:
-      return "warps*WAS";
-    case TimeFeature::was:
-      return "WAS";
-    case TimeFeature::collisions:
-      return "collisions";
-  }
-  return "?";
-}
-
-double feature_value(TimeFeature f, std::uint64_t N, unsigned lanes, double tas, double was,
-                     double collisions) {
-  const double n = static_cast<double>(N);
-  switch (f) {
-    case TimeFeature::threads:
-      return n;
-    case TimeFeature::probes:
-      return n * tas;
-    case TimeFeature::warp_steps:
-      return static_cast<double>((N + lanes - 1) / lanes) * was;
-    case TimeFeature::was:
-      return was;
-    case TimeFeature::collisions:
-      return collisions;
-  }
-  return 0;
-}
 
 bool FeatureSet::uses_collisions() const {
   return std::find(features.begin(), features.end(), TimeFeature::collisions) != features.end();
@@ -107,7 +65,7 @@ std::vector<TimePoint> time_points(const std::vector<TidyRow>& rows, std::size_t
   std::vector<std::string> order;
   for (const auto& r : rows) {
     // Lowest-bit RW-BM only: other bit choices (collisions section) are another kernel.
-    if (r.point.backend != "gpu" || !r.mean || r.point.bit_choice != "lowest") continue;
+    if (r.point.backend != "gpu" || !r.mean || r.point.bit_choice != BitChoice::lowest) continue;
     const auto key = r.point.text();
     auto [it, fresh] = by_point.try_emplace(key);
     if (fresh) {
@@ -205,7 +163,7 @@ std::vector<std::size_t> kfold_assignment(const std::vector<TimePoint>& points, 
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     const auto id =
-        fmt::format("{}|{}|{}|{}|{}|{}|{}", p.algo, p.N, p.A, p.T, p.w, p.lanes, p.pages);
+        fmt::format("{}|{}|{}|{}|{}|{}|{}", name(p.algo), p.N, p.A, p.T, p.w, p.lanes, p.pages);
     keyed.emplace_back(mix64(fnv1a(id) ^ mix64(seed)), i);
   }
   std::sort(keyed.begin(), keyed.end());
@@ -308,14 +266,8 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
 
 namespace {
 
-bool bitmap_algorithm(const std::string& algo) {
-  const auto a = parse_algorithm(algo);
-  return !a || caps(*a).bitmap_words;  // unknown (future) algorithms: keep w apart
-}
-
 // Selection among physical candidates (every beta >= 0): the lowest K-fold RMS relative error;
-// among candidates within 5% of it, the one with the fewest parameters (a parameter must earn its
-// place on held-out points; 5% is about the trial-to-trial noise of a mean kernel time).
+// among candidates within kSelectionTolerance of it, the one with the fewest parameters.
 std::size_t select_candidate(const std::vector<CandidateFit>& cs, bool allow_collisions,
                              bool require_physical = true) {
   auto eligible = [&](const CandidateFit& c) {
@@ -330,7 +282,7 @@ std::size_t select_candidate(const std::vector<CandidateFit>& cs, bool allow_col
     const auto& c = cs[i];
     if (!eligible(c)) continue;
     // 1e-6 absolute: below that, differences are rounding (exact synthetic data), not fit.
-    if (c.kfold->rms > std::max(1.05 * best, best + 1e-6)) continue;
+    if (c.kfold->rms > std::max(kSelectionTolerance * best, best + 1e-6)) continue;
     if (pick == cs.size() || c.features.features.size() < cs[pick].features.features.size() ||
         (c.features.features.size() == cs[pick].features.features.size() &&
          c.kfold->rms < cs[pick].kfold->rms))
@@ -343,13 +295,14 @@ std::size_t select_candidate(const std::vector<CandidateFit>& cs, bool allow_col
 
 std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
                                    const TimeFitSettings& settings) {
-  std::map<std::tuple<std::string, unsigned, unsigned>, std::vector<TimePoint>> groups;
+  // Groups in the order of the algorithms' names (the order time_fit.json has always had).
+  std::map<std::tuple<std::string_view, unsigned, unsigned>, std::vector<TimePoint>> groups;
   for (const auto& p : points)
-    groups[{p.algo, bitmap_algorithm(p.algo) ? p.w : 0u, p.pages}].push_back(p);
+    groups[{name(p.algo), caps(p.algo).bitmap_words ? p.w : 0u, p.pages}].push_back(p);
   std::vector<GroupTimeFit> out;
   for (auto& [key, pts] : groups) {
     GroupTimeFit g;
-    g.algo = std::get<0>(key);
+    g.algo = pts.front().algo;
     g.w = std::get<1>(key);
     g.pages = std::get<2>(key);
     g.points = std::move(pts);
@@ -376,10 +329,9 @@ std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
     std::vector<double> measured, predicted;
     for (const auto& p : g.points) {
       std::optional<double> pred;
-      const auto algo = parse_algorithm(p.algo);
-      if (algo) {
+      {
         Scenario s;
-        s.algo = *algo;
+        s.algo = p.algo;
         s.N = p.N;
         s.A = p.A;
         s.T = p.T;
@@ -458,8 +410,9 @@ nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFi
       {"kfold", settings.folds},
       {"seed", settings.seed},
       {"selection",
-       "among candidates with every beta >= 0: lowest K-fold RMS relative error; among those "
-       "within 5% of it, fewest parameters"},
+       fmt::format("among candidates with every beta >= 0: lowest K-fold RMS relative error; "
+                   "among those within {:.0f}% of it, fewest parameters",
+                   100 * (kSelectionTolerance - 1))},
       {"model_only",
        "the best candidate without collisions, applied to the analytic model's TAS and WAS "
        "(sequential schedule)"},
@@ -472,7 +425,7 @@ nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFi
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& g : fits) {
     nlohmann::json gj;
-    gj["algo"] = g.algo;
+    gj["algo"] = std::string(name(g.algo));
     gj["w"] = g.w;  // 0: the algorithm does not use bitmap words, any w matches
     gj["pages"] = g.pages;
     gj["points"] = g.points.size();
@@ -508,109 +461,6 @@ nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFi
   }
   j["fits"] = arr;
   return j;
-}
-
-std::string device_slug(const std::string& name) {
-  std::string out;
-  bool dash = false;
-  for (unsigned char c : name) {
-    if (std::isalnum(c)) {
-      if (dash && !out.empty()) out += '-';
-      dash = false;
-      out += static_cast<char>(std::tolower(c));
-    } else {
-      dash = true;
-    }
-  }
-  return out;
-}
-
-std::string default_data_dir() {
-  if (const char* env = std::getenv("ALLOCLAB_DATA_DIR"); env && *env) return env;
-  return ALLOCLAB_SOURCE_DATA_DIR;
-}
-
-std::vector<std::string> available_time_fit_devices(const std::string& data_dir) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(data_dir, ec))
-    if (e.is_directory() && fs::exists(e.path() / "time_fit.json"))
-      out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-nlohmann::json load_time_fit(const std::string& data_dir, const std::string& device) {
-  namespace fs = std::filesystem;
-  const auto id = device_slug(device);
-  const auto path = fs::path(data_dir) / id / "time_fit.json";
-  if (!fs::exists(path)) {
-    const auto have = available_time_fit_devices(data_dir);
-    std::string list;
-    for (const auto& d : have) list += (list.empty() ? "" : ", ") + d;
-    throw InputError("--device",
-                     fmt::format("no kernel-time fit for '{}' ({} not found); available in {}: {} "
-                                 "(make one with `alloclab fit-time SWEEP_DIR -o FILE`)",
-                                 device, path.string(), data_dir, list.empty() ? "none" : list));
-  }
-  std::ifstream in(path);
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object() ||
-      j.value("schema", std::string()) != "alloclab-time-fit/1")
-    throw InputError("--device", path.string() +
-                                     " is not an alloclab time fit (schema "
-                                     "alloclab-time-fit/1)");
-  return j;
-}
-
-void add_predicted_kernel_time(Record& record, const Scenario& s, const nlohmann::json& time_fit) {
-  const std::string algo(name(s.algo));
-  const unsigned w = caps(s.algo).bitmap_words ? s.w : 0u;
-  const nlohmann::json* fit = nullptr;
-  for (const auto& g : time_fit.at("fits"))
-    if (g.at("algo") == algo && g.at("w").get<unsigned>() == w &&
-        g.at("pages").get<unsigned>() == s.pages)
-      fit = &g;
-  const std::string device = time_fit.value("device_id", std::string("this device"));
-  if (!fit) {
-    record.set_quantity("kernel_ms_predicted", std::nullopt,
-                        fmt::format("no kernel-time fit for {} (w={}, pages={}) on {}", algo, s.w,
-                                    s.pages, device));
-    return;
-  }
-  const auto& m = fit->at("model_only");
-  const auto& coef = m.at("coefficients_ms");
-  const auto tas = record.number("tas"), was = record.number("was");
-  double v = 0;
-  for (const auto& [feature, beta] : coef.items()) {
-    if (feature == "alpha") {
-      v += beta.get<double>();
-      continue;
-    }
-    // Only features the model gives (collisions are never in the model-only fit).
-    bool known = false;
-    TimeFeature f{};
-    for (auto cand :
-         {TimeFeature::threads, TimeFeature::probes, TimeFeature::warp_steps, TimeFeature::was})
-      if (feature == feature_name(cand)) {
-        f = cand;
-        known = true;
-      }
-    if (!known) {
-      record.set_quantity("kernel_ms_predicted", std::nullopt,
-                          "the time fit uses '" + feature + "', which the model does not give");
-      return;
-    }
-    if ((f == TimeFeature::probes && !tas) ||
-        ((f == TimeFeature::was || f == TimeFeature::warp_steps) && !was)) {
-      record.set_quantity("kernel_ms_predicted", std::nullopt,
-                          "the model gives no finite tas/was here");
-      return;
-    }
-    v += beta.get<double>() * feature_value(f, s.N, s.lanes, tas.value_or(0), was.value_or(0), 0);
-  }
-  record.set("kernel_ms_predicted", v);
 }
 
 }  // namespace alloclab::validation

@@ -1,6 +1,7 @@
 #include "alloclab/validation/verdict.hpp"
+
 #include "alloclab/validation/rounds_backend.hpp"
-#include "alloclab/validation/warp_models.hpp"
+#include "alloclab/validation/warp_chain_verdict.hpp"
 
 #include <fmt/format.h>
 
@@ -30,11 +31,12 @@ namespace {
 
 // The grid point without backend and mode: what model, sim and gpu rows have in common.
 std::string shared_point(const PointKey& p) {
-  return fmt::format("{}|N={}|A={}|T={}|w={}|L={}|n={}", p.algo, p.N, p.A, p.T, p.w, p.lanes,
+  return fmt::format("{}|N={}|A={}|T={}|w={}|L={}|n={}", name(p.algo), p.N, p.A, p.T, p.w, p.lanes,
                      p.pages);
 }
 
 struct PointRows {
+  Algorithm algo = Algorithm::rw;
   // backend|mode -> metric -> row
   std::map<std::string, std::map<std::string, const TidyRow*>> by_source;
 };
@@ -88,9 +90,10 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
   std::map<std::string, PointRows> points;
   for (const auto& r : rows) {
     // The models are those of the paper's lowest-bit RW-BM; other bit choices are compared in
-    // the report's collisions section (collisions_report.cpp), not here.
-    if (r.point.bit_choice != "lowest") continue;
+    // the report's collisions section (render/src/collisions_section.cpp), not here.
+    if (r.point.bit_choice != BitChoice::lowest) continue;
     auto& pr = points[shared_point(r.point)];
+    pr.algo = r.point.algo;
     pr.by_source[r.point.backend + "|" + r.point.mode][r.metric] = &r;
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -115,9 +118,9 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
         // reports that quantity as was_service_order (its `was` uses thread-id warps, like
         // hardware). The model's queue WAS is over a warp's random positions (Eq. 1's setting),
         // which is the simulation's thread-id `was`.
-        const std::string algo = key.substr(0, key.find('|'));
         const std::string observed_metric =
-            (sequential && metric == "was" && algo != "queue") ? "was_service_order" : metric;
+            (sequential && metric == "was" && pr.algo != Algorithm::queue) ? "was_service_order"
+                                                                           : metric;
         const TidyRow* obs = find(pr, src, observed_metric);
         const TidyRow* ref = find(pr, model_source, metric);
         // No comparison against an infinite or undefined model value (e.g. WAS at A = N).
@@ -194,7 +197,7 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
     const bool hardware = v.point.backend == "gpu";
     const TidyRow* seq = find(pr, "sim|sequential", v.metric);
     const TidyRow* lock = find(pr, "sim|lockstep", v.metric);
-    const bool rwbm_above = v.point.algo == "rwbm" && v.observed > v.reference;
+    const bool rwbm_above = v.point.algo == Algorithm::rwbm && v.observed > v.reference;
     const std::string clumping =
         "Eq. (4)/(5) assume free pages stay scattered binomially over words; RW-BM empties "
         "sparse words first, so fewer words hold a free page (paper erratum)";
@@ -208,7 +211,7 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
                                   "above the bound by {:.3g} but within noise: z = {:.2f} "
                                   "<= {}",
                                   v.observed - v.reference, v.z, threshold);
-      } else if (v.point.algo == "rwbm" &&
+      } else if (v.point.algo == Algorithm::rwbm &&
                  (!seq || *seq->mean > v.reference || v.point.mode == "sequential")) {
         v.outcome = Outcome::expected_departure;
         v.explanation =
@@ -243,8 +246,8 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
       const double units = v.metric == "tas"
                                ? static_cast<double>(v.point.N)
                                : std::ceil(static_cast<double>(v.point.N) / v.point.lanes);
-      zero_spread_tolerance =
-          std::max(zero_spread_tolerance, 3.0 / (static_cast<double>(p.observed_row->n) * units));
+      zero_spread_tolerance = std::max(
+          zero_spread_tolerance, kRuleOfThree / (static_cast<double>(p.observed_row->n) * units));
     }
     const bool agrees =
         std::isnan(v.z) ? (std::fabs(v.observed - v.reference) <= zero_spread_tolerance ||
@@ -301,7 +304,7 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
           "{}: the {} simulation serves requests in parallel rounds, the model one at a time{}{}",
           size, v.point.mode, v.metric == "was" ? ", and its warps are thread-id groups" : "",
           isolation);
-    } else if (v.point.algo == "queue" && v.metric == "was" &&
+    } else if (v.point.algo == Algorithm::queue && v.metric == "was" &&
                std::fabs(v.observed - queue_consecutive_tickets_was(v.point.N, v.point.lanes)) <=
                    1e-9 * v.observed) {
       v.outcome = Outcome::expected_departure;
@@ -352,7 +355,7 @@ std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
           *lock->mean);
     } else if (!std::isnan(v.collisions_per_thread) && v.metric == "tas" &&
                v.observed > v.reference &&
-               v.collisions_per_thread >= 0.5 * (v.observed - v.reference)) {
+               v.collisions_per_thread >= kCollisionShareOfExcess * (v.observed - v.reference)) {
       v.outcome = Outcome::expected_departure;
       v.explanation = fmt::format(
           "{}; failed atomic claims ({:.3g} per thread) account for most of the excess {:.3g} "
@@ -378,7 +381,7 @@ std::vector<Record> verdict_records(const std::vector<Verdict>& verdicts) {
   for (const auto& v : verdicts) {
     Record r;
     r.set("check", v.check)
-        .set("algo", v.point.algo)
+        .set("algo", std::string(name(v.point.algo)))
         .set("backend", v.point.backend)
         .set("mode", v.point.mode)
         .set_int("N", v.point.N)
@@ -408,7 +411,7 @@ std::vector<Verdict> all_verdicts(const std::vector<TidyRow>& rows,
                                   const ValidationOptions& options) {
   std::vector<TidyRow> lowest;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(lowest),
-               [](const TidyRow& r) { return r.point.bit_choice == "lowest"; });
+               [](const TidyRow& r) { return r.point.bit_choice == BitChoice::lowest; });
   auto verdicts = compare_backends(lowest, options);
   for (auto& v : compare_rounds_model(lowest, options)) verdicts.push_back(std::move(v));
   return verdicts;

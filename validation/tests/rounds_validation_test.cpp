@@ -102,7 +102,7 @@ TEST_CASE("rounds verdicts: lockstep agreement, failure, hardware departure",
   auto row = [](const std::string& backend, const std::string& mode, std::uint64_t N,
                 const std::string& metric, double mean, double sd, std::uint64_t n) {
     TidyRow r;
-    r.point = {"rw", backend, mode, N, 10000, 1000000, 32, 32, 1};
+    r.point = {Algorithm::rw, backend, mode, N, 10000, 1000000, 32, 32, 1};
     r.metric = metric;
     r.mean = mean;
     r.sd = sd;

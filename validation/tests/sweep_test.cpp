@@ -53,7 +53,7 @@ TEST_CASE("tidy rows round-trip through CSV", "[validation]") {
   fs::create_directories(dir);
   const auto path = (dir / "t.csv").string();
   TidyRow r;
-  r.point = {"rwbm", "sim", "lockstep", 1024, 5000, 1000000, 64, 32, 1};
+  r.point = {Algorithm::rwbm, "sim", "lockstep", 1024, 5000, 1000000, 64, 32, 1};
   r.metric = "tas";
   r.mean = 0.1 + 0.2;
   r.sd = 1.0 / 3;
@@ -93,6 +93,15 @@ TEST_CASE("a torn last line is dropped, a malformed middle line is an error", "[
         << "\nrw,model,,1,100\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\n";
   }
   CHECK_THROWS_WITH(read_tidy(path), Catch::Contains(":2:"));
+  // Algorithms are parsed once, here: an unknown name is an error naming it and its line.
+  {
+    std::ofstream out(path);
+    out << kTidyHeaderWithoutBitChoice
+        << "\nrw,model,,1,100,1000,32,32,1,tas,10,0,0,1\nslab,model,,1,100,1000,32,32,1,tas,10,0,0,"
+           "1\n";
+  }
+  CHECK_THROWS_WITH(read_tidy(path),
+                    Catch::Contains(":3: unknown algorithm 'slab'") && Catch::Contains("rwbm"));
 }
 
 TEST_CASE("the bit_choice column: old CSVs read as lowest, new ones round-trip", "[validation]") {
@@ -107,13 +116,13 @@ TEST_CASE("the bit_choice column: old CSVs read as lowest, new ones round-trip",
   }
   auto rows = read_tidy(path);
   REQUIRE(rows.size() == 1);
-  CHECK(rows[0].point.bit_choice == "lowest");
+  CHECK(rows[0].point.bit_choice == BitChoice::lowest);
   CHECK(rows[0].metric == "collisions");
   CHECK(*rows[0].mean == 7.95);
   CHECK(rows[0].n == 20);
   // the current format: a rotated row and a lowest row of the same point are different keys
   TidyRow rotated = rows[0];
-  rotated.point.bit_choice = "rotated";
+  rotated.point.bit_choice = BitChoice::rotated;
   rotated.mean = 1.5;
   {
     std::ofstream out(path);
@@ -128,7 +137,7 @@ TEST_CASE("the bit_choice column: old CSVs read as lowest, new ones round-trip",
   const auto back = read_tidy(path);
   REQUIRE(back.size() == 2);
   CHECK(back[0].point == rows[0].point);
-  CHECK(back[1].point.bit_choice == "rotated");
+  CHECK(back[1].point.bit_choice == BitChoice::rotated);
   CHECK(back[0].point.text() != back[1].point.text());
   CHECK(back[0].point.text() == rows[0].point.text());  // lowest keys as before the column
   {

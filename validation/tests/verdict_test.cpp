@@ -4,13 +4,14 @@
 
 #include "alloclab/validation/verdict.hpp"
 
+using namespace alloclab;
 using namespace alloclab::validation;
 
 namespace {
 TidyRow row(const std::string& backend, const std::string& mode, const std::string& metric,
             double mean, double sd, std::uint64_t n, double ci95 = 0) {
   TidyRow r;
-  r.point = {"rw", backend, mode, 1000, 10000, 1000000, 32, 32, 1};
+  r.point = {Algorithm::rw, backend, mode, 1000, 10000, 1000000, 32, 32, 1};
   r.metric = metric;
   r.mean = mean;
   r.sd = sd;
@@ -99,7 +100,7 @@ TEST_CASE("the GPU queue's WAS is explained by warp-consecutive tickets", "[vali
   // where the model's random-position WAS is 32 * 65 / 33 = 63.03.
   auto model = row("model", "sequential", "was", 32.0 * 65 / 33, 0, 1);
   auto gpu = row("gpu", "", "was", 48, 0, 20);
-  model.point.algo = gpu.point.algo = "queue";
+  model.point.algo = gpu.point.algo = Algorithm::queue;
   model.point.N = gpu.point.N = 64;
   auto vs = compare_backends({model, gpu});
   REQUIRE(vs.size() == 1);
@@ -172,4 +173,76 @@ TEST_CASE("a sample without spread is judged by the rule of three", "[validation
   sim.mean = 1.01;  // an excess of 0.01 with no spread is not explained by chance
   vs = compare_backends({model, sim});
   CHECK(vs[0].outcome == Outcome::fail);
+}
+
+// ---- the constants that decide verdicts, pinned by hand-worked cases on both sides ----------
+
+TEST_CASE("one comparison of 100 trials: the threshold is Student's t at 97.5%, 99 dof",
+          "[validation][thresholds]") {
+  // family_alpha = 0.05 over 1 comparison: two-sided 95%, t_{0.975, 99} = 1.9842 (tables).
+  // se = 1 / sqrt(100) = 0.1. z = 1.97 passes (it would fail the normal 1.96); z = 2.00 fails.
+  auto judge = [](double z) {
+    const auto vs = compare_backends({row("model", "sequential", "tas", 10, 0, 1),
+                                      row("sim", "sequential", "tas", 10 + 0.1 * z, 1, 100)});
+    REQUIRE(vs.size() == 1);
+    CHECK(vs[0].z == Approx(z));
+    return vs[0].outcome;
+  };
+  CHECK(judge(1.97) == Outcome::pass);
+  CHECK(judge(2.00) == Outcome::fail);
+  CHECK(judge(-1.97) == Outcome::pass);
+  CHECK(judge(-2.00) == Outcome::fail);
+}
+
+TEST_CASE("model vs GPU: a resolved TAS difference within 5% agrees, beyond 5% needs a reason",
+          "[validation][thresholds]") {
+  // sd 0.01 over 20 trials: z is in the hundreds, so only the relative tolerance can pass it.
+  // RW, no simulation and no collisions at the point: nothing else explains a difference.
+  auto judge = [](double gpu_tas) {
+    const auto vs = compare_backends(
+        {row("model", "sequential", "tas", 10, 0, 1), row("gpu", "", "tas", gpu_tas, 0.01, 20)});
+    REQUIRE(vs.size() == 1);
+    return vs[0].outcome;
+  };
+  CHECK(judge(10.49) == Outcome::pass);  // +4.9%
+  CHECK(judge(9.51) == Outcome::pass);   // -4.9%
+  CHECK(judge(10.51) == Outcome::fail);  // +5.1%
+  CHECK(judge(9.49) == Outcome::fail);   // -5.1%
+}
+
+TEST_CASE("failed atomic claims explain a GPU TAS excess only when they are half of it or more",
+          "[validation][thresholds]") {
+  // N = 1000, TAS 10.6 vs 10: an excess of 0.6 steps per thread (6%, beyond the 5% tolerance).
+  // Half of it is 0.3 failed claims per thread, i.e. 300 claims.
+  auto judge = [](double collisions) {
+    const auto vs = compare_backends({row("model", "sequential", "tas", 10, 0, 1),
+                                      row("gpu", "", "tas", 10.6, 0.1, 20),
+                                      row("gpu", "", "collisions", collisions, 0, 20)});
+    REQUIRE(vs.size() == 1);
+    return vs[0].outcome;
+  };
+  CHECK(judge(310) == Outcome::expected_departure);
+  CHECK(judge(290) == Outcome::fail);
+}
+
+TEST_CASE("the rule of three at its edge: 3 / (trials x warps)", "[validation][thresholds]") {
+  // N = 1024 threads = 32 warps, 20 trials, no spread: an excess of WAS below
+  // 3 / (20 * 32) = 0.0046875 is within chance, above it is not.
+  auto judge = [](double observed) {
+    auto model = row("model", "sequential", "was", 1, 0, 1);
+    auto sim = row("sim", "sequential", "was_service_order", observed, 0, 20);
+    model.point.N = sim.point.N = 1024;
+    const auto vs = compare_backends({model, sim});
+    REQUIRE(vs.size() == 1);
+    return vs[0].outcome;
+  };
+  CHECK(judge(1.0046) == Outcome::pass);
+  CHECK(judge(1.0048) == Outcome::fail);
+  // TAS counts threads: 3 / (20 * 1024) = 1.465e-4.
+  auto model = row("model", "sequential", "tas", 1, 0, 1);
+  auto sim = row("sim", "sequential", "tas", 1.00014, 0, 20);
+  model.point.N = sim.point.N = 1024;
+  CHECK(compare_backends({model, sim})[0].outcome == Outcome::pass);
+  sim.mean = 1.00015;
+  CHECK(compare_backends({model, sim})[0].outcome == Outcome::fail);
 }

@@ -2,12 +2,20 @@
 // the model each time (never pasted), so it always describes the code that ships.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "alloclab/core/result.hpp"
-#include "alloclab/validation/report.hpp"
 
 namespace alloclab::validation {
+
+// An error found in a paper: what it prints, what is right, and the evidence.
+struct Erratum {
+  std::string where;      // "Sec. 4.1, Theorem 1"
+  std::string printed;    // the claim as printed
+  std::string corrected;  // what holds instead
+  std::string evidence;   // numbers, with the command (or test) that shows them
+};
 
 std::vector<Erratum> paper000_errata();
 

@@ -14,16 +14,17 @@
 
 namespace alloclab::validation {
 
-// Identifies one grid point of one algorithm on one backend.
+// Identifies one grid point of one algorithm on one backend. The algorithm and the bit choice
+// are parsed once, when rows are read; everything downstream compares enums.
 struct PointKey {
-  std::string algo;
+  Algorithm algo = Algorithm::rw;
   std::string backend;  // "model", "sim", "gpu"
   std::string mode;     // simulator mode, schedule for the model, "" where it does not apply
   std::uint64_t N = 0, A = 0, T = 0;
   unsigned w = 32, lanes = 32, pages = 1;
-  // RW-BM's --bit-choice (core/bit_choice.hpp); "lowest" for every other algorithm and for rows
+  // RW-BM's --bit-choice (core/bit_choice.hpp); lowest for every other algorithm and for rows
   // read from CSVs written before the column existed.
-  std::string bit_choice = "lowest";
+  BitChoice bit_choice = BitChoice::lowest;
 
   std::string text() const;  // stable, unique: used for resume and grouping
   bool operator==(const PointKey&) const = default;
@@ -49,7 +50,8 @@ void write_header(std::ostream& out);
 void write_row(std::ostream& out, const TidyRow& row);
 
 // Reads a tidy CSV. A torn last line (an interrupted write) is dropped, not an error; any other
-// malformed line throws std::runtime_error naming the file and line.
+// malformed line (an unknown algorithm or bit choice included) throws std::runtime_error naming
+// the file and line.
 std::vector<TidyRow> read_tidy(const std::string& path);
 
 // Converts a backend's result record into tidy rows: every numeric field in `metrics` becomes a

@@ -43,6 +43,16 @@ struct ValidationOptions {
   double hardware_tolerance = 0.05;
 };
 
+// A sample with no spread (every trial gave the same value) cannot resolve an excess below the
+// rule of three: no event in n trials of `units` each (threads for TAS, warps for WAS) bounds the
+// event rate by 3/(n * units) at 95% (-ln 0.05 = 3.0).
+inline constexpr double kRuleOfThree = 3.0;
+
+// A GPU TAS above the model is explained by failed atomic claims when they account for most of
+// the excess: at least this share of the excess steps per thread (each failed claim costs one
+// step at most).
+inline constexpr double kCollisionShareOfExcess = 0.5;
+
 std::vector<Verdict> compare_backends(const std::vector<TidyRow>& rows,
                                       const ValidationOptions& options = {});
 

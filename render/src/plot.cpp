@@ -1,4 +1,4 @@
-#include "alloclab/validation/plot.hpp"
+#include "alloclab/render/plot.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace alloclab::validation {
+namespace alloclab::render {
 namespace {
 
 std::string gnuplot_quote(const std::string& s) {
@@ -91,4 +91,4 @@ std::string render_svg(const PlotSpec& spec, int width, int height) {
   return text.substr(start);
 }
 
-}  // namespace alloclab::validation
+}  // namespace alloclab::render

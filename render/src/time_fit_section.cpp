@@ -1,15 +1,13 @@
-#include "alloclab/validation/time_fit_report.hpp"
-
+// The report's "Kernel time model (not in the paper)" section, made from a time_fit.json written
+// by `alloclab fit-time` (validation/time_fit.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
-#include "alloclab/validation/plot.hpp"
-#include "alloclab/validation/report.hpp"
+#include "alloclab/render/sections.hpp"
 
-namespace alloclab::validation {
+namespace alloclab::render {
 namespace {
 
 std::string pct(const nlohmann::json& summary, const char* field) {
@@ -30,40 +28,10 @@ std::string coefficients_text(const nlohmann::json& c) {
   return out;
 }
 
-// A simple table written to both outputs.
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  void write(std::ostream& html, std::ostream& md) const {
-    html << "<table><tr>";
-    md << '|';
-    for (const auto& h : head) {
-      html << "<th>" << html_escape(h) << "</th>";
-      md << ' ' << h << " |";
-    }
-    html << "</tr>\n";
-    md << "\n|";
-    for (std::size_t i = 0; i < head.size(); ++i) md << "---|";
-    md << '\n';
-    for (const auto& r : rows) {
-      html << "<tr>";
-      md << '|';
-      for (const auto& c : r) {
-        html << "<td>" << html_escape(c) << "</td>";
-        md << ' ' << c << " |";
-      }
-      html << "</tr>\n";
-      md << '\n';
-    }
-    html << "</table>\n";
-  }
-};
-
 }  // namespace
 
-ReportSection time_fit_section(const nlohmann::json& tf) {
-  ReportSection sec;
-  std::ostringstream html, md;
+Section time_fit_section(const nlohmann::json& tf) {
+  Section sec("time-fit", "Kernel time model (not in the paper)");
   const std::string device = tf.at("device").value("name", tf.value("device_id", std::string()));
   const std::string command = tf.value("command_line", std::string("alloclab fit-time"));
   const auto& method = tf.at("method");
@@ -81,65 +49,59 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
       "pool size). Selected: {}. The model-only fit is the best set without collisions; applied "
       "to the analytic model's TAS and WAS (sequential schedule) it predicts time without a GPU "
       "(`alloclab model ... --device {}` prints kernel_ms_predicted). R² is the standard, "
-      "unweighted one over all points. Made by <code>{}</code> from {}.",
+      "unweighted one over all points. Made by `{}` from {}.",
       device, method.value("kfold", 5), method.value("seed", 1),
-      method.value("selection", std::string()), tf.value("device_id", std::string()),
-      html_escape(command), html_escape(tf.at("source").value("sweep_csv", std::string())));
-  html << "<h2>Kernel time model (not in the paper)</h2>\n<p>" << intro << "</p>\n";
-  std::string intro_md = intro;
-  for (const auto* tag : {"<code>", "</code>"})
-    for (auto pos = intro_md.find(tag); pos != std::string::npos; pos = intro_md.find(tag))
-      intro_md.replace(pos, std::string(tag).size(), "`");
-  md << "## Kernel time model (not in the paper)\n\n" << intro_md << "\n\n";
+      method.value("selection", std::string()), tf.value("device_id", std::string()), command,
+      tf.at("source").value("sweep_csv", std::string()));
+  sec.paragraph(intro);
 
-  Table summary{{"algorithm", "points", "selected features", "coefficients", "R²", "K-fold median",
+  Table summary({"algorithm", "points", "selected features", "coefficients", "R²", "K-fold median",
                  "K-fold max", "leave-one-N-out median / max", "leave-one-T-out median / max",
                  "model-only features", "model-only prediction median / max"},
-                {}};
-  Table candidates{
+                {Align::left, Align::right, Align::left, Align::left});
+  Table candidates(
       {"algorithm", "features", "every β ≥ 0", "R²", "K-fold RMS", "K-fold median", "K-fold max",
        "leave-one-N-out median / max", "leave-one-T-out median / max", "K-fold RMS, fitted per T"},
-      {}};
+      {Align::left, Align::left});
   for (const auto& g : tf.at("fits")) {
     const auto& s = g.at("selected");
     const auto& m = g.at("model_only");
     const auto& me = g.at("model_only_prediction_error");
-    summary.rows.push_back({group_label(g), std::to_string(g.at("points").get<std::size_t>()),
-                            s.at("features").get<std::string>(), coefficients_text(s),
-                            fmt::format("{:.4f}", s.at("r_squared").get<double>()),
-                            pct(s.at("kfold_relative_error"), "median"),
-                            pct(s.at("kfold_relative_error"), "max"),
-                            pct(s.at("leave_one_N_out_relative_error"), "median") + " / " +
-                                pct(s.at("leave_one_N_out_relative_error"), "max"),
-                            pct(s.at("leave_one_T_out_relative_error"), "median") + " / " +
-                                pct(s.at("leave_one_T_out_relative_error"), "max"),
-                            m.at("features").get<std::string>() + " (" + coefficients_text(m) + ")",
-                            me.is_object() ? pct(me, "median") + " / " + pct(me, "max")
-                                           : "no model: " + g.value("model_note", std::string())});
+    summary.add_row({group_label(g), std::to_string(g.at("points").get<std::size_t>()),
+                     s.at("features").get<std::string>(), coefficients_text(s),
+                     fmt::format("{:.4f}", s.at("r_squared").get<double>()),
+                     pct(s.at("kfold_relative_error"), "median"),
+                     pct(s.at("kfold_relative_error"), "max"),
+                     pct(s.at("leave_one_N_out_relative_error"), "median") + " / " +
+                         pct(s.at("leave_one_N_out_relative_error"), "max"),
+                     pct(s.at("leave_one_T_out_relative_error"), "median") + " / " +
+                         pct(s.at("leave_one_T_out_relative_error"), "max"),
+                     m.at("features").get<std::string>() + " (" + coefficients_text(m) + ")",
+                     me.is_object() ? pct(me, "median") + " / " + pct(me, "max")
+                                    : "no model: " + g.value("model_note", std::string())});
     for (const auto& c : g.at("candidates"))
-      candidates.rows.push_back(
-          {group_label(g), c.at("features").get<std::string>(),
-           c.value("physical", true) ? "yes" : "no",
-           fmt::format("{:.4f}", c.at("r_squared").get<double>()),
-           pct(c.at("kfold_relative_error"), "rms"), pct(c.at("kfold_relative_error"), "median"),
-           pct(c.at("kfold_relative_error"), "max"),
-           pct(c.at("leave_one_N_out_relative_error"), "median") + " / " +
-               pct(c.at("leave_one_N_out_relative_error"), "max"),
-           pct(c.at("leave_one_T_out_relative_error"), "median") + " / " +
-               pct(c.at("leave_one_T_out_relative_error"), "max"),
-           pct(c.value("kfold_per_T_relative_error", nlohmann::json()), "rms")});
+      candidates.add_row({group_label(g), c.at("features").get<std::string>(),
+                          c.value("physical", true) ? "yes" : "no",
+                          fmt::format("{:.4f}", c.at("r_squared").get<double>()),
+                          pct(c.at("kfold_relative_error"), "rms"),
+                          pct(c.at("kfold_relative_error"), "median"),
+                          pct(c.at("kfold_relative_error"), "max"),
+                          pct(c.at("leave_one_N_out_relative_error"), "median") + " / " +
+                              pct(c.at("leave_one_N_out_relative_error"), "max"),
+                          pct(c.at("leave_one_T_out_relative_error"), "median") + " / " +
+                              pct(c.at("leave_one_T_out_relative_error"), "max"),
+                          pct(c.value("kfold_per_T_relative_error", nlohmann::json()), "rms")});
   }
-  html << "<h3>Selected fits</h3>\n";
-  md << "### Selected fits\n\n";
-  summary.write(html, md);
+  sec.heading("Selected fits");
+  sec.table(std::move(summary));
   const std::string why =
       "Relative errors |predicted − measured| / measured. The model-only prediction error is "
       "over the measured points of algorithms the analytic model covers; it inherits the "
       "model's departures from hardware (RW's WAS on hardware exceeds the sequential model's, "
       "see the verdicts), so part of that error is the model's, not the time fit's.";
-  html << "<p>" << html_escape(why) << "</p>\n<h3>Candidate feature sets, by held-out error</h3>\n";
-  md << '\n' << why << "\n\n### Candidate feature sets, by held-out error\n\n";
-  candidates.write(html, md);
+  sec.paragraph(why);
+  sec.heading("Candidate feature sets, by held-out error");
+  sec.table(std::move(candidates));
 
   // Predicted vs measured, log-log, one figure per algorithm: held-out (K-fold) predictions of
   // the selected fit and the model-only predictions, around the line predicted = measured.
@@ -189,13 +151,15 @@ ReportSection time_fit_section(const nlohmann::json& tf) {
                  g.at("model_only").at("features").get<std::string>() +
                  ") applied to the analytic model's TAS and WAS.";
     if (dropped) caption += fmt::format(" {} non-positive predictions not shown.", dropped);
-    sec.figures.push_back(
-        {fmt::format("time_fit_{}_w{}", g.at("algo").get<std::string>(), g.at("w").get<unsigned>()),
-         caption, command, render_svg(p)});
+    Figure f;
+    f.id =
+        fmt::format("time_fit_{}_w{}", g.at("algo").get<std::string>(), g.at("w").get<unsigned>());
+    f.caption = caption;
+    f.svg = render_svg(p);
+    f.made_by = command;  // drawn from the time fit, not from sweep rows
+    sec.figure(std::move(f));
   }
-  sec.html = html.str();
-  sec.markdown = md.str();
   return sec;
 }
 
-}  // namespace alloclab::validation
+}  // namespace alloclab::render

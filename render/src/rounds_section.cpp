@@ -1,40 +1,34 @@
 // The report's section "Parallel rounds model (not in the paper)": figures of the rounds model
 // beside the sequential model, the lockstep simulation and the GPU, and a table of where and by
 // how much they differ.
-#include "alloclab/validation/rounds_report.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "alloclab/validation/plot.hpp"
-#include "alloclab/validation/report.hpp"
+#include "alloclab/render/sections.hpp"
+#include "alloclab/render/text.hpp"
 
-namespace alloclab::validation {
+namespace alloclab::render {
 namespace {
 
-std::string percent(std::uint64_t A, std::uint64_t T) {
-  return fmt::format("{:.3g}%", 100.0 * static_cast<double>(A) / static_cast<double>(T));
-}
+using validation::PointKey;
+using validation::TidyRow;
 
 // (algo, T, A, w) -> source ("model|rounds", ...) -> metric -> N -> row
-using Group = std::tuple<std::string, std::uint64_t, std::uint64_t, unsigned>;
+using Group = std::tuple<Algorithm, std::uint64_t, std::uint64_t, unsigned>;
 using BySource =
     std::map<std::string, std::map<std::string, std::map<std::uint64_t, const TidyRow*>>>;
 
 std::map<Group, BySource> group_rows(const std::vector<TidyRow>& rows) {
   std::map<Group, BySource> g;
   for (const auto& r : rows) {
-    if (r.point.algo != "rw" && r.point.algo != "rwbm") continue;
     if (r.point.pages != 1 || !r.mean || !std::isfinite(*r.mean)) continue;
-    // RW's rows carry the sweep's first w; the rounds model of RW does not depend on w.
-    const unsigned w = r.point.algo == "rw" ? 0u : r.point.w;
+    // Rows of an algorithm without bitmap words carry the sweep's first w; its model ignores w.
+    const unsigned w = caps(r.point.algo).bitmap_words ? r.point.w : 0u;
     g[{r.point.algo, r.point.T, r.point.A, w}][r.point.backend + "|" + r.point.mode][r.metric]
      [r.point.N] = &r;
   }
@@ -49,8 +43,8 @@ const std::map<std::uint64_t, const TidyRow*>* series_of(const BySource& s, cons
   return b == a->second.end() ? nullptr : &b->second;
 }
 
-Series to_series(const std::map<std::uint64_t, const TidyRow*>& rows, std::string title,
-                 bool lines) {
+Series to_series(const std::map<std::uint64_t, const TidyRow*>& rows, std::string title, bool lines,
+                 std::vector<PointKey>& drawn) {
   Series s;
   s.title = std::move(title);
   s.lines = lines;
@@ -58,27 +52,44 @@ Series to_series(const std::map<std::uint64_t, const TidyRow*>& rows, std::strin
     s.x.push_back(static_cast<double>(N));
     s.y.push_back(*r->mean);
     if (!lines) s.yerr.push_back(r->ci95);
+    drawn.push_back(r->point);
   }
   return s;
 }
 
+// The largest relative difference over N, and where.
+struct Extreme {
+  double value = 0;
+  std::uint64_t N = 0;
+  bool set = false;
+  void take(double v, std::uint64_t n) {
+    if (!set || std::fabs(v) > std::fabs(value)) {
+      value = v;
+      N = n;
+      set = true;
+    }
+  }
+  std::string text() const {
+    return set ? fmt::format("{:+.3g}% (N={})", 100 * value, N) : std::string("-");
+  }
+};
+
 }  // namespace
 
-void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& dir,
-                          const std::string& report_command, std::ostream& html, std::ostream& md) {
+Section rounds_section(const std::vector<TidyRow>& rows) {
+  Section sec("rounds", "Parallel rounds model (not in the paper)");
   const auto groups = group_rows(rows);
   bool any = false;
+  // Only algorithms with model(rounds) rows appear: the section follows the data.
   for (const auto& [g, s] : groups) any = any || s.count("model|rounds");
-  if (!any) return;
-  namespace fs = std::filesystem;
-  fs::create_directories(fs::path(dir) / "figures");
+  if (!any) return sec;
 
-  const std::string intro =
+  sec.paragraph(
       "Paper 000 models one request at a time. On a GPU all threads probe at once: in each round "
       "every unfinished thread reads one random page (RW) or word (RW-BM) as it was at the start "
       "of the round; of k threads on one free page one wins, of k threads on a word with f free "
       "bits min(k, f) win, and the free count falls by the round's successes. This is exactly the "
-      "simulator's lockstep mode. alloclab's rounds model (alloclab model --schedule rounds) "
+      "simulator's lockstep mode. alloclab's rounds model (`alloclab model --schedule rounds`) "
       "computes its TAS, its WAS over thread-id warps (exactly, from P(warp done | m unfinished) "
       "= C(N-L, m)/C(N, m), no independence assumption between lanes) and its number of rounds: "
       "RW by an exact Markov chain over the number m of unfinished threads for N <= 512, RW-BM on "
@@ -91,24 +102,23 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
       "on the schedule: taken in priority order, each probe of a round succeeds iff its page "
       "(word) is still free when its claim comes, as one at a time, so the total probe count has "
       "the same law. RW's rounds TAS is T/N (H_A - H_{A-N}); RW-BM's is the sequential "
-      "simulation's, and its excess over Eq. (4) in the table below is the clumping erratum.";
-  html << "<h2>Parallel rounds model (not in the paper)</h2>\n<p>" << html_escape(intro)
-       << "</p>\n";
-  md << "\n## Parallel rounds model (not in the paper)\n\n" << intro << "\n\n";
+      "simulation's, and its excess over Eq. (4) in the table below is the clumping erratum.");
 
   // Figures: per algorithm and metric, at the T with the most lockstep rows, the two smallest
-  // free fractions (where the schedules differ most), RW-BM at its smallest w.
-  std::map<std::pair<std::string, std::uint64_t>, std::size_t> lock_count;
-  std::map<std::pair<std::string, std::uint64_t>, std::set<std::uint64_t>> As;
-  std::map<std::string, unsigned> min_w;
+  // free fractions (where the schedules differ most), word-based algorithms at their smallest w.
+  std::map<std::pair<Algorithm, std::uint64_t>, std::size_t> lock_count;
+  std::map<std::pair<Algorithm, std::uint64_t>, std::set<std::uint64_t>> As;
+  std::map<Algorithm, unsigned> min_w;
+  std::set<Algorithm> algos;
   for (const auto& [g, s] : groups) {
     const auto& [algo, T, A, w] = g;
     if (!s.count("model|rounds")) continue;
+    algos.insert(algo);
     As[{algo, T}].insert(A);
     if (auto* l = series_of(s, "sim|lockstep", "tas")) lock_count[{algo, T}] += l->size();
-    if (algo == "rwbm") min_w[algo] = min_w.count(algo) ? std::min(min_w[algo], w) : w;
+    min_w[algo] = min_w.count(algo) ? std::min(min_w[algo], w) : w;
   }
-  for (const std::string algo : {"rw", "rwbm"}) {
+  for (const Algorithm algo : algos) {
     std::uint64_t bestT = 0;
     std::size_t best = 0;
     for (const auto& [key, a] : As)
@@ -117,90 +127,48 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
         best = lock_count[key];
       }
     if (bestT == 0) continue;
-    const unsigned w = algo == "rw" ? 0u : min_w[algo];
+    const unsigned w = min_w[algo];
     std::vector<std::uint64_t> chosen(As[{algo, bestT}].begin(), As[{algo, bestT}].end());
     if (chosen.size() > 2) chosen.resize(2);
     for (const std::string metric : {"tas", "was"}) {
       PlotSpec p;
-      p.title = fmt::format("{}{}: {} in parallel rounds vs one at a time, T = {}", algo,
+      p.title = fmt::format("{}{}: {} in parallel rounds vs one at a time, T = {}", name(algo),
                             w ? fmt::format(" (w = {})", w) : std::string(),
                             metric == "tas" ? "TAS" : "WAS", bestT);
       p.xlabel = "N (threads)";
       p.ylabel = metric == "tas" ? "TAS (steps per thread)" : "WAS (steps per warp)";
       p.logx = p.logy = true;
+      std::vector<PointKey> drawn;
       for (std::uint64_t A : chosen) {
         const auto it = groups.find({algo, bestT, A, w});
         if (it == groups.end()) continue;
-        const std::string f = percent(A, bestT);
+        const std::string f = fraction_label(A, bestT);
         if (auto* s = series_of(it->second, "model|rounds", metric))
-          p.series.push_back(to_series(*s, "rounds model, A/T=" + f, true));
+          p.series.push_back(to_series(*s, "rounds model, A/T=" + f, true, drawn));
         if (auto* s = series_of(it->second, "model|sequential", metric))
-          p.series.push_back(to_series(*s, "sequential model, A/T=" + f, true));
+          p.series.push_back(to_series(*s, "sequential model, A/T=" + f, true, drawn));
         if (auto* s = series_of(it->second, "sim|lockstep", metric))
-          p.series.push_back(to_series(*s, "sim lockstep, A/T=" + f, false));
+          p.series.push_back(to_series(*s, "sim lockstep, A/T=" + f, false, drawn));
         if (auto* s = series_of(it->second, "gpu|", metric))
-          p.series.push_back(to_series(*s, "GPU, A/T=" + f, false));
+          p.series.push_back(to_series(*s, "GPU, A/T=" + f, false, drawn));
       }
-      if (p.series.empty()) continue;
-      const std::string id = fmt::format("rounds_{}_{}_{}", algo, bestT, metric);
-      const std::string svg = render_svg(p);
-      const std::string caption =
-          p.title +
-          ". Lines: the rounds model and the paper's sequential model (WAS: service-order warps); "
-          "points: lockstep simulation and GPU (mean and 95% CI).";
-      html << "<figure id=\"" << id << "\">" << svg << "\n<figcaption>" << html_escape(caption)
-           << "<br>Made by: <code>" << html_escape(report_command)
-           << "</code></figcaption></figure>\n";
-      md << "- `" << id << "`: " << caption << "\n";
-      std::ofstream(fs::path(dir) / "figures" / (id + ".svg")) << svg;
+      sec.figure(make_figure(
+          fmt::format("rounds_{}_{}_{}", name(algo), bestT, metric), p,
+          "Lines: the rounds model and the paper's sequential model (WAS: service-order warps); "
+          "points: lockstep simulation and GPU (mean and 95% CI).",
+          std::move(drawn)));
     }
   }
 
   // The table: per (algo, T, A, w), the largest differences over N.
-  struct Extreme {
-    double value = 0;
-    std::uint64_t N = 0;
-    bool set = false;
-    void take(double v, std::uint64_t n) {
-      if (!set || std::fabs(v) > std::fabs(value)) {
-        value = v;
-        N = n;
-        set = true;
-      }
-    }
-    std::string text() const {
-      return set ? fmt::format("{:+.3g}% (N={})", 100 * value, N) : std::string("-");
-    }
-  };
-  html << "<p>Where the models differ: the largest relative difference over N at each (algo, T, "
-          "A/T, w). rounds/seq: (rounds model - sequential model)/sequential model. lockstep and "
-          "GPU: (observed - rounds model)/rounds model; |z| is the largest |mean - model|/(sd/sqrt "
-          "n) of the lockstep simulation.</p>\n";
-  md << "\nWhere the models differ: the largest relative difference over N at each (algo, T, "
-        "A/T, w). rounds/seq: (rounds model - sequential model)/sequential model. lockstep and "
-        "GPU: (observed - rounds model)/rounds model; |z| is the largest |mean - model|/(sd/sqrt "
-        "n) of the lockstep simulation.\n\n";
-  const char* head[] = {"algo",
-                        "T",
-                        "A/T",
-                        "w",
-                        "TAS rounds/seq",
-                        "WAS rounds/seq",
-                        "TAS lockstep",
-                        "WAS lockstep",
-                        "max |z|",
-                        "TAS GPU",
-                        "WAS GPU"};
-  html << "<table><tr>";
-  md << "|";
-  for (const char* h : head) {
-    html << "<th>" << h << "</th>";
-    md << ' ' << h << " |";
-  }
-  html << "</tr>\n";
-  md << "\n|";
-  for (std::size_t i = 0; i < std::size(head); ++i) md << "---|";
-  md << "\n";
+  sec.paragraph(
+      "Where the models differ: the largest relative difference over N at each (algo, T, A/T, "
+      "w). rounds/seq: (rounds model - sequential model)/sequential model. lockstep and GPU: "
+      "(observed - rounds model)/rounds model; |z| is the largest |mean - model|/(sd/sqrt n) of "
+      "the lockstep simulation.");
+  Table t({"algo", "T", "A/T", "w", "TAS rounds/seq", "WAS rounds/seq", "TAS lockstep",
+           "WAS lockstep", "max |z|", "TAS GPU", "WAS GPU"},
+          {Align::left});
   for (const auto& [g, s] : groups) {
     const auto& [algo, T, A, w] = g;
     if (!s.count("model|rounds")) continue;
@@ -229,27 +197,13 @@ void write_rounds_section(const std::vector<TidyRow>& rows, const std::string& d
         if (gp && gp->count(N)) gpu[k].take((*gp->at(N)->mean - ref) / ref, N);
       }
     }
-    const std::vector<std::string> cells = {algo,
-                                            fmt::format("{}", T),
-                                            percent(A, T),
-                                            w ? fmt::format("{}", w) : std::string("-"),
-                                            seq[0].text(),
-                                            seq[1].text(),
-                                            lock[0].text(),
-                                            lock[1].text(),
-                                            max_z >= 0 ? fmt::format("{:.2f}", max_z) : "-",
-                                            gpu[0].text(),
-                                            gpu[1].text()};
-    html << "<tr>";
-    md << "|";
-    for (const auto& c : cells) {
-      html << "<td>" << html_escape(c) << "</td>";
-      md << ' ' << c << " |";
-    }
-    html << "</tr>\n";
-    md << "\n";
+    t.add_row({std::string(name(algo)), fmt::format("{}", T), fraction_label(A, T),
+               w ? fmt::format("{}", w) : std::string("-"), seq[0].text(), seq[1].text(),
+               lock[0].text(), lock[1].text(), max_z >= 0 ? fmt::format("{:.2f}", max_z) : "-",
+               gpu[0].text(), gpu[1].text()});
   }
-  html << "</table>\n";
+  sec.table(std::move(t));
+  return sec;
 }
 
-}  // namespace alloclab::validation
+}  // namespace alloclab::render

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace alloclab::validation {
+namespace alloclab::render {
 
 struct Series {
   std::string title;
@@ -31,4 +31,4 @@ std::string render_svg(const PlotSpec& spec, int width = 640, int height = 400);
 // Whether a gnuplot executable is on PATH.
 bool gnuplot_available();
 
-}  // namespace alloclab::validation
+}  // namespace alloclab::render

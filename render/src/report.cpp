@@ -1,0 +1,174 @@
+#include "alloclab/render/report.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "alloclab/render/sections.hpp"
+#include "alloclab/render/text.hpp"
+
+namespace alloclab::render {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The figure's provenance as prose: the sweep commands that wrote its rows (each linked to its
+// run in the appendix), or the command that made its data; then the report command.
+std::string made_by_text(const Figure& f, const Provenance& prov) {
+  std::string out;
+  if (!f.made_by.empty()) {
+    out = "Made by `" + f.made_by + "`";
+  } else {
+    const MadeBy m = made_by(f, prov);
+    std::string runs;
+    for (const auto i : m.runs)
+      runs += fmt::format("{}`{}` ([run {}](#{}))", runs.empty() ? "" : "; ",
+                          prov.runs[i].command_line, i + 1, run_anchor(i));
+    if (m.untraced_rows)
+      runs += fmt::format("{}{} rows not traced to a recorded sweep ([provenance](#provenance))",
+                          runs.empty() ? "" : "; ", m.untraced_rows);
+    if (!runs.empty()) out = (m.runs.size() > 1 ? "Rows made by " : "Made by ") + runs;
+  }
+  out += (out.empty() ? "Drawn by `" : "; drawn by `") + prov.report_command + "`.";
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(const Provenance& prov, fs::path figures_dir)
+      : prov_(prov), figures_dir_(std::move(figures_dir)) {}
+
+  void section(const Section& s) {
+    if (s.empty()) return;
+    html_ += "<section id=\"" + html_escape(s.id) + "\">\n<h2>" + html_escape(s.title) + "</h2>\n";
+    md_ += "\n## <a id=\"" + s.id + "\"></a>" + s.title + "\n\n";
+    for (const auto& b : s.blocks) std::visit([this](const auto& x) { block(x); }, b);
+    html_ += "</section>\n";
+  }
+
+  const std::string& html() const { return html_; }
+  const std::string& markdown() const { return md_; }
+  int figures() const { return figures_; }
+
+ private:
+  void block(const Heading& h) {
+    const std::string id = h.id.empty() ? "" : " id=\"" + html_escape(h.id) + "\"";
+    html_ += "<h3" + id + ">" + html_escape(h.text) + "</h3>\n";
+    md_ += "\n### " + (h.id.empty() ? "" : "<a id=\"" + h.id + "\"></a>") + h.text + "\n\n";
+  }
+  void block(const Paragraph& p) {
+    html_ += "<p>" + inline_html(p.text) + "</p>\n";
+    md_ += p.text + "\n\n";
+  }
+  void block(const BulletList& l) {
+    html_ += "<ul>\n";
+    for (const auto& item : l.items) {
+      html_ += "<li>" + inline_html(item) + "</li>\n";
+      md_ += "- " + item + "\n";
+    }
+    html_ += "</ul>\n";
+    md_ += '\n';
+  }
+  void block(const Table& t) {
+    html_ += t.html();
+    md_ += t.markdown() + '\n';
+  }
+  void block(const Figure& f) {
+    const std::string provenance = made_by_text(f, prov_);
+    html_ += "<figure id=\"" + html_escape(f.id) + "\">" + f.svg + "\n<figcaption>" +
+             inline_html(f.caption) + "<br>" + inline_html(provenance) + "</figcaption></figure>\n";
+    md_ += "![" + f.id + "](figures/" + f.id + ".svg)\n\n**`" + f.id + "`** " + f.caption + " " +
+           provenance + "\n\n";
+    std::ofstream(figures_dir_ / (f.id + ".svg")) << f.svg;
+    ++figures_;
+  }
+
+  const Provenance& prov_;
+  fs::path figures_dir_;
+  std::string html_, md_;
+  int figures_ = 0;
+};
+
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;}\n"
+    "table{border-collapse:collapse;font-size:0.85em;margin:1em 0;}\n"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;}\n"
+    "td.l,th.l{text-align:left;} tr.fail td{background:#fdd;}\n"
+    "#summary td + td{white-space:nowrap;}\n"
+    "figure{margin:1.5em 0;} figcaption{font-size:0.9em;}\n"
+    "code{background:#f4f4f4;padding:1px 3px;}\n";
+
+// Self-check for headless browsers (and curious readers): counts the plots that were laid out
+// with a non-empty box, and the summary's links whose target exists. The Chromium test reads
+// this element from the rendered DOM.
+constexpr const char* kRenderCheck =
+    "<p id=\"render-check\" hidden></p>\n<script>\nwindow.addEventListener('load', () => {\n"
+    "  const plots = document.querySelectorAll('figure svg');\n  let ok = 0;\n"
+    "  plots.forEach(s => { const b = s.getBoundingClientRect();\n"
+    "    if (b.width > 100 && b.height > 100 && s.querySelectorAll('path').length > 0) ok++; });\n"
+    "  const links = document.querySelectorAll('#summary a[href^=\"#\"]');\n  let found = 0;\n"
+    "  links.forEach(a => { if (document.getElementById(a.getAttribute('href').slice(1))) "
+    "found++; });\n"
+    "  document.getElementById('render-check').textContent =\n"
+    "    'rendered ' + ok + ' of ' + plots.length + ' plots; ' + found + ' of ' + links.length +\n"
+    "    ' summary links resolve';\n});\n</script>\n";
+
+}  // namespace
+
+ReportFiles write_report(const ReportInputs& in) {
+  // The paper's figures and tables show the lowest-bit RW-BM; other bit choices appear only in
+  // the collisions section.
+  std::vector<validation::TidyRow> lowest = in.rows;
+  std::erase_if(
+      lowest, [](const validation::TidyRow& r) { return r.point.bit_choice != BitChoice::lowest; });
+  Provenance prov = in.provenance;
+  if (prov.runs.empty()) prov.runs = sweep_runs(in.metadata);
+
+  std::vector<Section> body;
+  body.push_back(paper_figures_section(lowest));
+  body.push_back(rounds_section(lowest));
+  for (auto& s : warp_chain_sections(lowest)) body.push_back(std::move(s));
+  body.push_back(comparison_section(lowest));
+  body.push_back(verdicts_section(in.verdicts));
+  if (!in.theorem_checks.empty()) body.push_back(theorems_section(in.theorem_checks));
+  // The models the papers lack beyond those above: collisions (all bit choices), then the
+  // sections the caller brings (e.g. the kernel-time fit).
+  body.push_back(collisions_section(in.rows));
+  for (const auto& s : in.extra_sections) body.push_back(s);
+  body.push_back(errata_section(in.errata));
+  body.push_back(provenance_appendix(prov, in.metadata));
+  std::erase_if(body, [](const Section& s) { return s.empty(); });
+
+  std::vector<SectionLink> contents;
+  for (const auto& s : body) contents.push_back({s.id, s.title, s.figure_count()});
+  const Section summary =
+      summary_section(in.verdicts, in.theorem_checks, in.errata.size(), contents);
+
+  const fs::path figures_dir = fs::path(in.dir) / "figures";
+  fs::create_directories(figures_dir);
+  Writer w(prov, figures_dir);
+  w.section(summary);
+  for (const auto& s : body) w.section(s);
+
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  html += "<title>alloclab report</title>\n<style>\n";
+  html += kStyle;
+  html += "</style></head><body>\n<h1>alloclab report</h1>\n";
+  html += w.html();
+  html += "<p>Made by <code>" + html_escape(prov.report_command) + "</code>.</p>\n";
+  html += kRenderCheck;
+  html += "</body></html>\n";
+  const std::string md =
+      "# alloclab report\n" + w.markdown() + "Made by `" + prov.report_command + "`.\n";
+
+  ReportFiles files;
+  files.html = (fs::path(in.dir) / "report.html").string();
+  files.markdown = (fs::path(in.dir) / "report.md").string();
+  files.figures = w.figures();
+  std::ofstream(files.html) << html;
+  std::ofstream(files.markdown) << md;
+  return files;
+}
+
+}  // namespace alloclab::render
