@@ -30,7 +30,7 @@ TEST_CASE("sequential and lockstep results do not depend on host threads", "[cpu
   CHECK(r1.first_page == r2.first_page);
 }
 
-TEST_CASE("lockstep resolves collisions; sequential has none", "[cpu_sim][det]") {
+TEST_CASE("lockstep resolves collisions, sequential has none", "[cpu_sim][det]") {
   Scenario s;
   s.algo = Algorithm::rw;
   s.N = 2000;

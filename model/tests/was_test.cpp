@@ -169,7 +169,7 @@ TEST_CASE("near-i.i.d. expansion and direct summation, 32 lanes, vs 50-digit dir
     }
 }
 
-TEST_CASE("near-i.i.d. expansion: equal rates give the closed form; large spreads are refused",
+TEST_CASE("near-i.i.d. expansion: equal rates give the closed form, large spreads are refused",
           "[model][was]") {
   for (double h : {1e-12, 1e-6, 1e-3, 0.05})
     for (unsigned L : {13u, 32u}) {
