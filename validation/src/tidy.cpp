@@ -25,7 +25,7 @@ PointKey point_of(const Scenario& s, const std::string& backend, const std::stri
   p.w = s.w;
   p.lanes = s.lanes;
   p.pages = s.pages;
-  p.bit_choice = s.algo == Algorithm::rwbm ? std::string(name(s.bit_choice)) : "lowest";
+  p.bit_choice = caps(s.algo).bit_choice ? std::string(name(s.bit_choice)) : "lowest";
   return p;
 }
 
