@@ -10,6 +10,18 @@
 
 namespace alloclab::cli {
 
+namespace {
+
+// The allocators whose steps read w-bit words, and those that choose a bit inside one.
+std::vector<Algorithm> word_width_algorithms() {
+  return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bitmap_words; });
+}
+std::vector<Algorithm> bit_choice_algorithms() {
+  return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bit_choice; });
+}
+
+}  // namespace
+
 void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths) {
   cmd.add_option("--N", grid.N,
                  "requesting threads, one page each: a value, a list (1000,2000), an arithmetic "
@@ -26,25 +38,29 @@ void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths) {
     cmd.add_option("--w", grid.w_list, "bits per bitmap word, a list (e.g. 32,64)")
         ->default_str("32");
   else
-    cmd.add_option("--w", grid.w, "bits per bitmap word (RW-BM, CoRW, RW_malloc)")
+    cmd.add_option("--w", grid.w,
+                   "bits per bitmap word (" + algorithm_names(word_width_algorithms()) + ")")
         ->capture_default_str();
   cmd.add_option("--lanes", grid.lanes, "threads per warp, L")->capture_default_str();
 }
 
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid) {
-  cmd.add_option("--bit-choice", grid.bit_choice,
-                 "RW-BM: which free bit of a word a thread claims, a comma list of lowest (the "
-                 "paper's: threads reading one word all target the same bit), random (a uniformly "
-                 "random free bit, ranked by the low 32 bits of the probe number) and rotated "
-                 "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
-                 "retries with the same rule. Only collisions change in sequential and lockstep "
-                 "mode, never the words probed")
+  cmd.add_option(
+         "--bit-choice", grid.bit_choice,
+         algorithm_names(bit_choice_algorithms()) +
+             ": which free bit of a word a thread claims, a comma list of lowest (the "
+             "paper's: threads reading one word all target the same bit), random (a uniformly "
+             "random free bit, ranked by the low 32 bits of the probe number) and rotated "
+             "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
+             "retries with the same rule. Only collisions change in sequential and lockstep "
+             "mode, never the words probed")
       ->capture_default_str();
 }
 
 std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use) {
   {
-    // The bit-choice axis: one grid per choice (rwbm); other algorithms have no bit to choose.
+    // The bit-choice axis: one grid per choice (Capabilities::bit_choice); other algorithms
+    // have no bit to choose.
     std::vector<BitChoice> choices;
     std::string item;
     std::istringstream list(grid.bit_choice);
@@ -57,10 +73,11 @@ std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridU
       if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
     }
     if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
-    if (algo != Algorithm::rwbm) {
+    if (!caps(algo).bit_choice) {
       if (!grid.bit_choice_rwbm_only &&
           (choices.size() > 1 || choices.front() != BitChoice::lowest))
-        throw InputError("--bit-choice", "only rwbm chooses a bit inside a word; " +
+        throw InputError("--bit-choice", "only " + algorithm_names(bit_choice_algorithms()) +
+                                             " chooses a bit inside a word; " +
                                              std::string(name(algo)) + " takes lowest");
       choices = {BitChoice::lowest};
     }

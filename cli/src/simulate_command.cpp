@@ -31,27 +31,42 @@ void put_summary(Record& rec, const std::string& key, const sim::Summary& s) {
   rec.set_quantity(key + "_ci95", s.ci95, "");
 }
 
+// The allocators that run in the simulator (the registry's BackendKind::sim).
+std::string simulated_names() {
+  return algorithm_names(algorithms_on(BackendKind::sim));
+}
+
+// Those of them that take requests of several pages (--pages).
+std::string multi_page_names() {
+  return algorithm_names(
+      algorithms_where(algorithms_on(BackendKind::sim),
+                       [](const Capabilities& c) { return c.requests == RequestKind::pages; }));
+}
+
 void run(const SimulateArgs& a) {
   const auto algo = parse_algorithm(a.algo);
   if (!algo)
-    throw InputError("--algo", "unknown algorithm '" + a.algo + "' (" + algorithm_names() + ")");
+    throw InputError("--algo", "unknown algorithm '" + a.algo + "' (" + simulated_names() + ")");
+  if (!caps(*algo).has(BackendKind::sim))
+    throw InputError("--algo",
+                     a.algo + " does not run in the simulator (it runs on: " + backends_of(*algo) +
+                         "; the simulator runs " + simulated_names() + ")");
   const auto mode = sim::parse_mode(a.mode);
   if (!mode)
     throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
   if (a.occupancy != "random" && a.occupancy != "contiguous")
     throw InputError("--occupancy", "must be random or contiguous");
-  if (a.grid.pages != 1 && *algo != Algorithm::rwmalloc)
-    throw InputError("--pages", "only rwmalloc serves requests of more than one page");
+  if (a.grid.pages != 1 && caps(*algo).requests != RequestKind::pages)
+    throw InputError(
+        "--pages", "requests of more than one page are served by " + multi_page_names() + " only");
   const auto scenarios = expand_grid(a.grid, *algo, GridUse::runnable);
   sim::SimOptions o;
   o.mode = *mode;
   o.host_threads = a.threads;
   o.max_probes_per_request = a.max_steps;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
-  for (const auto& s : scenarios)  // reject bad points before any output
-    if (*algo == Algorithm::rwmalloc && s.pages > s.lanes * s.w)
-      throw InputError("--pages", "pages per request must be at most lanes*w");
+  for (const auto& s : scenarios) sim::check_input(s, o);  // reject bad points before any output
 
   const bool tty = isatty(fileno(stderr));
   std::vector<Record> records;
@@ -103,14 +118,15 @@ void add_simulate_command(CLI::App& app) {
       "simulate",
       "Replay an allocator in the CPU simulator: TAS, WAS, collisions, with --trials K their "
       "mean, sd and 95% CI. Every run is verified (no page twice, pages conserved).");
-  cmd->add_option("--algo", args->algo, "allocator: " + algorithm_names())->required();
+  cmd->add_option("--algo", args->algo, "allocator: " + simulated_names())->required();
   cmd->add_option("--mode", args->mode,
                   "sequential (one request at a time, random order: the model), lockstep "
                   "(SIMT rounds), threads (host threads on one atomic bitmap)")
       ->capture_default_str();
   add_grid_options(*cmd, args->grid);
   add_bit_choice_option(*cmd, args->grid);
-  cmd->add_option("--pages", args->grid.pages, "consecutive pages per request (rwmalloc)")
+  cmd->add_option("--pages", args->grid.pages,
+                  "consecutive pages per request (" + multi_page_names() + ")")
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed (trial t uses trial_seed(seed, t))")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
+#include "alloclab/model/model_table.hpp"
 #include "alloclab/validation/backends.hpp"
 #include "alloclab/validation/sweep.hpp"
 
@@ -71,14 +72,26 @@ void run(const SweepArgs& a) {
   settings.host_threads = a.host_threads;
   settings.gpu_repeats = a.repeats;
 
+  // An allocator none of the chosen backends runs is a mistake, not a row of "not applicable".
+  for (auto algo : algos) {
+    const bool runs = (settings.model && caps(algo).has(BackendKind::model)) ||
+                      (settings.sim && caps(algo).has(BackendKind::sim)) ||
+                      (settings.gpu && caps(algo).has(BackendKind::gpu));
+    if (!runs)
+      throw InputError("--algos", std::string(name(algo)) + " runs on none of the backends " +
+                                      a.backends + " (it runs on: " + backends_of(algo) + ")");
+  }
+
   std::vector<Scenario> points;
   for (auto algo : algos) {
     GridOptions g = a.grid;
-    g.bit_choice_rwbm_only = true;  // rw, queue, corw: once, with lowest
-    // Word width means nothing to queue and RW: one w (the first listed) instead of duplicates.
+    g.bit_choice_rwbm_only = true;  // allocators without a bit choice: once, with lowest
+    // Word width means nothing where steps read no bitmap words: one w (the first listed)
+    // instead of duplicates.
     if (!caps(algo).bitmap_words && !g.w_list.empty())
       g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
-    if (algo != Algorithm::rwmalloc) g.pages = 1;  // --pages is RW_malloc's request size
+    // --pages is the request size of the allocators that take several pages; others take 1.
+    if (caps(algo).requests != RequestKind::pages) g.pages = 1;
     auto pts = expand_grid(g, algo, GridUse::runnable);
     points.insert(points.end(), pts.begin(), pts.end());
   }
@@ -131,7 +144,9 @@ void add_sweep_command(CLI::App& app) {
       "resumes: points already in DIR/sweep.csv are skipped.\n"
       "Example: alloclab sweep --algos rw,rwbm --backends model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
-  cmd->add_option("--algos", args->algos, "algorithms, a comma list: " + algorithm_names())
+  cmd->add_option("--algos", args->algos,
+                  "algorithms, a comma list: " + algorithm_names() +
+                      " (each on those of --backends it runs on)")
       ->required();
   cmd->add_option("--backends", args->backends,
                   "model, sim and/or gpu (gpu needs a CUDA build and a device)")
@@ -139,11 +154,16 @@ void add_sweep_command(CLI::App& app) {
   add_grid_options(*cmd, args->grid, WordWidths::list);
   cmd->add_option("--modes", args->modes,
                   "simulator modes: sequential, lockstep, threads; and `rounds`: the model's "
-                  "parallel-rounds schedule (rw, rwbm; needs the model backend) beside its "
-                  "sequential one")
+                  "parallel-rounds schedule (" +
+                      algorithm_names(model::rounds_algorithms()) +
+                      "; needs the model backend) beside its sequential one")
       ->capture_default_str();
   cmd->add_option("--pages", args->grid.pages,
-                  "consecutive pages per request for rwmalloc (other algorithms take 1)")
+                  "consecutive pages per request for " +
+                      algorithm_names(algorithms_where(
+                          algorithms_on(),
+                          [](const Capabilities& c) { return c.requests == RequestKind::pages; })) +
+                      " (other algorithms take 1)")
       ->capture_default_str();
   add_bit_choice_option(*cmd, args->grid);
   cmd->add_option("--trials", args->trials, "trials per point (simulator and GPU)")

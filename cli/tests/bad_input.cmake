@@ -29,7 +29,13 @@ set(cases
   "--N|model --algo corw --N 400 --A 300 --T 1000"
   "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice highest"
   "--bit-choice|simulate --algo rw --N 10 --A 100 --T 1000 --bit-choice random"
-  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice ,")
+  "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice ,"
+  "--algo|simulate --algo cudamalloc --N 10 --A 100 --T 1000"
+  "--pages|simulate --algo rw --pages 2 --N 10 --A 100 --T 1000"
+  "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
+  "--algos|sweep --algos cudamalloc --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-gpu-only"
+  "--theorems|model --algo queue --theorems --N 1 --A 5 --T 100"
+  "--theorems|model --algo rwmalloc --theorems --N 1 --A 5 --T 100")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

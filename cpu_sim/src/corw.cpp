@@ -174,9 +174,8 @@ class CorwAllocator final : public BitmapAllocator {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_corw(const Scenario& s, const SimOptions& o, std::uint64_t ps) {
-  return std::make_unique<CorwAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::corw,
+                        SimEntry{.make = &make_allocator_of<CorwAllocator>})
 
 }  // namespace detail
 }  // namespace alloclab::sim

@@ -123,9 +123,7 @@ class CorwLockMapAllocator final : public BitmapAllocator {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_corw_lockmap(const Scenario& s, const SimOptions& o,
-                                             std::uint64_t ps) {
-  return std::make_unique<CorwLockMapAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::corw_lockmap,
+                        SimEntry{.make = &make_allocator_of<CorwLockMapAllocator>})
 
 }  // namespace alloclab::sim::detail

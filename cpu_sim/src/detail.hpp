@@ -1,5 +1,6 @@
 // Internal machinery shared by the allocators: the atomic bitmap, the initial pool, run context,
-// service order / priorities, host-thread fan-out and the batched probe generator.
+// service order / priorities, host-thread fan-out, the batched probe generator and the factory
+// each allocator registers in the simulator's table.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/core/scenario.hpp"
+#include "alloclab/cpu_sim/sim_table.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 
 namespace alloclab::sim::detail {
@@ -94,14 +96,13 @@ struct Run {
   }
 };
 
-// Per-algorithm entry points (one file each).
-std::unique_ptr<Allocator> make_queue(const Scenario& s, const SimOptions& o, std::uint64_t ps);
-std::unique_ptr<Allocator> make_rw(const Scenario& s, const SimOptions& o, std::uint64_t ps);
-std::unique_ptr<Allocator> make_rwbm(const Scenario& s, const SimOptions& o, std::uint64_t ps);
-std::unique_ptr<Allocator> make_corw(const Scenario& s, const SimOptions& o, std::uint64_t ps);
-std::unique_ptr<Allocator> make_rwmalloc(const Scenario& s, const SimOptions& o, std::uint64_t ps);
-std::unique_ptr<Allocator> make_corw_lockmap(const Scenario& s, const SimOptions& o,
-                                             std::uint64_t ps);
+// The SimEntry factory (alloclab/cpu_sim/sim_table.hpp) of an allocator class constructed from
+// (scenario, options, pool seed): each allocator's file registers make_allocator_of<Its class>.
+template <class AllocatorClass>
+std::unique_ptr<Allocator> make_allocator_of(const Scenario& s, const SimOptions& o,
+                                             std::uint64_t pool_seed) {
+  return std::make_unique<AllocatorClass>(s, o, pool_seed);
+}
 
 // Base for the bitmap allocators.
 class BitmapAllocator : public Allocator {

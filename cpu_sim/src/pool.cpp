@@ -174,7 +174,7 @@ std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options) {
     for (auto n : options.pages_per_thread) need += n;
   const double slack = s.A >= need ? static_cast<double>(s.A - need + 1) : 1.0;
   double bound = 0;
-  if (s.algo == Algorithm::rw) {
+  if (!caps(s.algo).bitmap_words) {  // a step probes one page of T (RW)
     bound = std::ceil(64.0 * static_cast<double>(s.T) / slack);
   } else {
     const double W = static_cast<double>(word_count(s.T, s.w));

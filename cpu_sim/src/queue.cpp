@@ -127,8 +127,7 @@ class QueueAllocator final : public Allocator {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_queue(const Scenario& s, const SimOptions& o, std::uint64_t ps) {
-  return std::make_unique<QueueAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::queue,
+                        SimEntry{.make = &make_allocator_of<QueueAllocator>})
 
 }  // namespace alloclab::sim::detail

@@ -41,8 +41,6 @@ class RwAllocator final : public BitmapAllocator {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_rw(const Scenario& s, const SimOptions& o, std::uint64_t ps) {
-  return std::make_unique<RwAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rw, SimEntry{.make = &make_allocator_of<RwAllocator>})
 
 }  // namespace alloclab::sim::detail

@@ -83,8 +83,7 @@ class RwbmAllocator final : public BitmapAllocator {
 
 }  // namespace
 
-std::unique_ptr<Allocator> make_rwbm(const Scenario& s, const SimOptions& o, std::uint64_t ps) {
-  return std::make_unique<RwbmAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rwbm,
+                        SimEntry{.make = &make_allocator_of<RwbmAllocator>})
 
 }  // namespace alloclab::sim::detail

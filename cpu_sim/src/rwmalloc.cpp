@@ -15,6 +15,9 @@
 //    segment is not offered this round.
 //  * Steps: a lane's steps = the round in which it got its pages; probes = words read.
 //  * Free: clear the n bits (atomic AND per word), checking that they were all set.
+#include <string>
+
+#include "alloclab/core/errors.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 
@@ -131,10 +134,23 @@ class RwmallocAllocator final : public BitmapAllocator {
   };
 };
 
+// A request is served from one window of `lanes` consecutive words, so it can be at most
+// lanes * w pages long.
+void check_request_sizes(const Scenario& s, const SimOptions& o) {
+  const unsigned longest = s.lanes * s.w;
+  auto check = [&](unsigned n) {
+    if (n < 1 || n > longest)
+      throw InputError("--pages", "pages per request must be in 1..lanes*w (" +
+                                      std::to_string(longest) + ", one window)");
+  };
+  check(s.pages);
+  for (auto n : o.pages_per_thread) check(n);
+}
+
 }  // namespace
 
-std::unique_ptr<Allocator> make_rwmalloc(const Scenario& s, const SimOptions& o, std::uint64_t ps) {
-  return std::make_unique<RwmallocAllocator>(s, o, ps);
-}
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rwmalloc,
+                        (SimEntry{.make = &make_allocator_of<RwmallocAllocator>,
+                                  .check = &check_request_sizes}))
 
 }  // namespace alloclab::sim::detail

@@ -1,14 +1,17 @@
-// run_once and make_allocator: build the pool, run one allocation, verify it.
+// run_once and make_allocator: check the input, look the allocator up in the simulator's
+// table (sim_table.hpp), build the pool, run one allocation, verify it.
 #include <chrono>
 #include <string>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/sim_table.hpp"
 #include "detail.hpp"
 
 namespace alloclab::sim {
 
-std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& options,
-                                          std::uint64_t pool_seed) {
+void check_input(const Scenario& s, const SimOptions& options) {
+  const SimEntry* entry = SimTable::instance().find(s.algo);
+  if (!entry) throw InputError("--algo", std::string(name(s.algo)) + " has no simulator backend");
   if (s.N < 1) throw InputError("--N", "need at least one thread");
   if (s.T < 1) throw InputError("--T", "need at least one page");
   if (s.A > s.T) throw InputError("--A", "more free pages than pages");
@@ -16,35 +19,21 @@ std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& o
   if (s.lanes < 1 || s.lanes > 64) throw InputError("--lanes", "lanes must be in 1..64");
   if (!options.pages_per_thread.empty() && options.pages_per_thread.size() != s.N)
     throw InputError("--pages", "pages_per_thread must have N entries");
-  if (s.algo != Algorithm::rwmalloc && (s.pages != 1 || !options.pages_per_thread.empty()))
-    throw InputError("--pages", "only rwmalloc serves requests of more than one page");
-  if (s.algo == Algorithm::rwmalloc) {
-    const unsigned longest = s.lanes * s.w;
-    auto check = [&](unsigned n) {
-      if (n < 1 || n > longest)
-        throw InputError("--pages", "pages per request must be in 1..lanes*w (" +
-                                        std::to_string(longest) + ", one window)");
-    };
-    check(s.pages);
-    for (auto n : options.pages_per_thread) check(n);
-  }
-  switch (s.algo) {
-    case Algorithm::queue:
-      return detail::make_queue(s, options, pool_seed);
-    case Algorithm::rw:
-      return detail::make_rw(s, options, pool_seed);
-    case Algorithm::rwbm:
-      return detail::make_rwbm(s, options, pool_seed);
-    case Algorithm::corw:
-      return detail::make_corw(s, options, pool_seed);
-    case Algorithm::rwmalloc:
-      return detail::make_rwmalloc(s, options, pool_seed);
-    case Algorithm::corw_lockmap:
-      return detail::make_corw_lockmap(s, options, pool_seed);
-    case Algorithm::cudamalloc:
-      break;
-  }
-  throw InputError("--algo", std::string(name(s.algo)) + " has no simulator backend");
+  if (caps(s.algo).requests != RequestKind::pages &&
+      (s.pages != 1 || !options.pages_per_thread.empty()))
+    throw InputError("--pages", std::string(name(s.algo)) +
+                                    " serves one page per request; requests of several pages: " +
+                                    algorithm_names(algorithms_where(
+                                        algorithms_on(BackendKind::sim), [](const Capabilities& c) {
+                                          return c.requests == RequestKind::pages;
+                                        })));
+  if (entry->check) entry->check(s, options);
+}
+
+std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& options,
+                                          std::uint64_t pool_seed) {
+  check_input(s, options);
+  return SimTable::instance().find(s.algo)->make(s, options, pool_seed);
 }
 
 RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t trial) {

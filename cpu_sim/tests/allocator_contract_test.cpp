@@ -1,5 +1,6 @@
-// ONE shared test body (RMM-style) run against every allocator x every mode: conservation, no
-// double allocation, out-of-memory handled, free + re-allocate (churn).
+// ONE shared test body (RMM-style) run against every allocator the registry runs in the
+// simulator x every mode: conservation, no double allocation, out-of-memory handled, free +
+// re-allocate (churn). A new allocator is enrolled by its registry line alone.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -15,10 +16,11 @@ using alloclab::sim::testing::count_used;
 
 TEST_CASE("every allocator in every mode conserves pages and never hands one out twice",
           "[cpu_sim][contract]") {
-  const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
-                                  Algorithm::rwmalloc, Algorithm::corw_lockmap);
+  // Every allocator the registry runs in the simulator; the cases it gets follow from its
+  // capabilities, never from its name.
+  const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  // RW-BM's bit choices (core/bit_choice.hpp); the other allocators have none and run once.
+  // Bit choices (core/bit_choice.hpp) where the allocator has them; the others run once.
   const BitChoice choice = GENERATE(BitChoice::lowest, BitChoice::random, BitChoice::rotated);
   struct Case {
     std::uint64_t N, A, T;
@@ -27,9 +29,11 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
   const Case c = GENERATE(Case{200, 1000, 4000, 32, 32, 1},  // plenty of room
                           Case{100, 100, 3000, 32, 32, 1},   // A = N
                           Case{300, 100, 1000, 16, 8, 1},    // out of memory
-                          Case{70, 900, 1000, 64, 32, 3},    // multi-page (rwmalloc)
+                          Case{70, 900, 1000, 64, 32, 3},    // multi-page (one page elsewhere)
                           Case{37, 2000, 2003, 7, 5, 1});    // odd w, partial warp, T % w != 0
-  if (algo != Algorithm::rwbm && choice != BitChoice::lowest) return;  // nothing to choose
+  const Capabilities& cap = caps(algo);
+  if (!cap.bit_choice && choice != BitChoice::lowest) return;  // nothing to choose
+  const bool multi_page = cap.requests == RequestKind::pages;
   Scenario s;
   s.algo = algo;
   s.N = c.N;
@@ -37,7 +41,7 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
   s.T = c.T;
   s.w = c.w;
   s.lanes = c.lanes;
-  s.pages = algo == Algorithm::rwmalloc ? c.pages : 1;
+  s.pages = multi_page ? c.pages : 1;
   s.seed = 12345;
   s.bit_choice = choice;
   SimOptions o;
@@ -48,13 +52,15 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
   // run_once verifies internally (throws VerificationError); check the summary too.
   const RunResult r = run_once(s, o, 0);
   REQUIRE(r.taken + r.failed * s.pages == s.N * s.pages);
-  if (s.A >= s.N * s.pages && algo != Algorithm::rwmalloc) CHECK(r.failed == 0);
+  // Enough free pages serve every one-page request; n-page requests also need free runs.
+  if (s.A >= s.N * s.pages && !multi_page) CHECK(r.failed == 0);
   if (s.A < s.N * s.pages) CHECK(r.failed > 0);
   std::set<std::int64_t> pages;
   for (auto f : r.first_page)
     if (f >= 0)
       for (unsigned k = 0; k < s.pages; ++k) CHECK(pages.insert(f + k).second);
 
+  if (!cap.frees) return;  // the churn below needs a free operation
   // Churn: free every other allocation, allocate again with another seed, verify, free all.
   auto a = make_allocator(s, o, 99);
   const auto used0 = a->used_pages();
@@ -106,6 +112,24 @@ TEST_CASE("rwmalloc serves mixed request sizes, across word boundaries", "[cpu_s
     spans = spans || (f / s.w != (f + o.pages_per_thread[i] - 1) / s.w);
   }
   CHECK(spans);
+}
+
+TEST_CASE("rwmalloc rejects a request longer than one window", "[cpu_sim][rwmalloc]") {
+  Scenario s;
+  s.algo = Algorithm::rwmalloc;
+  s.N = 10;
+  s.A = 500;
+  s.T = 1000;
+  s.lanes = 4;
+  s.w = 8;  // a warp reads 4 words of 8 bits: 32 pages
+  s.pages = 33;
+  CHECK_THROWS_AS(check_input(s, SimOptions{}), InputError);
+  s.pages = 32;
+  CHECK_NOTHROW(check_input(s, SimOptions{}));
+  SimOptions mixed;
+  mixed.pages_per_thread.assign(s.N, 1);
+  mixed.pages_per_thread[3] = 33;
+  CHECK_THROWS_AS(check_input(s, mixed), InputError);
 }
 
 TEST_CASE("a violated check is an error", "[cpu_sim][verify]") {

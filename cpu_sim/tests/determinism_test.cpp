@@ -6,8 +6,7 @@ using namespace alloclab;
 using namespace alloclab::sim;
 
 TEST_CASE("sequential and lockstep results do not depend on host threads", "[cpu_sim][det]") {
-  const Algorithm algo = GENERATE(Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
-                                  Algorithm::rwmalloc, Algorithm::corw_lockmap);
+  const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep);
   Scenario s;
   s.algo = algo;

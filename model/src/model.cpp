@@ -1,5 +1,6 @@
-// The analytic model: queue baseline (Eq. 1), RW (Eq. 2-3), RW-BM (Eq. 4-5), the exact expected
-// WAS of the paper's sequential model, birthday collisions and Theorems 1-2. See model.hpp.
+// The analytic model of RW (Eq. 2-3) and RW-BM (Eq. 4-5): the exact expected WAS of the paper's
+// sequential model, birthday collisions and Theorems 1-2. See model.hpp. The queue baseline is
+// in queue.cpp; each allocator's record and model-table entry in model/src/<name>.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,11 +16,8 @@
 #include <fmt/format.h>
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/special_functions/bernoulli.hpp>
-#include <boost/math/special_functions/binomial.hpp>
 
-#include "alloclab/core/errors.hpp"
 #include "alloclab/model/model.hpp"
-#include "alloclab/model/warp_chains.hpp"
 
 namespace alloclab::model {
 namespace {
@@ -29,46 +27,6 @@ double d(std::uint64_t v) {
 }
 
 }  // namespace
-
-// ---- queue -------------------------------------------------------------------------------------
-
-double queue_tas(std::uint64_t N) {
-  return (d(N) + 1.0) / 2.0;
-}
-
-double queue_was_eq1(std::uint64_t N, unsigned lanes) {
-  // Eq. (1): N - S_L(N)/N^L, S_L(N) = sum_{m=1}^N m^L. Never form N^33: we need
-  // sum_{m=1}^N (m/N)^L. Small N: direct sum (<= 4L terms). Large N: Faulhaber's formula divided
-  // by N^L, which is exact (a finite sum, 2j-1 <= L) and whose terms fall by ~(L/(2 pi N))^2:
-  //   S_L(N)/N^L = N/(L+1) + 1/2 + sum_{j>=1} B_2j/(2j) C(L, 2j-1) N^{1-2j}.
-  const double n = d(N);
-  const unsigned L = lanes;
-  double s;
-  if (N <= 4ull * L) {
-    s = 0.0;
-    for (std::uint64_t m = 1; m <= N; ++m) s += std::pow(d(m) / n, L);
-  } else {
-    s = n / (L + 1.0) + 0.5;
-    for (unsigned j = 1; 2 * j - 1 <= L; ++j) {
-      const double term = boost::math::bernoulli_b2n<double>(static_cast<int>(j)) / (2.0 * j) *
-                          boost::math::binomial_coefficient<double>(L, 2 * j - 1) *
-                          std::pow(n, 1.0 - 2.0 * j);
-      s += term;
-      if (std::abs(term) < 1e-18 * s) break;
-    }
-  }
-  return n - s;
-}
-
-double queue_was_exact(std::uint64_t N, unsigned lanes) {
-  // The max of m distinct positions drawn uniformly from {1..N}: E = m (N+1)/(m+1)
-  // (P(max <= k) = C(k,m)/C(N,m); sum gives the hockey-stick identity).
-  const std::uint64_t full = N / lanes, part = N % lanes;
-  const double n1 = d(N) + 1.0;
-  double sum = d(full) * lanes * n1 / (lanes + 1.0);
-  if (part) sum += d(part) * n1 / (d(part) + 1.0);
-  return sum / d(full + (part ? 1 : 0));
-}
 
 // ---- RW ----------------------------------------------------------------------------------------
 
@@ -431,45 +389,7 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
   return c;
 }
 
-// ---- records -----------------------------------------------------------------------------------
-
-Record evaluate(const Scenario& s) {
-  // The warp chains of the algorithms the paper does not model (warp_chains.hpp).
-  if (s.algo == Algorithm::corw) return evaluate_corw(s);
-  if (s.algo == Algorithm::rwmalloc) return evaluate_rwmalloc(s);
-  Record r;
-  r.set("algo", std::string(name(s.algo)));
-  r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
-  r.set_int("lanes", s.lanes);
-  switch (s.algo) {
-    case Algorithm::queue: {
-      const double exact = queue_was_exact(s.N, s.lanes), eq1 = queue_was_eq1(s.N, s.lanes);
-      r.set("tas", queue_tas(s.N));
-      r.set("was", exact);
-      r.set("was_eq1", eq1);
-      r.set("was_eq1_minus_was", eq1 - exact);
-      break;
-    }
-    case Algorithm::rw:
-    case Algorithm::rwbm: {
-      const unsigned w = s.algo == Algorithm::rw ? 1u : s.w;
-      const char* infinite = "infinite at A = N (q = (T-A+N)/T = 1)";
-      r.set("tas", w == 1 ? rw_tas_exact(s.N, s.A, s.T) : rwbm_tas(s.N, s.A, s.T, w));
-      if (s.algo == Algorithm::rw)
-        r.set_quantity("tas_approx", rw_tas_log_approx(s.N, s.A, s.T),
-                       "Eq. (2) ln(A/(A-N)) is infinite at A = N");
-      r.set_quantity("was_bound", was_bound(s.N, s.A, s.T, w, s.lanes), infinite);
-      r.set("was", was_sequential_model(s.N, s.A, s.T, w, s.lanes));
-      r.set("collisions_expected", collisions_expected(s.N, s.T));
-      r.set("collisions_bound", collisions_bound(s.N, s.A, s.T));
-      break;
-    }
-    default:
-      throw InputError("--algo",
-                       "the analytic model covers queue|rw|rwbm, not " + std::string(name(s.algo)));
-  }
-  return r;
-}
+// ---- theorem records ----------------------------------------------------------------------
 
 std::vector<Record> theorem_records(const Scenario& s) {
   std::vector<Record> out;

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
-#include "alloclab/model/collisions.hpp"
 
 namespace alloclab::model {
 namespace {
@@ -489,40 +488,6 @@ RoundsResult rwbm_rounds(std::uint64_t N, std::uint64_t A, std::uint64_t T, unsi
   if (W <= 16 && profile_state_estimate(T, w) <= 2000 && compositions <= 2e4)
     return rwbm_rounds_exact_profiles(N, A, T, w, lanes);
   return rwbm_rounds_mean_field(N, A, T, w, lanes, o);
-}
-
-Record evaluate_rounds(const Scenario& s, const RoundsOptions& o) {
-  Record r;
-  r.set("algo", std::string(name(s.algo)));
-  r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
-  r.set_int("lanes", s.lanes);
-  r.set("schedule", std::string("rounds"));
-  if (s.algo != Algorithm::rw && s.algo != Algorithm::rwbm)
-    throw InputError("--algo",
-                     "the rounds schedule covers rw|rwbm, not " + std::string(name(s.algo)));
-  if (s.N > s.A) {
-    const char* why = "N > A: some request never gets a page";
-    r.set_quantity("tas", std::nullopt, why);
-    r.set_quantity("was", std::nullopt, why);
-    r.set_quantity("rounds", std::nullopt, why);
-    return r;
-  }
-  const RoundsResult x = s.algo == Algorithm::rw ? rw_rounds(s.N, s.A, s.T, s.lanes, o)
-                                                 : rwbm_rounds(s.N, s.A, s.T, s.w, s.lanes, o);
-  r.set("tas", x.tas).set("was", x.was).set("rounds", x.rounds);
-  r.set("method", x.method);
-  // Failed atomic claims of the same process (collisions.hpp, mean field): `collisions` under the
-  // lockstep retry rule (a loser retries on a word holding every earlier claim), and for RW-BM
-  // `collisions_synchronous`, losers retrying together (an upper model of the GPU).
-  if (s.algo == Algorithm::rw) {
-    r.set("collisions", rw_collisions_rounds(s.N, s.A, s.T).collisions);
-  } else {
-    if (const auto c = rwbm_collisions_rounds(s, RetryRule::lockstep))
-      r.set("collisions", c->collisions);
-    if (const auto c = rwbm_collisions_rounds(s, RetryRule::synchronous))
-      r.set("collisions_synchronous", c->collisions);
-  }
-  return r;
 }
 
 }  // namespace alloclab::model

@@ -2,8 +2,6 @@
 // approximations).
 #include "alloclab/model/warp_chains.hpp"
 
-#include <fmt/format.h>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -174,30 +172,6 @@ SequentialWarps sequential_average(
   return out;
 }
 
-namespace {
-void put_rounds(Record& rec, const std::string& key, double v, const std::string& why) {
-  rec.set_quantity(key, std::isfinite(v) ? std::optional<double>(v) : std::nullopt, why);
-}
-}  // namespace
-
-Record evaluate_corw(const Scenario& s) {
-  if (s.N > s.A) throw InputError("--N", "the CoRW model needs a free page for every request");
-  if (s.lanes > 64) throw InputError("--lanes", "at most 64 lanes");
-  Record rec;
-  rec.set("algo", std::string(name(s.algo)));
-  rec.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
-  rec.set_int("lanes", s.lanes);
-  auto warp = [&](unsigned m, std::uint64_t a0) { return corw_warp(m, a0, s.T, s.w); };
-  const SequentialWarps sw = sequential_average(s.N, s.A, s.lanes, 1, warp, 4096);
-  const char* why = "a warp cannot finish (no free page can be found)";
-  put_rounds(rec, "tas", sw.tas, why);
-  put_rounds(rec, "was", sw.was, why);
-  const WarpRounds first = warp(static_cast<unsigned>(std::min<std::uint64_t>(s.lanes, s.N)), s.A);
-  put_rounds(rec, "tas_first_warp", first.lane_rounds, why);
-  put_rounds(rec, "was_first_warp", first.rounds, why);
-  return rec;
-}
-
 // ---- RW_malloc -------------------------------------------------------------------------------
 
 std::vector<std::uint64_t> words_with_run_counts(unsigned w, unsigned n) {
@@ -294,54 +268,6 @@ WarpRounds rwmalloc_warp(unsigned m, unsigned lanes, unsigned w, unsigned n, dou
 
 double rwmalloc_utilisation_in_word(unsigned w, unsigned n) {
   return n > w ? 0.0 : static_cast<double>(n * (w / n)) / static_cast<double>(w);
-}
-
-Record evaluate_rwmalloc(const Scenario& s) {
-  const unsigned n = s.pages;
-  if (n < 1) throw InputError("--pages", "pages per request must be >= 1");
-  if (n > s.lanes * s.w) throw InputError("--pages", "pages per request must be at most lanes*w");
-  if (s.N * n > s.A)
-    throw InputError("--pages", fmt::format("N*pages = {} exceeds A = {}: the model needs free "
-                                            "pages for every request",
-                                            s.N * n, s.A));
-  if (s.w > 64) throw InputError("--w", "word width must be 1..64");
-  Record rec;
-  rec.set("algo", std::string(name(s.algo)));
-  rec.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
-  rec.set_int("lanes", s.lanes).set_int("pages", n);
-  const double f = static_cast<double>(s.A) / static_cast<double>(s.T);
-  const bool in_word_ok = n <= s.w;
-  const char* in_word_why = "the GPU keeps a run inside one word: needs pages <= w";
-  rec.set_quantity("p_word",
-                   in_word_ok ? std::optional<double>(word_run_probability_pool(s.w, n, s.A, s.T))
-                              : std::optional<double>(0.0));
-  rec.set("p_window", 1 - window_capacity_pmf(s.lanes, s.w, n, f, true, 1)[0]);
-  rec.set_quantity(
-      "p_window_in_word",
-      in_word_ok ? std::optional<double>(1 - window_capacity_pmf(s.lanes, s.w, n, f, false, 1)[0])
-                 : std::nullopt,
-      in_word_why);
-  const char* why = "a warp cannot finish (no run of n free pages in reach)";
-  for (bool joined : {true, false}) {
-    const std::string sfx = joined ? "" : "_in_word";
-    if (!joined && !in_word_ok) {
-      rec.set_quantity("tas" + sfx, std::nullopt, in_word_why);
-      rec.set_quantity("was" + sfx, std::nullopt, in_word_why);
-      continue;
-    }
-    auto warp = [&](unsigned m, std::uint64_t a0) {
-      return rwmalloc_warp(m, s.lanes, s.w, n, static_cast<double>(a0) / static_cast<double>(s.T),
-                           joined);
-    };
-    const SequentialWarps sw = sequential_average(s.N, s.A, s.lanes, n, warp, 64);
-    put_rounds(rec, "tas" + sfx, sw.tas, why);
-    put_rounds(rec, "was" + sfx, sw.was, why);
-  }
-  rec.set_quantity(
-      "utilisation_in_word",
-      in_word_ok ? std::optional<double>(rwmalloc_utilisation_in_word(s.w, n)) : std::nullopt,
-      in_word_why);
-  return rec;
 }
 
 }  // namespace alloclab::model

@@ -7,18 +7,30 @@
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/gpu/measure.hpp"
 #include "alloclab/model/model.hpp"
+#include "alloclab/model/model_table.hpp"
 #include "alloclab/validation/rounds_backend.hpp"
 
 namespace alloclab::validation {
 namespace {
 
-// The model covers the algorithms of paper 000's analysis, and only points where every request
-// can be served (N <= A).
+// The model covers the points its table entry (model/model_table.hpp) says it covers.
 bool model_applies(const Scenario& s) {
-  if (s.algo == Algorithm::corw) return s.N <= s.A;  // the warp chain (warp_chains.hpp)
-  if (s.algo == Algorithm::rwmalloc) return s.N * s.pages <= s.A && s.pages <= s.lanes * s.w;
-  return (s.algo == Algorithm::queue || s.algo == Algorithm::rw || s.algo == Algorithm::rwbm) &&
-         s.N <= s.A;
+  const model::ModelEntry* e = model::ModelTable::instance().find(s.algo);
+  return e && e->applies(s);
+}
+
+// The keys every modelled allocator's entry writes as sweep rows, merged so that each entry's
+// keys keep their order (a key first seen is placed right after the entry's previous key).
+std::vector<std::string> model_metrics() {
+  std::vector<std::string> out;
+  for (auto a : model::modelled_algorithms()) {
+    auto at = out.begin();
+    for (const auto& key : model::ModelTable::instance().find(a)->metrics) {
+      auto found = std::find(out.begin(), out.end(), key);
+      at = found != out.end() ? found + 1 : out.insert(at, key) + 1;
+    }
+  }
+  return out;
 }
 
 void put_summary(Record& r, const std::string& key, const sim::Summary& s) {
@@ -31,11 +43,7 @@ Backend model_backend() {
   Backend b;
   b.name = "model";
   b.mode = "sequential";
-  b.metrics = {"tas", "tas_approx", "was", "was_bound", "was_eq1", "collisions_expected",
-               "collisions_bound",
-               // CoRW / RW_malloc warp chains (warp_chains.hpp)
-               "tas_first_warp", "was_first_warp", "p_word", "p_window", "p_window_in_word",
-               "tas_in_word", "was_in_word", "utilisation_in_word"};
+  b.metrics = model_metrics();
   b.applies = model_applies;
   b.evaluate = [](const Scenario& s) { return model::evaluate(s); };
   return b;
@@ -48,7 +56,10 @@ Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
   b.metrics = {"tas",   "was",    "was_service_order", "collisions",
                "taken", "failed", "steps_p99",         "steps_max"};
   // Sweeps cover N up to what the pool allows; out-of-memory runs are `simulate`'s business.
-  b.applies = [](const Scenario& s) { return s.N * s.pages <= s.A; };
+  // Allocators that do not run in the simulator (the registry says where each runs) are skipped.
+  b.applies = [](const Scenario& s) {
+    return caps(s.algo).has(BackendKind::sim) && s.N * s.pages <= s.A;
+  };
   b.evaluate = [mode, settings](const Scenario& s) {
     sim::SimOptions opt;
     opt.mode = mode;

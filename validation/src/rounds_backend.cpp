@@ -3,6 +3,7 @@
 // schedule, not a simulator mode, so make_backends routes it here.
 #include "alloclab/validation/rounds_backend.hpp"
 
+#include "alloclab/model/model_table.hpp"
 #include "alloclab/model/rounds.hpp"
 
 namespace alloclab::validation {
@@ -12,9 +13,10 @@ Backend rounds_model_backend() {
   b.name = "model";
   b.mode = "rounds";
   b.metrics = {"tas", "was", "rounds"};
-  // RW and RW-BM where every request can be served.
+  // Allocators whose model-table entry has a rounds schedule, where every request can be served.
   b.applies = [](const Scenario& s) {
-    return (s.algo == Algorithm::rw || s.algo == Algorithm::rwbm) && s.N <= s.A && s.pages == 1;
+    const model::ModelEntry* e = model::ModelTable::instance().find(s.algo);
+    return e && e->rounds && s.N <= s.A && s.pages == 1;
   };
   b.evaluate = [](const Scenario& s) { return model::evaluate_rounds(s); };
   return b;

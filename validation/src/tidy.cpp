@@ -27,8 +27,8 @@ PointKey point_of(const Scenario& s, const std::string& backend, const std::stri
   p.w = s.w;
   p.lanes = s.lanes;
   p.pages = s.pages;
-  // Only RW-BM chooses a bit inside a word (expand_grid gives the others lowest).
-  p.bit_choice = s.algo == Algorithm::rwbm ? s.bit_choice : BitChoice::lowest;
+  // Only allocators that choose a bit inside a word have a bit choice (the others: lowest).
+  p.bit_choice = caps(s.algo).bit_choice ? s.bit_choice : BitChoice::lowest;
   return p;
 }
 

@@ -18,10 +18,12 @@ struct GridOptions {
   unsigned lanes = 32;
   unsigned pages = 1;
   std::uint64_t seed = 1;
-  // RW-BM bit choices, a comma list of lowest|random|rotated (core/bit_choice.hpp); the grid
-  // gains a bit-choice axis for rwbm. Other algorithms have no choice: see expand_grid.
+  // Bit choices, a comma list of lowest|random|rotated (core/bit_choice.hpp); the grid gains a
+  // bit-choice axis for the allocators with Capabilities::bit_choice. Other algorithms have no
+  // choice: see expand_grid.
   std::string bit_choice = "lowest";
-  // sweep: algorithms other than rwbm are run once (lowest) instead of rejecting the option.
+  // sweep, measure: algorithms without a bit choice are run once (lowest) instead of rejecting
+  // the option.
   bool bit_choice_rwbm_only = false;
 };
 
@@ -37,7 +39,8 @@ enum class WordWidths { single, list };
 // gains a w axis.
 void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths = WordWidths::single);
 
-// Adds --bit-choice (simulate, measure, sweep: the commands that run RW-BM).
+// Adds --bit-choice (simulate, measure, sweep: the commands that run allocators with a bit
+// choice, Capabilities::bit_choice).
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid);
 
 // Expands the grid (product of the lists, in N-major order... T, A, N innermost last) for one

@@ -43,15 +43,21 @@ enum class RequestKind {
   bytes,     // any number of bytes (the page size is only the unit of the workload)
 };
 
-// What the code reads about an allocator instead of its name.
+// What the code reads about an allocator instead of its name. Keep the flags few: one per
+// question some code must ask ("does --w matter?"), never one per allocator.
 struct Capabilities {
   RequestKind requests = RequestKind::one_page;
   // Address alignment every successful request is promised, in bytes; 0 = one page.
   std::uint64_t alignment_bytes = 0;
-  bool frees = true;         // it has a free operation (pages or objects can come back)
-  bool bitmap_words = true;  // --w (bits per bitmap word) matters
+  bool frees = true;  // it has a free operation (pages or objects can come back)
+  // Its steps read w-bit bitmap words, so --w (bits per bitmap word) matters; false: a step
+  // probes one page (RW) or is no probe at all (queue).
+  bool bitmap_words = true;
   // A warp serves its lanes together (the lanes are a hardware warp): the GPU needs lanes = 32.
   bool warp_collective = false;
+  // Which free bit of a read word a thread claims is a choice (--bit-choice, core/bit_choice.hpp);
+  // the others always take the lowest.
+  bool bit_choice = false;
   unsigned backends = kAllBackends;  // BackendKind bits
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
 };
@@ -66,29 +72,49 @@ struct AlgorithmInfo {
   Capabilities caps;
 };
 
-inline constexpr std::array<AlgorithmInfo, 7> kAlgorithms{{
-    {Algorithm::queue, "queue", "FIFO queue of free pages (queue-based baseline, Eq. 1)",
+// The registry: one entry per allocator (adding one: docs/architecture.md).
+inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
+    {Algorithm::queue,
+     "queue",
+     "FIFO queue of free pages (queue-based baseline, Eq. 1)",
      "one position in the queue: the thread served k-th takes k steps",
-     {RequestKind::one_page, 0, true, false, false, kAllBackends}},
-    {Algorithm::rw, "rw", "Random Walk over pages (Algorithm 1, Eq. 2-3)",
+     {.requests = RequestKind::one_page, .bitmap_words = false}},
+    {Algorithm::rw,
+     "rw",
+     "Random Walk over pages (Algorithm 1, Eq. 2-3)",
      "one probe of one random page",
-     {RequestKind::one_page, 0, true, false, false, kAllBackends}},
-    {Algorithm::rwbm, "rwbm", "Random Walk over a bitmap of w-bit words (Sec. 4.1, Eq. 4-5)",
+     {.requests = RequestKind::one_page, .bitmap_words = false}},
+    {Algorithm::rwbm,
+     "rwbm",
+     "Random Walk over a bitmap of w-bit words (Sec. 4.1, Eq. 4-5)",
      "one read of one random w-bit bitmap word",
-     {RequestKind::one_page, 0, true, true, false, kAllBackends}},
-    {Algorithm::corw, "corw", "Collaborative Random Walk within a warp (Algorithm 2)",
+     {.requests = RequestKind::one_page, .bit_choice = true}},
+    {Algorithm::corw,
+     "corw",
+     "Collaborative Random Walk within a warp (Algorithm 2)",
      "one round of the warp's outer loop (every lane reads one random word per round)",
-     {RequestKind::one_page, 0, true, true, true, kAllBackends}},
-    {Algorithm::rwmalloc, "rwmalloc", "RW_malloc: n consecutive pages per request (Algorithm 3)",
+     {.requests = RequestKind::one_page, .warp_collective = true}},
+    {Algorithm::rwmalloc,
+     "rwmalloc",
+     "RW_malloc: n consecutive pages per request (Algorithm 3)",
      "one round of the warp's outer loop (the warp reads L consecutive words)",
-     {RequestKind::pages, 0, true, true, true, kAllBackends}},
-    {Algorithm::corw_lockmap, "corw-lockmap",
+     {.requests = RequestKind::pages, .warp_collective = true}},
+    {Algorithm::corw_lockmap,
+     "corw-lockmap",
      "CoRW exactly as Algorithm 2, with its LockMap (simulator only)",
      "one round of the warp's outer loop (every lane reads one random word per round)",
-     {RequestKind::one_page, 0, true, true, true, static_cast<unsigned>(BackendKind::sim)}},
-    {Algorithm::cudamalloc, "cudamalloc", "CUDA's device malloc/free (vendor baseline, GPU only)",
-     "", {RequestKind::bytes, 16, true, false, false, static_cast<unsigned>(BackendKind::gpu)}},
-}};
+     {.requests = RequestKind::one_page,
+      .warp_collective = true,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
+    {Algorithm::cudamalloc,
+     "cudamalloc",
+     "CUDA's device malloc/free (vendor baseline, GPU only)",
+     "",
+     {.requests = RequestKind::bytes,
+      .alignment_bytes = 16,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::gpu)}},
+});
 
 // kAlgorithms is indexed by the enum.
 static_assert([] {
@@ -121,17 +147,32 @@ inline std::vector<Algorithm> algorithms_on(std::optional<BackendKind> b = std::
   return out;
 }
 
-// "queue|rw|rwbm|...", or the subset given.
-inline std::string algorithm_names(const std::vector<Algorithm>& subset = {}) {
+// Those of `from` whose capabilities satisfy `pred`, e.g. the ones on the simulator that take
+// --pages: algorithms_where(algorithms_on(BackendKind::sim),
+//                           [](const Capabilities& c) { return c.requests == RequestKind::pages; })
+template <class Pred>
+std::vector<Algorithm> algorithms_where(const std::vector<Algorithm>& from, Pred pred) {
+  std::vector<Algorithm> out;
+  for (auto a : from)
+    if (pred(caps(a))) out.push_back(a);
+  return out;
+}
+
+// "queue|rw|rwbm|...": the names of `subset` in registry order ("(none)" when it is empty).
+inline std::string algorithm_names(const std::vector<Algorithm>& subset) {
   std::string out;
   for (const auto& a : kAlgorithms) {
-    bool listed = subset.empty();
+    bool listed = false;
     for (auto s : subset) listed = listed || (s == a.id);
     if (!listed) continue;
     if (!out.empty()) out += '|';
     out += a.name;
   }
-  return out;
+  return out.empty() ? "(none)" : out;
+}
+// Every registered allocator's name.
+inline std::string algorithm_names() {
+  return algorithm_names(algorithms_on());
 }
 
 inline std::string_view backend_kind_name(BackendKind b) {
@@ -144,6 +185,15 @@ inline std::string_view backend_kind_name(BackendKind b) {
       return "gpu";
   }
   return "?";
+}
+
+// "model, sim, gpu": the backends an allocator runs on, for messages.
+inline std::string backends_of(Algorithm a) {
+  std::string out;
+  for (auto b : {BackendKind::model, BackendKind::sim, BackendKind::gpu})
+    if (caps(a).has(b))
+      out += std::string(out.empty() ? "" : ", ") + std::string(backend_kind_name(b));
+  return out;
 }
 
 }  // namespace alloclab

@@ -2,7 +2,7 @@
 // filled at static-initialisation time from each allocator's own file:
 //
 //   // cpu_sim/src/rw.cpp
-//   ALLOCLAB_REGISTER_ENTRY(sim::SimTable, Algorithm::rw, sim::SimEntry{&make_rw});
+//   ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rw, SimEntry{&make_allocator_of<RwAllocator>})
 //
 // Dispatch is then table.find(algo): no switch, no list of names outside the registry
 // (core/algorithm.hpp). Static libraries drop object files nobody references, so every module

@@ -55,10 +55,11 @@ RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t t
 // ---- Additions (additive to the original contract) ------------------------------------------
 
 // The per-request step bound used when SimOptions::max_probes_per_request == 0 (see README and
-// cpu_sim/src/pool.cpp): with W probe targets (T pages for RW, words otherwise), need = sum of
-// pages requested and slack = max(A - need + 1, 1) pages,
-//   rw:                 ceil(64 * T / slack)
-//   rwbm, corw, rwmalloc: ceil(64 * W / ceil(slack / w))        (in steps resp. warp rounds)
+// cpu_sim/src/pool.cpp): need = sum of pages requested and slack = max(A - need + 1, 1) pages;
+// where a step probes one page (Capabilities::bitmap_words false: RW)
+//   ceil(64 * T / slack)
+// and where it reads w-bit words (W = ceil(T / w) of them: RW-BM, CoRW, RW_malloc)
+//   ceil(64 * W / ceil(slack / w))        (in steps resp. warp rounds)
 // at least 64, at most 2^32 - 2; queue requests never loop. A request that has not succeeded
 // after `bound` steps gives up and counts in RunResult::failed.
 std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options);
@@ -121,8 +122,13 @@ class Allocator {
   virtual std::vector<std::uint64_t> used_pages() const = 0;
   virtual std::uint64_t free_count() const = 0;
 };
+// The allocator of s.algo over the pool of `pool_seed`, after check_input.
 std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& options,
                                           std::uint64_t pool_seed);
+// Throws InputError (naming the parameter) for a point the simulator cannot run: an allocator
+// without a simulator backend, out-of-range sizes, or what the allocator's own entry rejects
+// (sim_table.hpp). Cheap: commands call it on every grid point before running any.
+void check_input(const Scenario& s, const SimOptions& options);
 
 // Checks a finished allocation against the used-page sets before and after it: every request
 // got its pages or is counted failed, no page handed out twice or already used, pages conserved.

@@ -1,5 +1,6 @@
 // The analytic model of Pham et al., ICS'22 (paper 000), §3.2 and §4.1: TAS and WAS of the
 // queue baseline, of Random Walk (RW, Algorithm 1) and of RW over a bitmap (RW-BM, §4.1).
+// Dispatch by allocator goes through the model table (model_table.hpp).
 //
 // Notation (paper Table 1): N threads request one page each, A of the T pages are free, a warp
 // has L lanes (the paper fixes L = 32), a bitmap word has w bits. A "step" is one probe (RW), one
@@ -136,11 +137,15 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
 
 // ---- records for the CLI and validation ------------------------------------------------------
 
-// All quantities for one grid point (keys: tas, tas_approx, was_bound, was, was_eq1,
-// collisions_expected, collisions_bound; inapplicable keys are absent, undefined ones null+note).
-// corw and rwmalloc are answered by their warp chains (warp_chains.hpp: evaluate_corw,
-// evaluate_rwmalloc), the parallel-rounds schedule by rounds.hpp.
+// All quantities of the sequential schedule for one grid point: the record of the allocator's
+// entry in the model table (model_table.hpp; e.g. rw: tas, tas_approx, was_bound, was,
+// collisions_expected, collisions_bound; undefined quantities are null with a note). An
+// allocator without a model throws InputError ("--algo"). The parallel-rounds schedule:
+// rounds.hpp, evaluate_rounds.
 Record evaluate(const Scenario& s);
+
+// The scenario fields every model record starts with: algo, N, A, T, w, lanes.
+Record scenario_record(const Scenario& s);
 
 // Theorem 1 and Theorem 2 records for one grid point (RW-BM with the scenario's w).
 std::vector<Record> theorem_records(const Scenario& s);

@@ -86,8 +86,10 @@ RoundsResult rwbm_rounds_mean_field(std::uint64_t N, std::uint64_t A, std::uint6
 // Number of word profiles of the exact chain (multisets of W free counts in 0..w), saturating.
 double profile_state_estimate(std::uint64_t T, unsigned w);
 
-// The record of `alloclab model --schedule rounds` (keys tas, was, rounds, method; collisions
-// are not modelled here). Null tas/was with a note where N > A.
+// The record of `alloclab model --schedule rounds`: the scenario, schedule = rounds, then what
+// the allocator's model-table entry adds (model_table.hpp: tas, was, rounds, method and the
+// collisions of the same process). Null tas/was/rounds with a note where N > A. An allocator
+// without a rounds model throws InputError ("--algo").
 Record evaluate_rounds(const Scenario& s, const RoundsOptions& options = {});
 
 }  // namespace alloclab::model

@@ -16,8 +16,10 @@
 // between warps (the sequential schedule: one warp at a time, in a random order).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "alloclab/core/result.hpp"
@@ -36,6 +38,11 @@ struct WarpRounds {
 // need (C >= need serves them all). Solved as (I - Q) x = 1 with Q lower triangular.
 WarpRounds solve_need_chain(unsigned m,
                             const std::function<std::vector<double>(unsigned need)>& capacity_pmf);
+
+// A chain's expected rounds for a record: null where infinite (a warp that cannot finish).
+inline std::optional<double> finite_rounds(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
 
 // ---- CoRW ------------------------------------------------------------------------------------
 
@@ -72,7 +79,8 @@ SequentialWarps sequential_average(
     const std::function<WarpRounds(unsigned, std::uint64_t)>& warp_model,
     std::uint64_t exact_limit = ~std::uint64_t{0});
 
-// Model record for --algo corw (keys: tas, was, tas_first_warp, was_first_warp).
+// Model record for --algo corw (keys: tas, was, tas_first_warp, was_first_warp); defined in
+// model/src/corw.cpp, which registers it in the model table.
 Record evaluate_corw(const Scenario& s);
 
 // ---- RW_malloc -------------------------------------------------------------------------------
@@ -103,7 +111,8 @@ WarpRounds rwmalloc_warp(unsigned m, unsigned lanes, unsigned w, unsigned n, dou
 double rwmalloc_utilisation_in_word(unsigned w, unsigned n);
 
 // Model record for --algo rwmalloc (keys: p_word, p_window, p_window_in_word, tas, was,
-// tas_in_word, was_in_word, utilisation_in_word).
+// tas_in_word, was_in_word, utilisation_in_word); model/src/rwmalloc.cpp, which registers it in
+// the model table.
 Record evaluate_rwmalloc(const Scenario& s);
 
 }  // namespace alloclab::model

@@ -9,7 +9,8 @@
 
 namespace alloclab::validation {
 
-// backend "model", mode "rounds": metrics tas, was, rounds (rw, rwbm; N <= A).
+// backend "model", mode "rounds": metrics tas, was, rounds (the allocators whose model-table
+// entry has a rounds schedule; N <= A).
 Backend rounds_model_backend();
 
 // model(rounds) vs sim(lockstep), TAS and WAS, at every point that has both: z against a

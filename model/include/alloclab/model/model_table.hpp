@@ -1,0 +1,49 @@
+// The analytic model's backend table (core/backend_table.hpp): one ModelEntry per modelled
+// allocator, registered from the file that holds its model, e.g. at the end of model/src/rw.cpp:
+//
+//   ALLOCLAB_REGISTER_ENTRY(model::ModelTable, Algorithm::rw, (model::ModelEntry{...}))
+//
+// model::evaluate and model::evaluate_rounds dispatch through it; validation's model backends
+// ask it whether a point is covered; `alloclab model` lists from it which allocators have a
+// model, a parallel-rounds schedule and the theorem checks. The registry (core/algorithm.hpp)
+// declares which allocators are modelled (BackendKind::model); a test
+// (model/tests/model_table_test.cpp) checks that exactly those have an entry.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alloclab/core/backend_table.hpp"
+#include "alloclab/core/result.hpp"
+#include "alloclab/core/scenario.hpp"
+#include "alloclab/model/rounds.hpp"
+
+namespace alloclab::model {
+
+struct ModelEntry {
+  // Whether the model covers the point (sweeps skip the others as "not applicable").
+  bool (*applies)(const Scenario& s) = nullptr;
+  // The sequential schedule's record (starts with scenario_record(s)); throws InputError on a
+  // point it cannot evaluate.
+  Record (*evaluate)(const Scenario& s) = nullptr;
+  // The parallel-rounds schedule (rounds.hpp), where it is modelled: adds tas, was, rounds,
+  // method and the collisions to `out`, for a point with N <= A. Null: no rounds model.
+  void (*rounds)(const Scenario& s, const RoundsOptions& options, Record& out) = nullptr;
+  // Theorems 1 and 2 of §4.1 (theorem_records) are statements about this model.
+  bool theorems = false;
+  // The keys of evaluate's record that a sweep writes as rows, in the record's order.
+  std::vector<std::string> metrics;
+  // Its paragraph of `alloclab model --help`: what the quantities are and how they are computed.
+  std::string_view help;
+};
+
+using ModelTable = BackendTable<ModelEntry>;
+
+// The allocators with a model, and those of them with a rounds schedule / the theorem checks
+// (registry order).
+std::vector<Algorithm> modelled_algorithms();
+std::vector<Algorithm> rounds_algorithms();
+std::vector<Algorithm> theorem_algorithms();
+
+}  // namespace alloclab::model

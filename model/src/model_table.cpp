@@ -1,0 +1,71 @@
+// Dispatch of the model by allocator: model::evaluate and model::evaluate_rounds look the
+// allocator up in the model table (model_table.hpp), filled from model/src/<name>.cpp.
+#include "alloclab/model/model_table.hpp"
+
+#include <optional>
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/rounds.hpp"
+
+namespace alloclab::model {
+namespace {
+
+template <class Pred>
+std::vector<Algorithm> registered_where(Pred pred) {
+  std::vector<Algorithm> out;
+  for (auto a : ModelTable::instance().registered())
+    if (pred(*ModelTable::instance().find(a))) out.push_back(a);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Algorithm> modelled_algorithms() {
+  return ModelTable::instance().registered();
+}
+std::vector<Algorithm> rounds_algorithms() {
+  return registered_where([](const ModelEntry& e) { return e.rounds != nullptr; });
+}
+std::vector<Algorithm> theorem_algorithms() {
+  return registered_where([](const ModelEntry& e) { return e.theorems; });
+}
+
+Record scenario_record(const Scenario& s) {
+  Record r;
+  r.set("algo", std::string(name(s.algo)));
+  r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
+  r.set_int("lanes", s.lanes);
+  return r;
+}
+
+Record evaluate(const Scenario& s) {
+  const ModelEntry* e = ModelTable::instance().find(s.algo);
+  if (!e)
+    throw InputError("--algo", "the analytic model covers " +
+                                   algorithm_names(modelled_algorithms()) + ", not " +
+                                   std::string(name(s.algo)));
+  return e->evaluate(s);
+}
+
+Record evaluate_rounds(const Scenario& s, const RoundsOptions& o) {
+  Record r = scenario_record(s);
+  r.set("schedule", std::string("rounds"));
+  const ModelEntry* e = ModelTable::instance().find(s.algo);
+  if (!e || !e->rounds)
+    throw InputError("--algo", "the rounds schedule covers " +
+                                   algorithm_names(rounds_algorithms()) + ", not " +
+                                   std::string(name(s.algo)));
+  if (s.N > s.A) {
+    const char* why = "N > A: some request never gets a page";
+    r.set_quantity("tas", std::nullopt, why);
+    r.set_quantity("was", std::nullopt, why);
+    r.set_quantity("rounds", std::nullopt, why);
+    return r;
+  }
+  e->rounds(s, o, r);
+  return r;
+}
+
+}  // namespace alloclab::model

@@ -1,0 +1,99 @@
+// The model table (model_table.hpp) against the registry (core/algorithm.hpp): a dropped
+// registration, a file missing from the build or a registry line that forgets
+// BackendKind::model shows up here; and each entry's declared sweep keys against its record.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/model_table.hpp"
+#include "alloclab/model/rounds.hpp"
+
+using namespace alloclab;
+using namespace alloclab::model;
+
+namespace {
+
+// A point every model covers: plenty of free pages, full warps.
+Scenario covered_point(Algorithm a) {
+  Scenario s;
+  s.algo = a;
+  s.N = 64;
+  s.A = 5000;
+  s.T = 10000;
+  s.w = 32;
+  s.lanes = 32;
+  s.pages = caps(a).requests == RequestKind::pages ? 2 : 1;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("exactly the allocators the registry models have a model entry", "[model][registry]") {
+  for (const auto& a : kAlgorithms) {
+    CAPTURE(a.name);
+    const ModelEntry* e = ModelTable::instance().find(a.id);
+    CHECK(a.caps.has(BackendKind::model) == (e != nullptr));
+    if (!e) continue;
+    CHECK(e->applies != nullptr);
+    CHECK(e->evaluate != nullptr);
+    CHECK(!e->metrics.empty());
+    CHECK(!e->help.empty());
+  }
+  CHECK(modelled_algorithms() == algorithms_on(BackendKind::model));
+}
+
+TEST_CASE("each model entry's record holds the keys it declares", "[model][registry]") {
+  for (auto a : modelled_algorithms()) {
+    CAPTURE(name(a));
+    const ModelEntry& e = *ModelTable::instance().find(a);
+    const Scenario s = covered_point(a);
+    REQUIRE(e.applies(s));
+    const Record r = evaluate(s);
+    const auto* algo = r.find("algo");
+    REQUIRE(algo != nullptr);
+    CHECK(std::get<std::string>(*algo) == std::string(name(a)));
+    for (const auto& key : e.metrics) {
+      CAPTURE(key);
+      CHECK(r.number(key).has_value());  // a number at a point with A well above N
+    }
+    // Past the pool (more requests than free pages) no model applies.
+    Scenario over = s;
+    over.N = s.A + 1;
+    CHECK_FALSE(e.applies(over));
+  }
+}
+
+TEST_CASE("the rounds schedule exists exactly where an entry has one", "[model][registry]") {
+  for (const auto& a : kAlgorithms) {
+    CAPTURE(a.name);
+    const ModelEntry* e = ModelTable::instance().find(a.id);
+    const Scenario s = covered_point(a.id);
+    if (e && e->rounds) {
+      const Record r = evaluate_rounds(s);
+      const auto tas = r.number("tas"), rounds = r.number("rounds");
+      REQUIRE(tas.has_value());
+      REQUIRE(rounds.has_value());
+      // A thread needs at least one round, and none takes longer than the whole run.
+      CHECK(*tas >= 1.0);
+      CHECK(*tas <= *rounds);
+    } else {
+      CHECK_THROWS_AS(evaluate_rounds(s), InputError);
+    }
+  }
+}
+
+TEST_CASE("an allocator without a model entry is an input error", "[model][registry]") {
+  for (const auto& a : kAlgorithms) {
+    if (a.caps.has(BackendKind::model)) continue;
+    CAPTURE(a.name);
+    try {
+      (void)evaluate(covered_point(a.id));
+      FAIL("the model evaluated an allocator it does not cover");
+    } catch (const InputError& e) {
+      CHECK(e.parameter() == "--algo");
+    }
+  }
+}
