@@ -2,7 +2,7 @@
 // an 8 GiB pool), 50% free, w = 32. Kernel time = median of the repeats (CUDA events), each from
 // the same pool; with and without per-thread counters. Compared with the hardware floor (one
 // uncontended atomicOr per thread on a random word of a bitmap of the same size) and with the
-// H200 references (shared/reference: Ouroboros page queue 0.079 ms, Gallatin 0.764 ms, CUDA
+// H200 references (reports/peers/: Ouroboros page queue 0.079 ms, Gallatin 0.764 ms, CUDA
 // malloc 4173 ms). Every allocator the registry declares on the gpu backend gets a row (with and
 // without counters where it has steps); one whose first run takes over a second (the vendor heap)
 // is timed over 2 repeats after that run instead of `repeats` after 3 warm-ups.
