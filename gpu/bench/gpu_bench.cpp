@@ -8,6 +8,7 @@
 // is timed over 2 repeats after that run instead of `repeats` after 3 warm-ups.
 // Usage: gpu_bench [--json FILE] [--repeats R] [--skip NAME[,NAME...]]
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -28,7 +29,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
       json_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) {
-      repeats = static_cast<unsigned>(std::stoul(argv[++i]));
+      const char* text = argv[++i];
+      const auto [end, ec] = std::from_chars(text, text + std::strlen(text), repeats);
+      if (ec != std::errc() || *end != '\0' || repeats < 1) {
+        std::fprintf(stderr, "gpu_bench: --repeats: '%s' is not a whole number >= 1\n", text);
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "--skip") && i + 1 < argc) {
       std::istringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
@@ -39,6 +45,12 @@ int main(int argc, char** argv) {
         }
         skip.push_back(*a);
       }
+    } else {
+      std::fprintf(stderr,
+                   "gpu_bench: %s: unknown option or missing value (usage: gpu_bench "
+                   "[--json FILE] [--repeats R] [--skip NAME[,NAME...]])\n",
+                   argv[i]);
+      return 2;
     }
   }
   try {
