@@ -6,11 +6,10 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <sstream>
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
-#include "alloclab/cli/value_list.hpp"
+#include "alloclab/cli/sweep_grid.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/model/model_table.hpp"
@@ -27,15 +26,6 @@ struct SweepArgs {
   unsigned host_threads = 0, repeats = 5;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -45,7 +35,7 @@ std::string utc_now() {
 
 void run(const SweepArgs& a) {
   std::vector<Algorithm> algos;
-  for (const auto& n : split(a.algos)) {
+  for (const auto& n : comma_items(a.algos)) {
     const auto algo = parse_algorithm(n);
     if (!algo)
       throw InputError("--algos", "unknown algorithm '" + n + "' (" + algorithm_names() + ")");
@@ -57,7 +47,7 @@ void run(const SweepArgs& a) {
 
   validation::BackendSettings settings;
   settings.model = settings.sim = settings.gpu = false;
-  for (const auto& b : split(a.backends)) {
+  for (const auto& b : comma_items(a.backends)) {
     if (b == "model")
       settings.model = true;
     else if (b == "sim")
@@ -67,7 +57,7 @@ void run(const SweepArgs& a) {
     else
       throw InputError("--backends", "unknown backend '" + b + "' (model, sim, gpu)");
   }
-  settings.sim_modes = split(a.modes);
+  settings.sim_modes = comma_items(a.modes);
   settings.trials = a.trials;
   settings.host_threads = a.host_threads;
   settings.gpu_repeats = a.repeats;
@@ -84,15 +74,7 @@ void run(const SweepArgs& a) {
 
   std::vector<Scenario> points;
   for (auto algo : algos) {
-    GridOptions g = a.grid;
-    g.bit_choice_rwbm_only = true;  // allocators without a bit choice: once, with lowest
-    // Word width means nothing where steps read no bitmap words: one w (the first listed)
-    // instead of duplicates.
-    if (!caps(algo).bitmap_words && !g.w_list.empty())
-      g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
-    // --pages is the request size of the allocators that take several pages; others take 1.
-    if (caps(algo).requests != RequestKind::pages) g.pages = 1;
-    auto pts = expand_grid(g, algo, GridUse::runnable);
+    const auto pts = sweep_points(a.grid, algo);
     points.insert(points.end(), pts.begin(), pts.end());
   }
   const auto backends = validation::make_backends(settings);  // fails early if gpu is missing

@@ -5,24 +5,14 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <unordered_set>
 
 #include "alloclab/cli/grid.hpp"
-#include "alloclab/cli/value_list.hpp"
+#include "alloclab/cli/sweep_grid.hpp"
 #include "alloclab/core/errors.hpp"
 
 namespace alloclab::cli {
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // The options of `alloclab sweep` that decide which (point, backend) pairs it writes; the others
 // (--trials, --seed, --out, ...) are accepted and ignored.
@@ -55,15 +45,13 @@ std::optional<SweepGrid> parse_sweep(const std::string& command_line) {
 }
 
 // The (point, backend) pairs a run covers, as PointKey::text(); nullopt if its grid cannot be
-// expanded. The per-algorithm adjustments are the sweep's own (sweep_command.cpp): algorithms
-// without bitmap words run at the first w only, --pages is RW_malloc's, other algorithms than
-// RW-BM run the lowest bit only.
+// expanded. The per-allocator adjustments are the sweep's own (sweep_points).
 std::optional<std::unordered_set<std::string>> covered(const render::SweepRun& run) {
   const auto g = parse_sweep(run.command_line);
   if (!g) return std::nullopt;
   std::vector<std::pair<std::string, std::string>> sources;  // (backend, mode)
-  const auto modes = split_list(g->modes);
-  for (const auto& b : split_list(g->backends)) {
+  const auto modes = comma_items(g->modes);
+  for (const auto& b : comma_items(g->backends)) {
     if (b == "gpu") sources.emplace_back(b, "");
     if (b == "model") {
       sources.emplace_back(b, "sequential");
@@ -76,15 +64,10 @@ std::optional<std::unordered_set<std::string>> covered(const render::SweepRun& r
   }
   std::unordered_set<std::string> out;
   try {
-    for (const auto& n : split_list(g->algos)) {
+    for (const auto& n : comma_items(g->algos)) {
       const auto algo = parse_algorithm(n);
       if (!algo) return std::nullopt;
-      GridOptions grid = g->grid;
-      grid.bit_choice_rwbm_only = true;
-      if (!caps(*algo).bitmap_words && !grid.w_list.empty())
-        grid.w_list = std::to_string(parse_count_list("--w", grid.w_list).front());
-      if (*algo != Algorithm::rwmalloc) grid.pages = 1;
-      for (const auto& s : expand_grid(grid, *algo, GridUse::runnable))
+      for (const auto& s : sweep_points(g->grid, *algo))
         for (const auto& [backend, mode] : sources)
           out.insert(validation::point_of(s, backend, mode).text());
     }

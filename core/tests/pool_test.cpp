@@ -10,7 +10,7 @@
 using alloclab::initially_free;
 using alloclab::PagePermutation;
 
-TEST_CASE("the page permutation is a bijection on [0, T)", "[core][pool]") {
+TEST_CASE("the page permutation is a bijection on 0..T-1", "[core][pool]") {
   for (std::uint64_t T :
        {1ULL, 2ULL, 3ULL, 5ULL, 31ULL, 64ULL, 1000ULL, 4097ULL, 65536ULL, 100003ULL}) {
     const PagePermutation pi(T, 99);

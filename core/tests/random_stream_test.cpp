@@ -26,7 +26,7 @@ TEST_CASE("streams are pure functions of (seed, domain, thread, index)", "[core]
   CHECK(a.bits(3) != a.bits(4));
 }
 
-TEST_CASE("below(n) is uniform on [0, n)", "[core][random]") {
+TEST_CASE("below(n) is uniform on 0..n-1", "[core][random]") {
   // Chi-square over 10 cells of n = 10: 100000 draws; the 99.9% point of chi2(9) is 27.9.
   const PhiloxStream s(2024, StreamDomain::probe, 1);
   std::vector<int> cells(10, 0);
@@ -44,7 +44,7 @@ TEST_CASE("below(n) is uniform on [0, n)", "[core][random]") {
   for (std::uint64_t k = 0; k < 1000; ++k) REQUIRE(s.below(k, (1ULL << 40) + 3) < (1ULL << 40) + 3);
 }
 
-TEST_CASE("uniform01 lies in [0,1) with mean 1/2", "[core][random]") {
+TEST_CASE("uniform01 lies in 0 <= u < 1 with mean 1/2", "[core][random]") {
   const PhiloxStream s(5, StreamDomain::order, 0);
   double sum = 0;
   const int n = 200000;

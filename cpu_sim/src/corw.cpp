@@ -17,7 +17,7 @@
 //    (Algorithm 2 as written, with its LockMap - a lane that finds its word locked offers
 //    nothing and counts one collision, the holder's bits go to every needing lane of its warp -
 //    is the simulator-only allocator corw-lockmap, corw_lockmap.cpp; it gives different
-//    collision counts and fewer lost pages per conflict; see README.)
+//    collision counts and fewer lost pages per conflict; see docs/simulator.md.)
 //  * Leftovers: bits offered but not taken are not claimed (see corw_share.hpp).
 //  * Steps: a lane's steps = the round in which it got its page; the warp's = its rounds.
 //  * Free: clear the page's bit with an atomic AND.

@@ -2,12 +2,13 @@
 // an 8 GiB pool), 50% free, w = 32. Kernel time = median of the repeats (CUDA events), each from
 // the same pool; with and without per-thread counters. Compared with the hardware floor (one
 // uncontended atomicOr per thread on a random word of a bitmap of the same size) and with the
-// H200 references (shared/reference: Ouroboros page queue 0.079 ms, Gallatin 0.764 ms, CUDA
+// H200 references (reports/peers/: Ouroboros page queue 0.079 ms, Gallatin 0.764 ms, CUDA
 // malloc 4173 ms). Every allocator the registry declares on the gpu backend gets a row (with and
 // without counters where it has steps); one whose first run takes over a second (the vendor heap)
 // is timed over 2 repeats after that run instead of `repeats` after 3 warm-ups.
 // Usage: gpu_bench [--json FILE] [--repeats R] [--skip NAME[,NAME...]]
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -28,7 +29,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--json") && i + 1 < argc) {
       json_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) {
-      repeats = static_cast<unsigned>(std::stoul(argv[++i]));
+      const char* text = argv[++i];
+      const auto [end, ec] = std::from_chars(text, text + std::strlen(text), repeats);
+      if (ec != std::errc() || *end != '\0' || repeats < 1) {
+        std::fprintf(stderr, "gpu_bench: --repeats: '%s' is not a whole number >= 1\n", text);
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "--skip") && i + 1 < argc) {
       std::istringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
@@ -39,6 +45,12 @@ int main(int argc, char** argv) {
         }
         skip.push_back(*a);
       }
+    } else {
+      std::fprintf(stderr,
+                   "gpu_bench: %s: unknown option or missing value (usage: gpu_bench "
+                   "[--json FILE] [--repeats R] [--skip NAME[,NAME...]])\n",
+                   argv[i]);
+      return 2;
     }
   }
   try {

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/slug.hpp"
 
 #ifndef ALLOCLAB_SOURCE_DATA_DIR
 #define ALLOCLAB_SOURCE_DATA_DIR "reports/data"
@@ -64,18 +64,7 @@ double feature_value(TimeFeature f, std::uint64_t N, unsigned lanes, double tas,
 }
 
 std::string device_slug(const std::string& name) {
-  std::string out;
-  bool dash = false;
-  for (unsigned char c : name) {
-    if (std::isalnum(c)) {
-      if (dash && !out.empty()) out += '-';
-      dash = false;
-      out += static_cast<char>(std::tolower(c));
-    } else {
-      dash = true;
-    }
-  }
-  return out;
+  return slug(name);
 }
 
 std::string default_data_dir() {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include "alloclab/core/slug.hpp"
 
 namespace alloclab::render {
 
@@ -95,18 +95,7 @@ std::string markdown_cell(const std::string& text) {
 }
 
 std::string anchor_id(const std::string& text) {
-  std::string out;
-  bool dash = false;
-  for (unsigned char c : text) {
-    if (std::isalnum(c)) {
-      if (dash && !out.empty()) out += '-';
-      dash = false;
-      out += static_cast<char>(std::tolower(c));
-    } else {
-      dash = true;
-    }
-  }
-  return out;
+  return slug(text);
 }
 
 std::string fraction_label(std::uint64_t A, std::uint64_t T) {

@@ -1,6 +1,6 @@
-// The parallel-rounds model as a sweep backend: backend "model", mode "rounds" (issue 6, item
-// 1). Selected by `alloclab sweep --backends model --modes ...,rounds`; `rounds` is a model
-// schedule, not a simulator mode, so make_backends routes it here.
+// The parallel-rounds model as a sweep backend: backend "model", mode "rounds". Selected by
+// `alloclab sweep --backends model --modes ...,rounds`; `rounds` is a model schedule, not a
+// simulator mode, so make_backends routes it here.
 #include "alloclab/validation/rounds_backend.hpp"
 
 #include "alloclab/model/model_table.hpp"

@@ -7,7 +7,7 @@
 // Feistel network on 2^(2h) >= T values with cycle walking (at most 4 expected walks since
 // 2^(2h) < 4T); rounds use the murmur3 finaliser keyed by Philox-derived round keys. This is a
 // pseudo-random permutation, not a uniformly random one: ample for choosing free sets, and
-// documented as such in the README.
+// documented as such in docs/simulator.md.
 #pragma once
 
 #include <cstdint>

@@ -54,8 +54,9 @@ RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t t
 
 // ---- Additions (additive to the original contract) ------------------------------------------
 
-// The per-request step bound used when SimOptions::max_probes_per_request == 0 (see README and
-// cpu_sim/src/pool.cpp): need = sum of pages requested and slack = max(A - need + 1, 1) pages;
+// The per-request step bound used when SimOptions::max_probes_per_request == 0 (see
+// docs/simulator.md and cpu_sim/src/pool.cpp): need = sum of pages requested and
+// slack = max(A - need + 1, 1) pages;
 // where a step probes one page (Capabilities::bitmap_words false: RW)
 //   ceil(64 * T / slack)
 // and where it reads w-bit words (W = ceil(T / w) of them: RW-BM, CoRW, RW_malloc)

@@ -1,4 +1,4 @@
-// The parallel-rounds model of RW and RW-BM (not in paper 000; issue 6, item 1).
+// The parallel-rounds model of RW and RW-BM (not in paper 000).
 //
 // The process is the simulator's lockstep mode (cpu_sim/src/engine.hpp) and what the GPU kernels
 // (gpu/src/rw.cu, rwbm.cu) do when all threads run at once: in round r = 1, 2, ... every

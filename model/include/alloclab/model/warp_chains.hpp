@@ -1,4 +1,4 @@
-// Models the paper lacks for the warp-cooperative allocators (issue 6, items 2 and 3): CoRW
+// Models the paper lacks for the warp-cooperative allocators: CoRW
 // (paper 000, Algorithm 2) and RW_malloc (Algorithm 3). Both serve a warp in rounds; each round
 // yields a random "capacity" C (CoRW: distinct free bits among the words the lanes read;
 // RW_malloc: n-page pieces in the window's free runs) and min(need, C) needing lanes are served.

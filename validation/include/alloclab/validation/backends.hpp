@@ -21,6 +21,12 @@ struct BackendSettings {
 // device throws std::runtime_error with one clear line (the sweep then does not start).
 std::vector<Backend> make_backends(const BackendSettings& settings);
 
+// Whether the gpu backend measures point s in a sweep: only allocators the registry declares on
+// the gpu backend, and, like the simulator, N up to what the pool allows (N * pages <= A; an
+// out-of-memory run is `measure`'s business). An allocator of bytes (the device heap) has no
+// pool of A pages, so every N applies. Needs no device.
+bool gpu_applies(const Scenario& s);
+
 // Whether this build has CUDA and a device is present; `why` says what is missing.
 bool gpu_available(std::string& why);
 

@@ -1,0 +1,22 @@
+// What `alloclab sweep` runs for each allocator of --algos, shared by the sweep itself
+// (sweep_command.cpp) and by the report's provenance, which expands recorded sweep command lines
+// into the rows they wrote (sweep_provenance.cpp): both must adjust the grid alike, or a row is
+// traced to the wrong run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "alloclab/cli/grid.hpp"
+
+namespace alloclab::cli {
+
+// The runnable points of `grid` for `algo`, adjusted by its capabilities: where its steps read
+// no bitmap words, the first --w only (other widths would repeat the same run); where its
+// requests are not `pages`, pages = 1; the bit choice is an axis of RW-BM only.
+std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo);
+
+// The items of a comma list (--algos, --backends, --modes), empty items dropped.
+std::vector<std::string> comma_items(const std::string& text);
+
+}  // namespace alloclab::cli
