@@ -66,6 +66,9 @@ struct AlgorithmInfo {
   Capabilities caps;
 };
 
+// One entry per allocator, its fields packed as in AlgorithmInfo (clang-format would give each
+// field a line).
+// clang-format off
 inline constexpr std::array<AlgorithmInfo, 7> kAlgorithms{{
     {Algorithm::queue, "queue", "FIFO queue of free pages (queue-based baseline, Eq. 1)",
      "one position in the queue: the thread served k-th takes k steps",
@@ -89,6 +92,7 @@ inline constexpr std::array<AlgorithmInfo, 7> kAlgorithms{{
     {Algorithm::cudamalloc, "cudamalloc", "CUDA's device malloc/free (vendor baseline, GPU only)",
      "", {RequestKind::bytes, 16, true, false, false, static_cast<unsigned>(BackendKind::gpu)}},
 }};
+// clang-format on
 
 // kAlgorithms is indexed by the enum.
 static_assert([] {
