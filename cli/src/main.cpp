@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "alloclab/cli/commands.hpp"
@@ -36,6 +37,20 @@ int main(int argc, char** argv) {
   alloclab::cli::add_validate_command(app);
   alloclab::cli::add_report_command(app);
   alloclab::cli::add_fit_time_command(app);
+  // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->check_name(argv[1]);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n", argv[1],
+                   known.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,9 +60,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line on stderr, nothing on stdout.
-    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", e.what());
-    return e.get_exit_code() ? e.get_exit_code() : 2;
+    // Bad input like any other: one line on stderr (CLI11 names the option), nothing on stdout,
+    // exit 2 (not CLI11's own codes, 100 and up).
+    std::string message = e.what();
+    for (char& c : message)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    return 2;
   } catch (const alloclab::InputError& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
@@ -56,6 +75,10 @@ int main(int argc, char** argv) {
   } catch (const alloclab::VerificationError& e) {
     std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
     return 3;
+  } catch (const std::bad_alloc&) {
+    // Input the checks let through (they cover the simulator's pool and per-thread data).
+    std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 1;
