@@ -10,7 +10,13 @@ command -v clang-format >/dev/null || {
   echo "check-format: clang-format not found (Debian: apt-get install clang-format)" >&2
   exit 2
 }
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cc' '*.cu' '*.cuh')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cc' '*.cu' '*.cuh')
+else # a copy without .git: the sources outside build and output directories
+  mapfile -t files < <(find . \( -path './build*' -o -path './out' -o -path './.*' \) -prune -o \
+    -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' \
+    -o -name '*.cuh' \) -print | sort)
+fi
 bad=()
 for f in "${files[@]}"; do
   clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")

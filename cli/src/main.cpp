@@ -28,7 +28,9 @@ int main(int argc, char** argv) {
       "alloclab - a laboratory for random-walk GPU page allocators (Pham et al., ICS'22).\n"
       "Compute the analytic models, replay the algorithms in a CPU simulator, measure them on a\n"
       "GPU. Every subcommand takes a grid of N (threads), A or --free (free pages) and T (pages);\n"
-      "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor'. Try: alloclab model --help"};
+      "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor', or a named grid: --grid standard\n"
+      "(the validation report's) or --grid figure4 (the paper's Figure 4).\n"
+      "Bad input exits 2 with one line on stderr naming the parameter. Try: alloclab model --help"};
   app.require_subcommand(1);
   alloclab::cli::add_model_command(app);
   alloclab::cli::add_simulate_command(app);

@@ -35,6 +35,7 @@ set(cases
   "--threads|sweep --algos rw --N 1 --A 5 --T 100 --threads 1.5 --out /tmp/alloclab-bad-input"
   "--bogus|model --algo rw --N 1 --A 5 --T 100 --bogus"
   "subcommand|frobnicate --N 1"
+  "subcommand|"
   "--free|model --algo rw --N 1 --A 5 --free 0.5 --T 100"
   # Named grids.
   "--grid|model --algo rw --grid figure5"
