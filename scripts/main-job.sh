@@ -1,92 +1,130 @@
 #!/usr/bin/env bash
 # The main job (README, "Set-up"): the default report, on a machine without a GPU.
-#   1. start from the hardware rows of the committed sweep (reports/standard/, measured on an
-#      H200 by scripts/gpu-standard-sweep.sh), if present;
-#   2. add fresh model values for the whole standard grid, plus the N = 500..5000 curves of the
-#      paper's Figure 4;
-#   3. add fresh simulations (sequential and lockstep, 20 trials) for T = 10^6 (a T = 2^25 pool
-#      costs ~2.5 s per trial to build on one core, so the CPU job leaves that half to the GPU);
-#   4. a few sequential and lockstep simulations at T = 2^25 where hardware departs most from
-#      the model;
-#   5. RW-BM bit choices (lowest, random, rotated) at high N/T for the collisions section;
-#   6. validate and write out/report/report.html and report.md.
-#   scripts/main-job.sh [BUILD_DIR]        (ALLOCLAB_OUT overrides out/report)
+#   scripts/main-job.sh [--full] [BUILD_DIR]     (ALLOCLAB_OUT overrides out/report)
+# Writes out/report/report.html, report.md and validate.txt. Exits 0 when every verdict passes
+# or is an explained departure, 1 when validation finds an unexplained failure (the report is
+# written either way, with the verdicts), and non-zero as soon as any step fails.
+#
+# The hardware rows come from committed sweeps measured on an H200 (no GPU needed here):
+# reports/standard/ (scripts/gpu-standard-sweep.sh) and reports/bit-choice/
+# (scripts/gpu-bit-choice.sh), selected by `alloclab sweep --gpu-from DIR` on the grid asked for.
+# To them the job adds fresh model values, fresh simulations, validates and reports.
+#
+# quick (default; under 2 minutes on 2 cores): the hardware rows at T = 10^6 and N = 4^k * 1024,
+# simulations at exactly those points (and RW-BM's bit choices at those N) with the same seeds
+# and trials as --full, so every sequential and lockstep value is the full job's, and the
+# verdicts' family-wise threshold, over fewer comparisons, is if anything stricter; the models
+# over the whole grid (CoRW's warp chain at T = 10^6); the committed kernel-time fit
+# (reports/standard/time_fit.json, which --full recomputes from the same rows).
+# --full (about 10 minutes on 2 cores, 20 under load): every N and both T = 10^6 and 2^25, with
+# the T = 2^25 simulations where hardware departs most from the model, and the fit recomputed.
 set -euo pipefail
+kind=quick
+if [ "${1:-}" = --full ]; then
+  kind=full
+  shift
+fi
 build=${1:-build}
 out=${ALLOCLAB_OUT:-out/report}
 alloclab="$build/cli/alloclab"
-fractions=0.5,0.1,0.01,0.007,0.005
+t0=$(date +%s)
+step() { echo "== main job ($kind) [$(($(date +%s) - t0)) s]: $*"; }
+
+# The standard grid's points with hardware rows and simulations (see above).
+if [ "$kind" = full ]; then
+  measured=(--grid standard)
+  simulated=(--grid standard --T 1e6)
+  corw_model=(--grid standard)
+  factor=2 # N ranges of the bit-choice part: every power of two
+else
+  measured=(--grid standard --T 1e6 --N '1024..1048576*4')
+  simulated=("${measured[@]}")
+  corw_model=(--grid standard --T 1e6)
+  factor=4
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
-if [ -f reports/standard/sweep.csv ]; then
-  # Only the hardware rows: model and simulation are recomputed here, not copied.
-  # (Lowest-bit rows: the other RW-BM bit choices come from reports/bit-choice/ below.)
-  awk -F, 'NR == 1 { bc = ($10 == "bit_choice") }
-           NR == 1 || ($2 == "gpu" && (!bc || $10 == "lowest"))' reports/standard/sweep.csv \
-    >"$out/sweep.csv"
-  cp reports/standard/sweep.json "$out/"
-  echo "main job: starting from the committed GPU rows of reports/standard/sweep.csv"
-else
-  echo "main job: no committed GPU sweep found; the report will hold model and simulation only"
-fi
-"$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32,64 --N '1024..1048576*2' \
-  --free "$fractions" --T '1e6,2^25' --out "$out"
-# The parallel-rounds model (not in the paper; `model --schedule rounds`), rw and rwbm on the
-# standard grid: model rows with mode=rounds, validated against the lockstep simulation. ~2 s.
-"$alloclab" sweep --algos rw,rwbm --backends model --modes rounds --w 32,64 --N '1024..1048576*2' \
-  --free "$fractions" --T '1e6,2^25' --out "$out"
-"$alloclab" sweep --algos queue,rw,rwbm --backends model --w 32 --N 500:5000:500 \
-  --free "$fractions" --T 1e6 --out "$out"
-# The warp chains of CoRW and RW_malloc (models the paper lacks; seconds): CoRW on the standard
-# grid, RW_malloc's run probabilities, rounds and utilisation for several request sizes n, and a
-# small sequential RW_malloc simulation (n = 2) to check the chain against.
-"$alloclab" sweep --algos corw --backends model --w 32,64 --N '1024..1048576*2' \
-  --free "$fractions" --T '1e6,2^25' --out "$out"
+
+# 1. The hardware rows: the standard grid's lowest-bit GPU measurements (the other RW-BM bit
+#    choices come from reports/bit-choice/ below).
+step "H200 rows of the standard grid from reports/standard"
+"$alloclab" sweep --algos queue,rw,rwbm,corw --backends gpu "${measured[@]}" \
+  --gpu-from reports/standard --out "$out"
+
+# 2. Models (seconds): the paper's model, the parallel-rounds model (rw, rwbm; not in the paper),
+#    the paper's Figure 4 curves, and the warp chains of CoRW and RW_malloc (models the paper
+#    lacks): RW_malloc's run probabilities, rounds and utilisation for several request sizes n.
+step "models"
+"$alloclab" sweep --algos queue,rw,rwbm --backends model --grid standard --out "$out"
+"$alloclab" sweep --algos rw,rwbm --backends model --modes rounds --grid standard --out "$out"
+"$alloclab" sweep --algos queue,rw,rwbm --backends model --grid figure4 --out "$out"
+"$alloclab" sweep --algos corw --backends model "${corw_model[@]}" --out "$out"
 for n in 1 2 3 4 5 8 16 32; do
   "$alloclab" sweep --algos rwmalloc --backends model --pages "$n" --w 32,64 --N 1024 \
     --free 0.5,0.1,0.01 --T 1e6 --out "$out"
 done
+
+# 3. Simulations: a small sequential RW_malloc one (n = 2) to check its chain against; then
+#    sequential and lockstep simulations at T = 10^6 (a 2^25-page pool costs ~2.5 s per trial
+#    to build on one core), 20 trials.
+step "simulations, T = 10^6"
 "$alloclab" sweep --algos rwmalloc --backends model,sim --modes sequential --pages 2 --w 32 \
   --N '1024..16384*2' --free 0.5,0.1 --T 1e6 --trials 5 --seed 1 --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \
-  --w 32,64 --N '1024..1048576*2' --free "$fractions" --T 1e6 --trials 20 --seed 1 --out "$out"
-# At T = 2^25, hardware RW warps wait much longer than the model's service-order warps; the
-# sequential and lockstep simulations bracket the hardware. A few points, 5 trials (a T = 2^25
-# pool alone costs ~2.5 s per trial to build on one core).
-"$alloclab" sweep --algos rw --backends sim --modes sequential,lockstep --N '32768..262144*2' \
-  --free 0.01,0.007,0.005 --T '2^25' --trials 5 --seed 1 --out "$out"
-# CoRW at T = 2^25 with N >= 32768: hardware warps run concurrently, so its rounds lie between
-# the warp chain's (warps one at a time = the sequential simulation) and the lockstep
-# simulation's (every warp reads at the start of each round); 3 trials, ~5 min.
-"$alloclab" sweep --algos corw --backends sim --modes sequential,lockstep --w 32,64 \
-  --N '32768..1048576*2' --free 0.1,0.01,0.007,0.005 --T '2^25' --trials 3 --seed 1 --out "$out"
-# The kernel-time model (issue 6): fit time to work on the committed GPU rows; the report adds
-# its section when $out/time_fit.json exists. reports/data/<device>/time_fit.json, which
-# `alloclab model --device` reads, is the same command run on reports/standard.
-if grep -q '^[^,]*,gpu,' "$out/sweep.csv" 2>/dev/null; then
-  meta=()
-  [ -f reports/standard/device_metadata.json ] &&
-    meta=(--device-metadata reports/standard/device_metadata.json)
-  "$alloclab" fit-time "$out" "${meta[@]}" -o "$out/time_fit.json"
-fi
-# Collisions (issue 6, item 4): RW-BM's bit choices (lowest, random, rotated) in the simulator at
-# high N/T, lockstep and 2 host threads, 5 trials; the report's collisions section puts them
-# beside the model. GPU rows of other bit choices come from reports/bit-choice/ when committed
-# (scripts/gpu-bit-choice.sh); its lowest rows would duplicate the standard grid's.
-if [ -f reports/bit-choice/sweep.csv ] && head -n 1 reports/bit-choice/sweep.csv | grep -q bit_choice
-then
-  awk -F, '$2 == "gpu" && $10 != "lowest"' reports/bit-choice/sweep.csv >>"$out/sweep.csv"
-fi
-"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
-  --bit-choice lowest,random,rotated --w 32,64 --N '65536..262144*2' --free 0.5 --T 1e6 \
-  --trials 5 --seed 1 --out "$out"
-"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
-  --bit-choice lowest,random,rotated --w 32 --N '1024..8192*2' --free 0.01 --T 1e6 \
-  --trials 5 --seed 1 --out "$out"
-if "$alloclab" validate "$out" >"$out/validate.txt"; then
-  echo "main job: validation passed ($(tail -1 "$out/validate.txt"))"
+  "${simulated[@]}" --trials 20 --seed 1 --out "$out"
+
+if [ "$kind" = full ]; then
+  # 4. At T = 2^25, where hardware departs most from the model: RW warps wait much longer than
+  #    the model's service-order warps, and CoRW's rounds lie between the warp chain's (warps
+  #    one at a time = the sequential simulation) and the lockstep simulation's (every warp
+  #    reads at the start of each round). The two simulations bracket the hardware.
+  step "simulations, T = 2^25"
+  "$alloclab" sweep --algos rw --backends sim --modes sequential,lockstep --N '32768..262144*2' \
+    --free 0.01,0.007,0.005 --T '2^25' --trials 5 --seed 1 --out "$out"
+  "$alloclab" sweep --algos corw --backends sim --modes sequential,lockstep --w 32,64 \
+    --N '32768..1048576*2' --free 0.1,0.01,0.007,0.005 --T '2^25' --trials 3 --seed 1 \
+    --out "$out"
+
+  # 5. The kernel-time model: time fitted to work on the GPU rows; the report adds its section
+  #    when $out/time_fit.json exists. reports/data/<device>/time_fit.json, which
+  #    `alloclab model --device` reads, is the same fit.
+  step "kernel-time fit"
+  "$alloclab" fit-time "$out" --device-metadata reports/standard/device_metadata.json \
+    -o "$out/time_fit.json"
 else
-  echo "main job: validation found unexplained failures: see $out/validate.txt" >&2
+  step "kernel-time fit: the committed one (reports/standard/time_fit.json)"
+  cp reports/standard/time_fit.json "$out/time_fit.json"
 fi
+
+# 6. Collisions: RW-BM's bit choices (lowest, random, rotated) on the H200 (the grids of
+#    scripts/gpu-bit-choice.sh; its lowest rows would repeat the standard grid's) and in the
+#    simulator at high N/T, lockstep and 2 host threads, 5 trials, beside the model.
+step "bit choices"
+if [ "$kind" = full ]; then
+  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+    --N '1024..262144*2' --free 0.5,0.1,0.01 --T 1e6 --gpu-from reports/bit-choice --out "$out"
+  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+    --N '65536..1048576*2' --free 0.5,0.1 --T '2^25' --gpu-from reports/bit-choice --out "$out"
+else
+  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+    --N '1024..262144*4' --free 0.5,0.1,0.01 --T 1e6 --gpu-from reports/bit-choice --out "$out"
+fi
+"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+  --bit-choice lowest,random,rotated --w 32,64 --N "65536..262144*$factor" --free 0.5 --T 1e6 \
+  --trials 5 --seed 1 --out "$out"
+"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+  --bit-choice lowest,random,rotated --w 32 --N "1024..8192*$factor" --free 0.01 --T 1e6 \
+  --trials 5 --seed 1 --out "$out"
+
+# 7. Validate, then write the report whatever the verdicts (it shows them).
+step "validate and report"
+validation=0
+"$alloclab" validate "$out" >"$out/validate.txt" || validation=$?
 "$alloclab" report "$out"
+step "done"
+if [ "$validation" -ne 0 ]; then
+  echo "main job: validation FAILED (exit $validation): see $out/validate.txt" >&2
+  exit 1
+fi
+echo "main job: validation passed ($(tail -1 "$out/validate.txt"))"

@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
 # alloclab set-up for a fresh Debian 12 machine, as root (or with sudo):
-#   scripts/setup.sh report   install dependencies, build, write the default report
-#   scripts/setup.sh test     install dependencies, build, run every test (CI runs this)
+#   scripts/setup.sh report          install dependencies, build, write the default report (the
+#                                    quick main job: a few minutes on 2 cores)
+#   scripts/setup.sh report --full   the same with the complete main job (about 10 minutes)
+#   scripts/setup.sh test            install dependencies, check formatting (clang-format), build,
+#                                    run every test (CI runs this)
 # CUDA is optional: if nvcc is installed (/usr/local/cuda) the gpu/ module is built as well;
 # its tests are skipped, with the reason, where no GPU is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=${1:-}
-case "$mode" in report | test) ;; *)
-  echo "usage: scripts/setup.sh report|test" >&2
+usage() {
+  echo "usage: scripts/setup.sh report [--full] | test" >&2
   exit 2
-  ;;
+}
+mode=${1:-}
+job=()
+case "$mode" in
+  report)
+    case "${2:-}" in "") ;; --full) job=(--full) ;; *) usage ;; esac
+    ;;
+  test) [ $# -eq 1 ] || usage ;;
+  *) usage ;;
 esac
 
 # Debian packages, each chosen for a reason given in the README ("Dependencies and why").
 packages=(build-essential cmake ninja-build
   libeigen3-dev libboost-dev libboost-math-dev catch2 libcli11-dev nlohmann-json3-dev
   libfmt-dev librandom123-dev gnuplot-nox)
-# The report test renders the HTML report in headless Chromium.
-if [ "$mode" = test ]; then packages+=(chromium); fi
+# The report test renders the HTML report in headless Chromium; CI checks the formatting with
+# Debian's clang-format (the version .clang-format is written for).
+if [ "$mode" = test ]; then packages+=(chromium clang-format); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,6 +48,8 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
 
+if [ "$mode" = test ]; then scripts/check-format.sh; fi
+
 build=${ALLOCLAB_BUILD_DIR:-build}
 jobs=${ALLOCLAB_JOBS:-$(nproc)}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -46,5 +59,5 @@ if [ "$mode" = test ]; then
   cd "$build"
   ctest --output-on-failure -j "$jobs"
 else
-  scripts/main-job.sh "$build"
+  scripts/main-job.sh "${job[@]}" "$build"
 fi

@@ -44,6 +44,10 @@ void run(const FitTimeArgs& a) {
   nlohmann::json sweep_meta = nlohmann::json::object();
   if (fs::exists(fs::path(a.dir) / "sweep.json"))
     sweep_meta = read_json(fs::path(a.dir) / "sweep.json", "DIR");
+  // GPU rows imported with `sweep --gpu-from`: the run that measured them is the source's.
+  if (sweep_meta.contains("gpu_from") && sweep_meta["gpu_from"].is_object() &&
+      sweep_meta["gpu_from"].value("sweep_json", nlohmann::json()).is_object())
+    sweep_meta = sweep_meta["gpu_from"]["sweep_json"];
 
   // The device: named on the command line, else by the sweep that measured it.
   nlohmann::json device = sweep_meta.contains("device") && sweep_meta["device"].is_object()

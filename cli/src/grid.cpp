@@ -1,15 +1,17 @@
 #include "alloclab/cli/grid.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "alloclab/cli/value_list.hpp"
-#include "alloclab/core/errors.hpp"
 
 namespace alloclab::cli {
-
 namespace {
 
 // The allocators whose steps read w-bit words, and those that choose a bit inside one.
@@ -20,94 +22,120 @@ std::vector<Algorithm> bit_choice_algorithms() {
   return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bit_choice; });
 }
 
+std::string presets_help() {
+  std::string text =
+      "a named grid; --N, --A/--free, --T and --w given explicitly replace its axis:";
+  for (const auto& p : kGridPresets)
+    text += fmt::format("\n  {}: {}: --N {} --free {} --T {} --w {}", p.name, p.what, p.N,
+                        p.free_fraction, p.T, p.w);
+  return text;
+}
+
+std::string preset_names() {
+  std::string names;
+  for (const auto& p : kGridPresets) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
+// The grid with the preset's axes filled in where the command line left them out.
+GridOptions with_preset(const GridOptions& grid) {
+  GridOptions g = grid;
+  if (grid.preset.empty()) return g;
+  const GridPreset* p = find_grid_preset(grid.preset);
+  if (!p) throw InputError("--grid", "unknown grid '" + grid.preset + "' (" + preset_names() + ")");
+  if (g.N.empty()) g.N = p->N;
+  if (g.A.empty() && g.free_fraction.empty()) g.free_fraction = p->free_fraction;
+  if (g.T.empty()) g.T = p->T;
+  if (g.w_list.empty()) g.w_list = p->w;
+  return g;
+}
+
+std::vector<BitChoice> parse_bit_choices(const GridOptions& grid, Algorithm algo) {
+  std::vector<BitChoice> choices;
+  std::string item;
+  std::istringstream list(grid.bit_choice);
+  while (std::getline(list, item, ',')) {
+    if (item.empty()) continue;
+    const auto c = parse_bit_choice(item);
+    if (!c)
+      throw InputError("--bit-choice",
+                       "unknown bit choice '" + item + "' (lowest, random, rotated)");
+    if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
+  }
+  if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
+  // Only allocators with Capabilities::bit_choice choose a bit inside a word; the others take
+  // the lowest.
+  if (!caps(algo).bit_choice) {
+    if (!grid.bit_choice_rwbm_only && (choices.size() > 1 || choices.front() != BitChoice::lowest))
+      throw InputError("--bit-choice", "only " + algorithm_names(bit_choice_algorithms()) +
+                                           " chooses a bit inside a word; " +
+                                           std::string(name(algo)) + " takes lowest");
+    choices = {BitChoice::lowest};
+  }
+  return choices;
+}
+
+std::vector<unsigned> parse_word_widths(const GridOptions& grid, Algorithm algo) {
+  std::vector<unsigned> widths;
+  for (auto w : parse_count_list("--w", grid.w_list.empty() ? "32" : grid.w_list)) {
+    if (w > 64) throw InputError("--w", "word width must be in 1..64, got " + std::to_string(w));
+    if (std::find(widths.begin(), widths.end(), w) == widths.end())
+      widths.push_back(static_cast<unsigned>(w));
+  }
+  // Word width means nothing to queue and RW: one point (the first width), not duplicates.
+  if (!caps(algo).bitmap_words) widths.resize(1);
+  return widths;
+}
+
 }  // namespace
 
-void add_grid_options(CLI::App& cmd, GridOptions& grid, WordWidths widths) {
+const GridPreset* find_grid_preset(std::string_view name) {
+  for (const auto& p : kGridPresets)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void add_grid_options(CLI::App& cmd, GridOptions& grid) {
+  cmd.add_option("--grid", grid.preset, presets_help())->type_name(preset_names());
   cmd.add_option("--N", grid.N,
                  "requesting threads, one page each: a value, a list (1000,2000), an arithmetic "
-                 "range (1000:5000:1000) or a geometric range (1024..1048576*2)")
-      ->required();
+                 "range (1000:5000:1000) or a geometric range (1024..1048576*2); required "
+                 "without --grid");
   auto* a = cmd.add_option("--A", grid.A, "free pages before the requests (list syntax as --N)");
   auto* f = cmd.add_option("--free", grid.free_fraction,
                            "free fraction A/T instead of --A, e.g. 0.5,0.1,0.01,0.007,0.005; "
                            "A = round(f*T)");
   a->excludes(f);
   f->excludes(a);
-  cmd.add_option("--T", grid.T, "total pages, e.g. 1e6 or 2^25 (list syntax as --N)")->required();
-  if (widths == WordWidths::list)
-    cmd.add_option("--w", grid.w_list, "bits per bitmap word, a list (e.g. 32,64)")
-        ->default_str("32");
-  else
-    cmd.add_option("--w", grid.w,
-                   "bits per bitmap word (" + algorithm_names(word_width_algorithms()) + ")")
-        ->capture_default_str();
+  cmd.add_option("--T", grid.T,
+                 "total pages, e.g. 1e6 or 2^25 (list syntax as --N); required without --grid");
+  cmd.add_option("--w", grid.w_list,
+                 "bits per bitmap word (" + algorithm_names(word_width_algorithms()) +
+                     "), a list (e.g. 32,64) makes a w axis; the others take the first")
+      ->default_str("32");
   cmd.add_option("--lanes", grid.lanes, "threads per warp, L")->capture_default_str();
 }
 
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid) {
-  cmd.add_option(
-         "--bit-choice", grid.bit_choice,
-         algorithm_names(bit_choice_algorithms()) +
-             ": which free bit of a word a thread claims, a comma list of lowest (the "
-             "paper's: threads reading one word all target the same bit), random (a uniformly "
-             "random free bit, ranked by the low 32 bits of the probe number) and rotated "
-             "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
-             "retries with the same rule. Only collisions change in sequential and lockstep "
-             "mode, never the words probed")
+  cmd.add_option("--bit-choice", grid.bit_choice,
+                 "RW-BM: which free bit of a word a thread claims, a comma list of lowest (the "
+                 "paper's: threads reading one word all target the same bit), random (a uniformly "
+                 "random free bit, ranked by the low 32 bits of the probe number) and rotated "
+                 "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
+                 "retries with the same rule. Only collisions change in sequential and lockstep "
+                 "mode, never the words probed")
       ->capture_default_str();
 }
 
-std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use) {
-  {
-    // The bit-choice axis: one grid per choice (Capabilities::bit_choice); other algorithms
-    // have no bit to choose.
-    std::vector<BitChoice> choices;
-    std::string item;
-    std::istringstream list(grid.bit_choice);
-    while (std::getline(list, item, ',')) {
-      if (item.empty()) continue;
-      const auto c = parse_bit_choice(item);
-      if (!c)
-        throw InputError("--bit-choice",
-                         "unknown bit choice '" + item + "' (lowest, random, rotated)");
-      if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
-    }
-    if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
-    if (!caps(algo).bit_choice) {
-      if (!grid.bit_choice_rwbm_only &&
-          (choices.size() > 1 || choices.front() != BitChoice::lowest))
-        throw InputError("--bit-choice", "only " + algorithm_names(bit_choice_algorithms()) +
-                                             " chooses a bit inside a word; " +
-                                             std::string(name(algo)) + " takes lowest");
-      choices = {BitChoice::lowest};
-    }
-    if (choices.size() > 1 || choices.front() != BitChoice::lowest) {
-      std::vector<Scenario> all;
-      for (auto c : choices) {
-        GridOptions one = grid;
-        one.bit_choice = "lowest";
-        auto pts = expand_grid(one, algo, use);
-        for (auto& p : pts) p.bit_choice = c;
-        all.insert(all.end(), pts.begin(), pts.end());
-      }
-      return all;
-    }
-  }
-  if (!grid.w_list.empty()) {  // a w axis: one grid per width
-    std::vector<Scenario> all;
-    for (auto w : parse_count_list("--w", grid.w_list)) {
-      if (w > 64) throw InputError("--w", "word width must be in 1..64");
-      GridOptions one = grid;
-      one.w_list.clear();
-      one.w = static_cast<unsigned>(w);
-      auto pts = expand_grid(one, algo, use);
-      all.insert(all.end(), pts.begin(), pts.end());
-    }
-    return all;
-  }
+std::vector<GridPoint> expand_grid_points(const GridOptions& options, Algorithm algo, GridUse use,
+                                          const PointCheck& check) {
+  const GridOptions grid = with_preset(options);
+  const auto choices = parse_bit_choices(grid, algo);
+  const auto widths = parse_word_widths(grid, algo);
+  if (grid.N.empty()) throw InputError("--N", "give --N, or --grid " + preset_names());
   if (grid.A.empty() == grid.free_fraction.empty())
     throw InputError("--A", "give exactly one of --A (free pages) or --free (free fraction)");
-  if (grid.w < 1 || grid.w > 64) throw InputError("--w", "word width must be in 1..64");
+  if (grid.T.empty()) throw InputError("--T", "give --T, or --grid " + preset_names());
   if (grid.lanes < 1 || grid.lanes > 64) throw InputError("--lanes", "lanes must be in 1..64");
   if (grid.pages < 1) throw InputError("--pages", "pages per request must be >= 1");
 
@@ -123,39 +151,132 @@ std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridU
       if (!(f > 0 && f <= 1)) throw InputError("--free", "fractions must be in (0, 1]");
   }
 
+  std::vector<GridPoint> out;
+  for (auto choice : choices)
+    for (auto w : widths)
+      for (auto T : Ts) {
+        // Each A of this T, with why it cannot be used where it cannot.
+        std::vector<std::pair<std::uint64_t, std::optional<InputError>>> a_values;
+        for (auto A : As)
+          if (A > T)
+            a_values.emplace_back(A, InputError("--A", fmt::format("A={} exceeds T={}", A, T)));
+          else
+            a_values.emplace_back(A, std::nullopt);
+        for (double f : fractions) {
+          const auto A = static_cast<std::uint64_t>(std::llround(f * static_cast<double>(T)));
+          if (A < 1)
+            a_values.emplace_back(A, InputError("--free", fmt::format("fraction {} of T={} leaves "
+                                                                      "no free page",
+                                                                      f, T)));
+          else
+            a_values.emplace_back(A, std::nullopt);
+        }
+        for (const auto& [A, a_invalid] : a_values)
+          for (auto N : Ns) {
+            GridPoint p;
+            Scenario& s = p.scenario;
+            s.algo = algo;
+            s.N = N;
+            s.A = A;
+            s.T = T;
+            s.w = w;
+            s.lanes = grid.lanes;
+            s.pages = grid.pages;
+            s.seed = grid.seed;
+            s.bit_choice = choice;
+            if (a_invalid) {
+              p.invalid = a_invalid;
+            } else if (use == GridUse::model && N > A) {
+              p.invalid = InputError("--N", fmt::format("N={} exceeds A={}: the model needs a free "
+                                                        "page for every request",
+                                                        N, A));
+            } else if (check) {
+              try {
+                check(s);
+              } catch (const InputError& e) {
+                p.invalid = e;
+              }
+            }
+            out.push_back(std::move(p));
+          }
+      }
+  return out;
+}
+
+std::vector<Scenario> expand_grid(const GridOptions& grid, Algorithm algo, GridUse use) {
   std::vector<Scenario> out;
-  for (auto T : Ts) {
-    std::vector<std::uint64_t> a_values = As;
-    if (!fractions.empty()) {
-      a_values.clear();
-      for (double f : fractions) {
-        const auto A = static_cast<std::uint64_t>(std::llround(f * static_cast<double>(T)));
-        if (A < 1)
-          throw InputError("--free", "fraction " + std::to_string(f) +
-                                         " of T=" + std::to_string(T) + " leaves no free page");
-        a_values.push_back(A);
-      }
-    }
-    for (auto A : a_values) {
-      if (A > T)
-        throw InputError("--A", "A=" + std::to_string(A) + " exceeds T=" + std::to_string(T));
-      for (auto N : Ns) {
-        if (use == GridUse::model && N > A)
-          throw InputError("--N", "N=" + std::to_string(N) + " exceeds A=" + std::to_string(A) +
-                                      ": the model needs a free page for every request");
-        Scenario s;
-        s.algo = algo;
-        s.N = N;
-        s.A = A;
-        s.T = T;
-        s.w = grid.w;
-        s.lanes = grid.lanes;
-        s.pages = grid.pages;
-        s.seed = grid.seed;
-        out.push_back(s);
-      }
-    }
+  for (auto& p : expand_grid_points(grid, algo, use)) {
+    if (p.invalid) throw *p.invalid;
+    out.push_back(p.scenario);
   }
+  return out;
+}
+
+std::vector<Record> evaluate_points(const std::vector<GridPoint>& points,
+                                    const PointEvaluator& evaluate, std::ostream& warnings) {
+  std::vector<Record> out;
+  std::vector<std::size_t> invalid_records;  // indices into out
+  std::size_t valid = 0, invalid = 0;
+  std::optional<InputError> first;
+  std::vector<std::string> parameters;  // distinct, in order of appearance
+  auto add_invalid = [&](const Scenario& s, const InputError& e) {
+    Record r;
+    put_scenario(r, s);
+    r.notes.push_back(e.what());
+    invalid_records.push_back(out.size());
+    out.push_back(std::move(r));
+    ++invalid;
+    if (!first) first = e;
+    if (std::find(parameters.begin(), parameters.end(), e.parameter()) == parameters.end())
+      parameters.push_back(e.parameter());
+  };
+  for (const auto& p : points) {
+    if (p.invalid) {
+      add_invalid(p.scenario, *p.invalid);
+      continue;
+    }
+    std::vector<Record> records;
+    try {
+      records = evaluate(p.scenario);
+    } catch (const InputError& e) {
+      add_invalid(p.scenario, e);
+      continue;
+    }
+    ++valid;
+    for (auto& r : records) out.push_back(std::move(r));
+  }
+  if (!first) return out;
+  // An invalid point shows the scenario keys the evaluated points show, not columns of its own.
+  std::set<std::string> keys;
+  for (std::size_t i = 0, next = 0; i < out.size(); ++i) {
+    if (next < invalid_records.size() && invalid_records[next] == i) {
+      ++next;
+      continue;
+    }
+    for (const auto& field : out[i].fields) keys.insert(field.first);
+  }
+  if (valid > 0)
+    for (auto i : invalid_records) {
+      auto& fields = out[i].fields;
+      fields.erase(std::remove_if(fields.begin(), fields.end(),
+                                  [&](const auto& f) { return keys.count(f.first) == 0; }),
+                   fields.end());
+    }
+  const std::string why = std::string(first->what()).substr(first->parameter().size() + 2);
+  if (valid == 0)
+    throw InputError(first->parameter(),
+                     points.size() == 1
+                         ? why
+                         : fmt::format("{} (all {} grid points are invalid)", why, points.size()));
+  std::string also;
+  if (parameters.size() > 1) {
+    for (std::size_t i = 1; i < parameters.size(); ++i) also += (i > 1 ? ", " : "") + parameters[i];
+    also = "; other invalid parameters: " + also;
+  }
+  warnings << fmt::format(
+      "alloclab: warning: {} of {} grid points invalid, output with null quantities and the "
+      "reason in notes; first: {}{}\n",
+      invalid, points.size(), first->what(), also);
   return out;
 }
 

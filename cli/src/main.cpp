@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "alloclab/cli/commands.hpp"
@@ -27,7 +28,9 @@ int main(int argc, char** argv) {
       "alloclab - a laboratory for random-walk GPU page allocators (Pham et al., ICS'22).\n"
       "Compute the analytic models, replay the algorithms in a CPU simulator, measure them on a\n"
       "GPU. Every subcommand takes a grid of N (threads), A or --free (free pages) and T (pages);\n"
-      "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor'. Try: alloclab model --help"};
+      "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor', or a named grid: --grid standard\n"
+      "(the validation report's) or --grid figure4 (the paper's Figure 4).\n"
+      "Bad input exits 2 with one line on stderr naming the parameter. Try: alloclab model --help"};
   app.require_subcommand(1);
   alloclab::cli::add_model_command(app);
   alloclab::cli::add_simulate_command(app);
@@ -36,6 +39,20 @@ int main(int argc, char** argv) {
   alloclab::cli::add_validate_command(app);
   alloclab::cli::add_report_command(app);
   alloclab::cli::add_fit_time_command(app);
+  // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->check_name(argv[1]);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n", argv[1],
+                   known.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,9 +62,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line on stderr, nothing on stdout.
-    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", e.what());
-    return e.get_exit_code() ? e.get_exit_code() : 2;
+    // Bad input like any other: one line on stderr (CLI11 names the option), nothing on stdout,
+    // exit 2 (not CLI11's own codes, 100 and up).
+    std::string message = e.what();
+    for (char& c : message)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    return 2;
   } catch (const alloclab::InputError& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
@@ -56,6 +77,10 @@ int main(int argc, char** argv) {
   } catch (const alloclab::VerificationError& e) {
     std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
     return 3;
+  } catch (const std::bad_alloc&) {
+    // Input the checks let through (they cover the simulator's pool and per-thread data).
+    std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 1;

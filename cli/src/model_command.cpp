@@ -98,25 +98,21 @@ void run_model(const ModelOptions& o) {
   if (o.theorems && !entry->theorems)
     throw InputError("--theorems",
                      "Theorems 1 and 2 are about " + algorithm_names(model::theorem_algorithms()));
-  const auto grid = expand_grid(o.grid, *parsed, GridUse::model);
+  const auto points = expand_grid_points(o.grid, *parsed, GridUse::model);
   std::optional<model::DeviceTimeFits> time_fit;
   if (!o.device.empty()) {
     if (o.theorems) throw InputError("--device", "predicts kernel time; not with --theorems");
     time_fit =
         model::load_time_fit(o.data_dir.empty() ? model::default_data_dir() : o.data_dir, o.device);
   }
-  std::vector<Record> records;
-  for (const Scenario& s : grid) {
-    if (o.theorems) {
-      for (auto& r : model::theorem_records(s)) records.push_back(std::move(r));
-      continue;
-    }
+  const auto evaluate = [&](const Scenario& s) -> std::vector<Record> {
+    if (o.theorems) return model::theorem_records(s);
     // rounds: hardware warps run in parallel rounds, so its WAS is the better time predictor.
     Record r = rounds ? model::evaluate_rounds(s) : model::evaluate(s);
     if (time_fit) model::add_predicted_kernel_time(r, s, *time_fit);
-    records.push_back(std::move(r));
-  }
-  write_records(std::cout, records, o.format);
+    return {std::move(r)};
+  };
+  write_records(std::cout, evaluate_points(points, evaluate, std::cerr), o.format);
 }
 
 }  // namespace

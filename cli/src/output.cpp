@@ -18,8 +18,9 @@ std::vector<std::string> column_keys(const std::vector<Record>& records) {
 }
 
 // precise: shortest text that reads back to the same double (CSV); otherwise 6 significant digits.
+// A key the record lacks (a point that was not evaluated) is null, like an undefined quantity.
 std::string render(const FieldValue* v, bool precise) {
-  if (!v) return {};
+  if (!v) return precise ? "" : "-";
   return std::visit(
       [&](const auto& x) -> std::string {
         using X = std::decay_t<decltype(x)>;
@@ -45,9 +46,15 @@ std::string csv_escape(const std::string& s) {
   return out + "\"";
 }
 
-nlohmann::ordered_json to_json(const Record& r) {
+// Every key of the output, in `keys` order: one the record lacks is null.
+nlohmann::ordered_json to_json(const Record& r, const std::vector<std::string>& keys) {
   nlohmann::ordered_json o = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : r.fields) {
+  for (const auto& k : keys) {
+    const FieldValue* v = r.find(k);
+    if (!v) {
+      o[k] = nullptr;
+      continue;
+    }
     std::visit(
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
@@ -56,7 +63,7 @@ nlohmann::ordered_json to_json(const Record& r) {
           else
             o[k] = x;
         },
-        v);
+        *v);
   }
   o["notes"] = r.notes;
   return o;
@@ -80,7 +87,7 @@ void write_records(std::ostream& out, const std::vector<Record>& records, Format
   const auto keys = column_keys(records);
   if (format == Format::json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const auto& r : records) arr.push_back(to_json(r));
+    for (const auto& r : records) arr.push_back(to_json(r, keys));
     out << arr.dump(2) << '\n';
     return;
   }

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
+#include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 
@@ -60,23 +62,25 @@ void run(const SimulateArgs& a) {
   if (a.grid.pages != 1 && caps(*algo).requests != RequestKind::pages)
     throw InputError(
         "--pages", "requests of more than one page are served by " + multi_page_names() + " only");
-  const auto scenarios = expand_grid(a.grid, *algo, GridUse::runnable);
   sim::SimOptions o;
   o.mode = *mode;
   o.host_threads = a.threads;
   o.max_probes_per_request = a.max_steps;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
-  for (const auto& s : scenarios) sim::check_input(s, o);  // reject bad points before any output
+  // Points the simulator cannot run are found before any is run.
+  const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable, [&](const Scenario& s) {
+    sim::check_input(s, o);
+    check_simulator_memory(s, o, a.trials);
+  });
 
   const bool tty = isatty(fileno(stderr));
-  std::vector<Record> records;
-  for (std::size_t k = 0; k < scenarios.size(); ++k) {
-    const Scenario& s = scenarios[k];
+  std::size_t k = 0;
+  const auto evaluate = [&](const Scenario& s) -> std::vector<Record> {
+    ++k;
     auto progress = [&](std::uint64_t done, std::uint64_t total) {
       if (tty)
-        std::fprintf(stderr, "\rsimulate: point %zu/%zu, trial %llu/%llu   ", k + 1,
-                     scenarios.size(), static_cast<unsigned long long>(done),
-                     static_cast<unsigned long long>(total));
+        std::fprintf(stderr, "\rsimulate: point %zu/%zu, trial %llu/%llu   ", k, points.size(),
+                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
     };
     const sim::TrialsResult t = sim::run_trials(s, o, a.trials, progress);
     Record rec;
@@ -104,9 +108,12 @@ void run(const SimulateArgs& a) {
       rec.notes.push_back("N=" + std::to_string(s.N) + " A=" + std::to_string(s.A) +
                           ": out of memory, failed requests count with the step bound " +
                           std::to_string(sim::default_step_bound(s, o)) + " in tas/was");
-    records.push_back(std::move(rec));
-  }
+    return {std::move(rec)};
+  };
+  std::ostringstream warnings;  // after the progress line is cleared
+  const auto records = evaluate_points(points, evaluate, warnings);
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  std::cerr << warnings.str();
   write_records(std::cout, records, a.format);
 }
 

@@ -2,26 +2,32 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/sweep_grid.hpp"
+#include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/model/model_table.hpp"
 #include "alloclab/validation/backends.hpp"
 #include "alloclab/validation/sweep.hpp"
+#include "gpu_import.hpp"
 
 namespace alloclab::cli {
 namespace {
 
 struct SweepArgs {
   GridOptions grid;
-  std::string algos, backends = "model,sim", modes = "sequential", out;
+  std::string algos, backends = "model,sim", modes = "sequential", out, gpu_from;
   std::uint64_t trials = 20;
   unsigned host_threads = 0, repeats = 5;
 };
@@ -77,7 +83,24 @@ void run(const SweepArgs& a) {
     const auto pts = sweep_points(a.grid, algo);
     points.insert(points.end(), pts.begin(), pts.end());
   }
-  const auto backends = validation::make_backends(settings);  // fails early if gpu is missing
+  // The simulator's memory, before any point runs (at the points it runs: N * pages <= A).
+  for (const auto& mode_name : settings.sim ? settings.sim_modes : std::vector<std::string>{})
+    if (const auto mode = sim::parse_mode(mode_name)) {
+      sim::SimOptions o;
+      o.mode = *mode;
+      o.host_threads = a.host_threads;
+      for (const auto& s : points)
+        if (s.N * s.pages <= s.A) check_simulator_memory(s, o, a.trials);
+    }
+  // --gpu-from: the gpu backend's rows come from an earlier sweep instead of a device.
+  std::optional<GpuImport> imported;
+  if (!a.gpu_from.empty()) {
+    if (!settings.gpu) throw InputError("--gpu-from", "imports gpu rows: add gpu to --backends");
+    imported = import_gpu_rows(a.gpu_from, "--gpu-from");
+    settings.gpu = false;
+  }
+  auto backends = validation::make_backends(settings);  // fails early if gpu is missing
+  if (imported) backends.push_back(imported->backend);
 
   nlohmann::json meta = {{"alloclab_version", "0.1.0"},
                          {"git_commit", ALLOCLAB_GIT_COMMIT},
@@ -89,6 +112,10 @@ void run(const SweepArgs& a) {
                          {"sim_modes", a.modes},
                          {"backends", a.backends},
                          {"device", validation::gpu_metadata()}};
+  if (imported) {  // the device and the run that measured the imported rows
+    meta["device"] = imported->source.value("device", nlohmann::json::object());
+    meta["gpu_from"] = {{"dir", a.gpu_from}, {"sweep_json", imported->source}};
+  }
 
   const bool tty = ::isatty(2);
   std::size_t last_line_pct = 0;
@@ -108,6 +135,11 @@ void run(const SweepArgs& a) {
     }
   };
   const auto s = validation::run_sweep(points, backends, a.out, meta, progress);
+  if (imported) {
+    const auto found = std::count_if(points.begin(), points.end(), imported->backend.applies);
+    std::cout << fmt::format("sweep: gpu rows of {} of the {} grid points taken from {}\n", found,
+                             points.size(), imported->csv_path);
+  }
   std::cout << fmt::format(
       "sweep: {} (point, backend) pairs run, {} resumed from an earlier run, {} not applicable\n"
       "wrote {} and {}\nnext: alloclab validate {} && alloclab report {}\n",
@@ -133,7 +165,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--backends", args->backends,
                   "model, sim and/or gpu (gpu needs a CUDA build and a device)")
       ->capture_default_str();
-  add_grid_options(*cmd, args->grid, WordWidths::list);
+  add_grid_options(*cmd, args->grid);
   cmd->add_option("--modes", args->modes,
                   "simulator modes: sequential, lockstep, threads; and `rounds`: the model's "
                   "parallel-rounds schedule (" +
@@ -156,6 +188,11 @@ void add_sweep_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "GPU: timed kernel runs per trial (median)")
       ->capture_default_str();
+  cmd->add_option("--gpu-from", args->gpu_from,
+                  "DIR: take the gpu backend's results from an earlier sweep in DIR (e.g. the "
+                  "committed reports/standard) instead of running them on a device; the grid "
+                  "selects the rows (algorithm, N, A, T, w, bit choice), points DIR lacks are "
+                  "counted and left out");
   cmd->add_option("--out", args->out, "output directory")->required();
   cmd->callback([args] { run(*args); });
 }

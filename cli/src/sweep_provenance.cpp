@@ -33,7 +33,7 @@ std::optional<SweepGrid> parse_sweep(const std::string& command_line) {
   app.add_option("--backends", g.backends);
   app.add_option("--modes", g.modes);
   app.add_option("--pages", g.grid.pages);
-  add_grid_options(app, g.grid, WordWidths::list);
+  add_grid_options(app, g.grid);
   add_bit_choice_option(app, g.grid);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
   try {

@@ -1,5 +1,7 @@
 #include "alloclab/cli/value_list.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -95,9 +97,10 @@ std::vector<std::uint64_t> parse_count_list(const std::string& parameter, const 
   std::vector<std::uint64_t> out;
   for (double v : parse_real_list(parameter, text)) {
     if (v < 1)
-      throw InputError(parameter, "values must be positive integers, got " + std::to_string(v));
+      throw InputError(parameter, fmt::format("values must be positive integers, got {:.15g}", v));
     if (v > 9.007199254740992e15 || std::floor(v) != v)
-      throw InputError(parameter, "values must be integers below 2^53, got " + std::to_string(v));
+      throw InputError(parameter,
+                       fmt::format("values must be integers below 2^53, got {:.15g}", v));
     out.push_back(static_cast<std::uint64_t>(v));
   }
   return out;

@@ -1,5 +1,5 @@
-# Runs `alloclab` with bad arguments; each must exit non-zero, print nothing on stdout and one
-# line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
+# Runs `alloclab` with bad arguments; each must exit with status 2, print nothing on stdout and
+# one line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
 set(cases
   "--N|model --algo rw --N 10 --A 5 --T 100"
   "--A|model --algo rw --N 10 --A 500 --T 100"
@@ -35,7 +35,30 @@ set(cases
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
   "--algos|sweep --algos cudamalloc --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-gpu-only"
   "--theorems|model --algo queue --theorems --N 1 --A 5 --T 100"
-  "--theorems|model --algo rwmalloc --theorems --N 1 --A 5 --T 100")
+  "--theorems|model --algo rwmalloc --theorems --N 1 --A 5 --T 100"
+  # Values CLI11 converts itself, unknown options and subcommands: exit 2 like any bad input.
+  "--w|model --algo rw --N 1000 --free 0.5 --T 1e6 --w -3"
+  "--N|model --algo rw --N 2^64 --free 0.5 --T 1e6"
+  "--lanes|model --algo rw --N 1 --A 5 --T 100 --lanes -1"
+  "--trials|simulate --algo rw --N 1 --A 5 --T 100 --trials many"
+  "--threads|sweep --algos rw --N 1 --A 5 --T 100 --threads 1.5 --out /tmp/alloclab-bad-input"
+  "--bogus|model --algo rw --N 1 --A 5 --T 100 --bogus"
+  "subcommand|frobnicate --N 1"
+  "subcommand|"
+  "--free|model --algo rw --N 1 --A 5 --free 0.5 --T 100"
+  # Named grids.
+  "--grid|model --algo rw --grid figure5"
+  "--N|model --algo rw --free 0.5 --T 1e6"
+  "--T|simulate --algo rw --N 10 --free 0.5"
+  # A grid whose every point is invalid (a grid with some valid points: partial_grid.cmake).
+  "--N|model --algo rw --N 8192 --A 5000,6000 --T 1e6"
+  "--A|simulate --algo rw --N 10 --A 2000,3000 --T 1000"
+  # More memory than the machine has (2^50 pages: 2^47 bytes of bitmap at least).
+  "--T|simulate --algo rw --N 1000 --free 0.5 --T 2^50"
+  "--T|simulate --algo rwbm --mode lockstep --N 1000 --free 0.5 --T 2^50 --trials 3"
+  "--T|sweep --algos rw --backends sim --N 1000 --free 0.5 --T 2^50 --out /tmp/alloclab-bad-input"
+  "--gpu-from|sweep --algos rw --backends model --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input"
+  "--gpu-from|sweep --algos rw --backends gpu --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)
@@ -47,8 +70,8 @@ foreach(case IN LISTS cases)
   string(STRIP "${err}" err_stripped)
   string(REGEX MATCHALL "\n" newlines "${err_stripped}")
   list(LENGTH newlines n_newlines)
-  if(rc EQUAL 0)
-    message(FATAL_ERROR "accepted bad input: ${argstr}")
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "exit status ${rc}, not 2, for bad input: ${argstr}\n${err}")
   endif()
   if(NOT out STREQUAL "")
     message(FATAL_ERROR "printed on stdout for bad input ${argstr}: ${out}")

@@ -62,7 +62,7 @@ TEST_CASE("grids expand to the product and reject impossible points", "[cli]") {
   CHECK_THROWS_WITH(expand_grid(h, alloclab::Algorithm::rw, GridUse::model),
                     Catch::StartsWith("--A:"));
   h.A = "10";
-  h.w = 0;
+  h.w_list = "0";
   CHECK_THROWS_WITH(expand_grid(h, alloclab::Algorithm::rw, GridUse::model),
                     Catch::StartsWith("--w:"));
 }

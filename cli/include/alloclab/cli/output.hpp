@@ -16,9 +16,12 @@ enum class Format { table, csv, json };
 // Adds --format table|csv|json.
 void add_format_option(CLI::App& cmd, Format& format);
 
+// Columns are the union of the records' keys in first-seen order; a key a record lacks (a grid
+// point that was not evaluated) is null there.
 // table: aligned columns, nulls as "-", notes listed under the table.
-// csv:   header = union of keys in first-seen order, nulls empty, notes joined by "; ".
-// json:  one array, one object per record, nulls as null, notes as an array of strings.
+// csv:   header = the columns, nulls empty, notes joined by "; ".
+// json:  one array, one object per record with every column, nulls as null, notes as an array
+//        of strings.
 void write_records(std::ostream& out, const std::vector<Record>& records, Format format);
 
 }  // namespace alloclab::cli

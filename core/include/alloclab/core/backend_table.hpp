@@ -62,8 +62,11 @@ class BackendTable {
 #define ALLOCLAB_REGISTRY_CONCAT_(a, b) a##b
 #define ALLOCLAB_REGISTRY_CONCAT(a, b) ALLOCLAB_REGISTRY_CONCAT_(a, b)
 // Registers `entry` for `algo` in `Table` (a BackendTable<...>) when the program starts.
+// (clang-format 14 would split the declaration mid-expression.)
+// clang-format off
 #define ALLOCLAB_REGISTER_ENTRY(Table, algo, entry)                                        \
   namespace {                                                                              \
   [[maybe_unused]] const bool ALLOCLAB_REGISTRY_CONCAT(alloclab_registered_, __LINE__) = \
       Table::instance().add(algo, entry);                                                  \
   }
+// clang-format on
