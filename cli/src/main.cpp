@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_validate_command(app);
   alloclab::cli::add_report_command(app);
   alloclab::cli::add_fit_time_command(app);
+  alloclab::cli::add_workload_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
