@@ -56,19 +56,20 @@ struct Setup {
   std::vector<std::uint64_t> bytes_of;  // requested bytes of call slot j (size: per call)
 };
 
-Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+// `seed`: the trial's seed (trial t of a run draws its own mixed sizes).
+Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, std::uint64_t seed) {
   Setup st;
   const std::uint64_t per_call = requests_per_call(w);
   st.s.algo = algo;
   st.s.N = per_call;
   st.s.T = w.pages_total();
   st.s.A = st.s.T;
-  st.s.seed = w.seed;
+  st.s.seed = seed;
   st.so.mode = o.mode;
   st.so.host_threads = o.host_threads;
   st.so.max_probes_per_request = o.max_probes_per_request;
   st.bytes_of.resize(per_call);
-  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = request_bytes(w.size, w.seed, j);
+  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = request_bytes(w.size, seed, j);
   if (caps(algo).requests == RequestKind::pages) {
     if (w.size.is_range()) {
       st.so.pages_per_thread.resize(per_call);
@@ -91,8 +92,7 @@ struct Object {
 class Runner {
  public:
   Runner(Algorithm algo, const Workload& w, const WorkloadOptions& o, std::uint64_t trial)
-      : w_(w), seed_(trial_seed(w.seed, trial)), st_(make_setup(algo, w, o)) {
-    st_.s.seed = seed_;
+      : w_(w), seed_(trial_seed(w.seed, trial)), st_(make_setup(algo, w, o, seed_)) {
     const auto t0 = Clock::now();
     try {
       alloc_ = make_allocator(st_.s, st_.so, seed_);
@@ -325,7 +325,11 @@ void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptio
   if (w.family == WorkloadFamily::oom && w.batch > (std::uint64_t{1} << 32))
     throw InputError("--batch", "at most 2^32 objects per batch");
   if (w.N > (std::uint64_t{1} << 32)) throw InputError("--N", "at most 2^32 threads");
-  const Setup st = make_setup(algo, w, o);
+  Setup st = make_setup(algo, w, o, w.seed);
+  // Every trial draws its own sizes: check the largest for every request.
+  if (!st.so.pages_per_thread.empty())
+    std::fill(st.so.pages_per_thread.begin(), st.so.pages_per_thread.end(),
+              static_cast<unsigned>(pages));
   try {
     check_input(st.s, st.so);
   } catch (const InputError& e) {
