@@ -51,7 +51,7 @@ TEST_CASE("size ranges: powers of two, lo <= hi", "[core][workload]") {
     CHECK(rejected_parameter([&] { parse_size_list("--size", bad); }) == "--size");
 }
 
-TEST_CASE("mixed sizes are powers of two covering [lo, hi] about uniformly", "[core][workload]") {
+TEST_CASE("mixed sizes are powers of two covering lo..hi about uniformly", "[core][workload]") {
   const SizeSpec r{16, 4096};  // 9 powers of two: 16, 32, ..., 4096
   std::map<std::uint64_t, int> seen;
   const int n = 90000;
