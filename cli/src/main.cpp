@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_validate_command(app);
   alloclab::cli::add_report_command(app);
   alloclab::cli::add_fit_time_command(app);
+  alloclab::cli::add_workload_command(app);
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

@@ -1,0 +1,280 @@
+// `alloclab workload`: allocation workloads (sizes, frees, churn, out-of-memory, fragmentation)
+// on one contract every allocator meets (core/workload.hpp, cpu_sim/workload_runner.hpp). This
+// slice runs the simulator backend; docs/workloads.md says what is still to come.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/output.hpp"
+#include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/workload.hpp"
+#include "alloclab/cpu_sim/workload_runner.hpp"
+
+namespace alloclab::cli {
+namespace {
+
+struct WorkloadArgs {
+  std::string allocators, backend = "sim", mode = "sequential", family, N = "1024", size, pool;
+  std::string page_bytes = "256";
+  std::uint64_t rounds = 1;
+  double free_fraction = 0.5;
+  std::uint64_t batch = 1024;
+  std::uint64_t trials = 1;
+  std::uint64_t seed = 1;
+  std::uint64_t max_steps = 0;
+  unsigned threads = 0;
+  Format format = Format::table;
+};
+
+std::string simulated_names() {
+  return algorithm_names(algorithms_on(BackendKind::sim));
+}
+
+std::vector<Algorithm> parse_allocators(const std::string& text) {
+  std::vector<Algorithm> out;
+  std::size_t from = 0;
+  for (;;) {
+    const auto comma = text.find(',', from);
+    const std::string item = text.substr(from, comma - from);
+    const auto a = parse_algorithm(item);
+    if (!a)
+      throw InputError("--allocator",
+                       "unknown allocator '" + item + "' (" + simulated_names() + ")");
+    if (std::find(out.begin(), out.end(), *a) == out.end()) out.push_back(*a);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return out;
+}
+
+// Per-trial results of one measurement point, reduced over trials.
+struct PointSummary {
+  std::uint64_t round = 0, trials = 0;
+  double requests = 0, allocs = 0, failed = 0, freed = 0, live_bytes = 0;
+  double init_s = 0, alloc_s = 0, free_s = 0;
+  double steps_mean = 0, steps_p99 = 0, steps_max = 0, collisions = 0;
+  std::optional<double> address_range = 0, count_at_failure = 0;
+  void add(const sim::WorkloadPoint& p) {
+    ++trials;
+    round = p.round;
+    requests += static_cast<double>(p.requests);
+    allocs += static_cast<double>(p.allocs);
+    failed += static_cast<double>(p.failed);
+    freed += static_cast<double>(p.freed);
+    live_bytes += static_cast<double>(p.live_bytes);
+    init_s += p.init_seconds;
+    alloc_s += p.alloc_seconds;
+    free_s += p.free_seconds;
+    collisions += static_cast<double>(p.collisions);
+    std::vector<std::uint32_t> steps = p.steps;
+    std::sort(steps.begin(), steps.end());
+    if (!steps.empty()) {
+      double sum = 0;
+      for (auto s : steps) sum += s;
+      steps_mean += sum / static_cast<double>(steps.size());
+      // nearest rank: the ceil(0.99 n)-th smallest
+      const std::size_t rank = (99 * steps.size() + 99) / 100;
+      steps_p99 += steps[rank - 1];
+      steps_max = std::max(steps_max, static_cast<double>(steps.back()));
+    }
+    if (address_range && p.address_range_bytes)
+      *address_range += static_cast<double>(*p.address_range_bytes);
+    else
+      address_range.reset();
+    if (count_at_failure && p.count_at_failure)
+      *count_at_failure += static_cast<double>(*p.count_at_failure);
+    else
+      count_at_failure.reset();
+  }
+};
+
+void run(const WorkloadArgs& a) {
+  if (a.backend == "gpu")
+    throw InputError("--backend",
+                     "gpu: not implemented yet (workloads run on the simulator, --backend sim)");
+  if (a.backend != "sim") throw InputError("--backend", "must be sim (gpu: not implemented yet)");
+  const auto allocators = parse_allocators(a.allocators);
+  const auto mode = sim::parse_mode(a.mode);
+  if (!mode)
+    throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
+  if (a.trials < 1) throw InputError("--trials", "need at least one trial");
+  Workload base;
+  base.family = parse_workload_family(a.family);
+  base.pool_bytes = parse_bytes("--pool", a.pool);
+  base.page_bytes = parse_bytes("--page-bytes", a.page_bytes);
+  base.rounds = a.rounds;
+  base.free_fraction = a.free_fraction;
+  base.batch = a.batch;
+  base.seed = a.seed;
+  if (base.family == WorkloadFamily::churn && a.rounds < 1)
+    throw InputError("--rounds", "need at least one round");
+  const auto Ns = parse_count_list("--N", a.N);
+  const auto sizes = parse_size_list("--size", a.size);
+  sim::WorkloadOptions o;
+  o.mode = *mode;
+  o.host_threads = a.threads;
+  o.max_probes_per_request = a.max_steps;
+
+  struct Point {
+    Algorithm algo;
+    Workload w;
+  };
+  std::vector<Point> points;
+  for (auto algo : allocators)
+    for (const auto& size : sizes)
+      for (auto N : Ns) {
+        Workload w = base;
+        w.N = base.family == WorkloadFamily::oom ? 1 : N;
+        w.size = size;
+        sim::check_workload_input(algo, w, o);  // reject bad points before any output
+        points.push_back({algo, w});
+        if (base.family == WorkloadFamily::oom) break;  // oom runs until full: N plays no part
+      }
+
+  std::vector<Record> records;
+  for (const auto& pt : points) {
+    std::vector<PointSummary> sums;
+    std::uint64_t bound = 0;
+    for (std::uint64_t t = 0; t < a.trials; ++t) {
+      const sim::WorkloadRun r = sim::run_workload(pt.algo, pt.w, o, t);
+      bound = std::max(bound, r.step_bound);
+      sums.resize(r.points.size());
+      for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);
+    }
+    for (const auto& s : sums) {
+      const double K = static_cast<double>(s.trials);
+      Record rec;
+      rec.set("allocator", std::string(name(pt.algo)));
+      rec.set("backend", std::string("sim"));
+      rec.set("mode", std::string(sim::mode_name(o.mode)));
+      rec.set("workload", std::string(workload_family_name(pt.w.family)));
+      if (pt.w.family == WorkloadFamily::oom)
+        rec.set_quantity("N", std::nullopt, "oom: batches of --batch until a request fails");
+      else
+        rec.set_int("N", pt.w.N);
+      if (pt.w.size.is_range())
+        rec.set("size", pt.w.size.text());
+      else
+        rec.set_int("size", pt.w.size.lo);
+      rec.set_int("pool_bytes", pt.w.pool_bytes);
+      rec.set_int("page_bytes", pt.w.page_bytes);
+      if (pt.w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
+      if (pt.w.family == WorkloadFamily::oom) rec.set_int("batch", pt.w.batch);
+      rec.set_int("trials", s.trials);
+      rec.set("requests", s.requests / K);
+      rec.set("allocs", s.allocs / K);
+      rec.set("alloc_ms", 1e3 * s.alloc_s / K);
+      rec.set("free_ms", 1e3 * s.free_s / K);
+      if (s.round == 0)
+        rec.set("init_ms", 1e3 * s.init_s / K);
+      else
+        rec.set_quantity("init_ms", std::nullopt, "the pool is built once, before round 0");
+      rec.set_quantity("allocs_per_s",
+                       s.alloc_s > 0 ? std::optional<double>(s.allocs / s.alloc_s) : std::nullopt,
+                       "no allocation time measured");
+      rec.set("failed", s.failed / K);
+      rec.set("utilisation", s.live_bytes / K / static_cast<double>(pt.w.pool_bytes));
+      rec.set_quantity("address_range_bytes",
+                       s.address_range ? std::optional<double>(*s.address_range / K) : std::nullopt,
+                       "no object live");
+      rec.set_quantity("fragmentation",
+                       s.address_range && s.live_bytes > 0
+                           ? std::optional<double>(*s.address_range / s.live_bytes)
+                           : std::nullopt,
+                       "no object live");
+      if (pt.w.family == WorkloadFamily::oom)
+        rec.set_quantity(
+            "count_at_failure",
+            s.count_at_failure ? std::optional<double>(*s.count_at_failure / K) : std::nullopt,
+            "no request failed");
+      rec.set_quantity("atomics_per_op", std::nullopt,
+                       "not counted yet (needs the simulator's counting atomics)");
+      rec.set_quantity(
+          "failed_claims_per_op",
+          s.requests > 0 ? std::optional<double>(s.collisions / s.requests) : std::nullopt,
+          "no request");
+      rec.set_quantity("retries_per_op", std::nullopt,
+                       "not counted yet (needs the simulator's counting atomics)");
+      rec.set("steps_mean", s.steps_mean / K);
+      rec.set("steps_p99", s.steps_p99 / K);
+      rec.set("steps_max", s.steps_max);
+      rec.set("verified", true);
+      rec.set("device", std::string("cpu simulator"));
+      rec.notes.push_back(std::string(name(pt.algo)) +
+                          ": failed_claims_per_op = the simulator's collisions (failed atomic "
+                          "claims); a request that searches gives up after " +
+                          std::to_string(bound) + " steps (--max-steps)");
+      records.push_back(std::move(rec));
+    }
+  }
+  write_records(std::cout, records, a.format);
+}
+
+}  // namespace
+
+void add_workload_command(CLI::App& app) {
+  auto args = std::make_shared<WorkloadArgs>();
+  auto* cmd = app.add_subcommand(
+      "workload",
+      "Run an allocation workload on a pool of bytes and verify it: objects of --size bytes "
+      "allocated, freed, reallocated, until memory runs out. Families (--workload):\n"
+      "  alloc          each of N threads allocates one object of --size bytes (timed), then\n"
+      "                 all are freed (timed separately)\n"
+      "  mixed          as alloc, each thread's size a power of two drawn from --size lo..hi\n"
+      "  churn          fill N objects (round 0), then --rounds R rounds: free a random\n"
+      "                 fraction --free-fraction f of the live objects, the same threads\n"
+      "                 allocate again; one row per round\n"
+      "  oom            allocate in batches of --batch B until a request fails: utilisation =\n"
+      "                 bytes handed out / pool bytes, count_at_failure (N is not used)\n"
+      "  fragmentation  N objects: address_range_bytes = highest end - lowest start handed\n"
+      "                 out; fragmentation = that over the bytes requested (1 = packed)\n"
+      "Bytes are written 4096, 100B, 64KiB, 512MiB, 8GiB (binary units). The page allocators\n"
+      "take a request up to one page as one page (larger: an input error); RW_malloc takes\n"
+      "ceil(size / page) consecutive pages; T = pool / --page-bytes. Every run is verified: each\n"
+      "object inside the pool, no two overlapping, all pages back after the frees (exit 3).");
+  cmd->add_option("--allocator", args->allocators, "comma list of allocators: " + simulated_names())
+      ->required();
+  cmd->add_option("--backend", args->backend, "sim (gpu: not implemented yet)")
+      ->capture_default_str();
+  cmd->add_option("--mode", args->mode,
+                  "simulator mode: sequential (one request at a time, random order), lockstep "
+                  "(SIMT rounds), threads (host threads on shared atomics)")
+      ->capture_default_str();
+  cmd->add_option("--workload", args->family, std::string(kWorkloadFamilyNames))->required();
+  cmd->add_option("--N", args->N,
+                  "threads = live objects (list: 'v', 'v1,v2', 'a:b:step', 'a..b*factor')")
+      ->capture_default_str();
+  cmd->add_option("--size", args->size,
+                  "bytes per object, or lo..hi (powers of two, mixed only); a comma list gives "
+                  "one run per entry")
+      ->required();
+  cmd->add_option("--pool", args->pool, "pool bytes (e.g. 64MiB, 8GiB)")->required();
+  cmd->add_option("--page-bytes", args->page_bytes, "bytes per page of the page allocators")
+      ->capture_default_str();
+  cmd->add_option("--rounds", args->rounds, "churn: rounds after the initial fill")
+      ->capture_default_str();
+  cmd->add_option("--free-fraction", args->free_fraction,
+                  "churn: fraction of the live objects freed per round, in [0, 1]")
+      ->capture_default_str();
+  cmd->add_option("--batch", args->batch, "oom: objects per batch")->capture_default_str();
+  cmd->add_option("--trials", args->trials,
+                  "independent trials (trial t seeds trial_seed(seed, t)); rows are means, "
+                  "steps_max the maximum")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "root seed")->capture_default_str();
+  cmd->add_option("--max-steps", args->max_steps,
+                  "steps before a request gives up; 0 = the simulator's default bound")
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
+      ->capture_default_str();
+  add_format_option(*cmd, args->format);
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace alloclab::cli

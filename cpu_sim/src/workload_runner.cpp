@@ -1,0 +1,349 @@
+// Workloads over the simulator's allocators (workload_runner.hpp). Decisions:
+//  * The pool starts fully free (A = T); prefill is not part of this slice.
+//  * An Allocator serves a fixed number of requests per allocate() call (the scenario's N), so
+//    each family builds its allocator with the requests of one call: alloc, mixed and
+//    fragmentation N; oom the batch B; churn k = round(f N) (at least 1 when f > 0). Churn's
+//    initial fill therefore runs ceil(N / k) calls of k requests and frees the surplus objects
+//    of the last call at once (counted in round 0's frees).
+//  * Every call draws its probe streams from its own seed, derived from the trial seed and the
+//    call's index, so no two calls share random numbers.
+//  * Addresses: page p starts at byte p * page_bytes. The verifier checks the extent handed out
+//    (whole pages); address_range_bytes measures the bytes requested (highest end - lowest start).
+#include "alloclab/cpu_sim/workload_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/pool.hpp"
+#include "alloclab/core/probe_sequence.hpp"
+
+namespace alloclab::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Requests per allocate() call (see the decisions above).
+std::uint64_t churn_victims(const Workload& w) {
+  if (w.free_fraction <= 0) return 0;
+  return std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::llround(w.free_fraction * static_cast<double>(w.N))));
+}
+std::uint64_t requests_per_call(const Workload& w) {
+  switch (w.family) {
+    case WorkloadFamily::oom:
+      return w.batch;
+    case WorkloadFamily::churn: {
+      const std::uint64_t k = churn_victims(w);
+      return k ? k : w.N;
+    }
+    default:
+      return w.N;
+  }
+}
+
+struct Setup {
+  Scenario s;
+  SimOptions so;
+  std::vector<std::uint64_t> bytes_of;  // requested bytes of call slot j (size: per call)
+};
+
+// `seed`: the trial's seed (trial t of a run draws its own mixed sizes).
+Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, std::uint64_t seed) {
+  Setup st;
+  const std::uint64_t per_call = requests_per_call(w);
+  st.s.algo = algo;
+  st.s.N = per_call;
+  st.s.T = w.pages_total();
+  st.s.A = st.s.T;
+  st.s.seed = seed;
+  st.so.mode = o.mode;
+  st.so.host_threads = o.host_threads;
+  st.so.max_probes_per_request = o.max_probes_per_request;
+  st.bytes_of.resize(per_call);
+  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = request_bytes(w.size, seed, j);
+  if (caps(algo).requests == RequestKind::pages) {
+    if (w.size.is_range()) {
+      st.so.pages_per_thread.resize(per_call);
+      for (std::uint64_t j = 0; j < per_call; ++j)
+        st.so.pages_per_thread[j] =
+            static_cast<unsigned>(pages_for_request(algo, st.bytes_of[j], w.page_bytes));
+    } else {
+      st.s.pages = static_cast<unsigned>(pages_for_request(algo, w.size.lo, w.page_bytes));
+    }
+  }
+  return st;
+}
+
+struct Object {
+  std::int64_t first_page = -1;  // -1: this thread holds nothing
+  std::uint64_t pages = 0;
+  std::uint64_t bytes = 0;
+};
+
+class Runner {
+ public:
+  Runner(Algorithm algo, const Workload& w, const WorkloadOptions& o, std::uint64_t trial)
+      : w_(w), seed_(trial_seed(w.seed, trial)), st_(make_setup(algo, w, o, seed_)) {
+    const auto t0 = Clock::now();
+    try {
+      alloc_ = make_allocator(st_.s, st_.so, seed_);
+    } catch (const std::bad_alloc&) {
+      throw InputError("--pool", "the simulator cannot hold the metadata of " +
+                                     std::to_string(st_.s.T) + " pages (" +
+                                     std::to_string(w.pool_bytes) + " bytes)");
+    }
+    init_seconds_ = seconds_since(t0);
+    initial_free_ = alloc_->free_count();
+    run_.pages_total = st_.s.T;
+    run_.step_bound = default_step_bound(st_.s, st_.so);
+  }
+
+  WorkloadRun run() {
+    switch (w_.family) {
+      case WorkloadFamily::oom:
+        run_oom();
+        break;
+      case WorkloadFamily::churn:
+        run_churn();
+        break;
+      default:
+        run_static();
+        break;
+    }
+    return std::move(run_);
+  }
+
+ private:
+  // One allocate() call; returns one Object per request (first_page -1 = failed), checked to lie
+  // inside the pool.
+  std::vector<Object> call(WorkloadPoint& p) {
+    const std::uint64_t call_seed = mix64(seed_ ^ mix64(++calls_));
+    const auto t0 = Clock::now();
+    RunResult r = alloc_->allocate(call_seed);
+    p.alloc_seconds += seconds_since(t0);
+    std::vector<Object> got(st_.s.N);
+    for (std::uint64_t j = 0; j < st_.s.N; ++j) {
+      const std::uint64_t pages =
+          st_.so.pages_per_thread.empty() ? st_.s.pages : st_.so.pages_per_thread[j];
+      const std::int64_t fp = r.first_page[j];
+      ++p.requests;
+      if (fp < 0) {
+        ++p.failed;
+        continue;
+      }
+      if (static_cast<std::uint64_t>(fp) + pages > st_.s.T)
+        throw VerificationError(std::string(name(st_.s.algo)) + " handed out pages " +
+                                std::to_string(fp) + "+" + std::to_string(pages) +
+                                " outside the pool of " + std::to_string(st_.s.T) + " pages");
+      ++p.allocs;
+      got[j] = {fp, pages, st_.bytes_of[j]};
+    }
+    p.steps.insert(p.steps.end(), r.steps.begin(), r.steps.end());
+    p.collisions += r.collisions;
+    return got;
+  }
+
+  void release(Object& ob, WorkloadPoint& p) {
+    const auto t0 = Clock::now();
+    alloc_->free(static_cast<std::uint64_t>(ob.first_page), static_cast<unsigned>(ob.pages));
+    p.free_seconds += seconds_since(t0);
+    ++p.freed;
+    ob = Object{};
+  }
+
+  // Verifies the live objects and fills the point's live-state fields.
+  void checkpoint(WorkloadPoint& p) {
+    std::vector<ByteRange> extents;
+    std::uint64_t pages = 0, lo = ~std::uint64_t{0}, hi = 0;
+    p.live_objects = p.live_bytes = 0;
+    for (const auto& ob : live_) {
+      if (ob.first_page < 0) continue;
+      const std::uint64_t begin = static_cast<std::uint64_t>(ob.first_page) * w_.page_bytes;
+      extents.push_back({begin, begin + ob.pages * w_.page_bytes});
+      pages += ob.pages;
+      lo = std::min(lo, begin);
+      hi = std::max(hi, begin + ob.bytes);
+      ++p.live_objects;
+      p.live_bytes += ob.bytes;
+    }
+    verify_ranges(std::move(extents), st_.s.T * w_.page_bytes);
+    if (alloc_->free_count() + pages != initial_free_)
+      throw VerificationError("free count " + std::to_string(alloc_->free_count()) + " + " +
+                              std::to_string(pages) + " live pages != initial free count " +
+                              std::to_string(initial_free_));
+    p.address_range_bytes = p.live_objects ? std::optional<std::uint64_t>(hi - lo) : std::nullopt;
+  }
+
+  void free_everything(WorkloadPoint& p) {
+    for (auto& ob : live_)
+      if (ob.first_page >= 0) release(ob, p);
+    if (alloc_->free_count() != initial_free_)
+      throw VerificationError("after every object was freed the free count is " +
+                              std::to_string(alloc_->free_count()) + ", not the initial " +
+                              std::to_string(initial_free_));
+  }
+
+  void run_static() {
+    WorkloadPoint p;
+    p.init_seconds = init_seconds_;
+    live_ = call(p);
+    checkpoint(p);
+    free_everything(p);
+    run_.points.push_back(std::move(p));
+  }
+
+  void run_oom() {
+    WorkloadPoint p;
+    p.init_seconds = init_seconds_;
+    // Every batch without a failure takes at least B pages, so after T / B + 1 batches one must
+    // fail; more means the allocator handed out pages it does not have.
+    const std::uint64_t max_calls = st_.s.T / st_.s.N + 2;
+    for (std::uint64_t c = 0;; ++c) {
+      if (c == max_calls)
+        throw VerificationError("oom: " + std::to_string(c) + " batches of " +
+                                std::to_string(st_.s.N) + " without a failure on " +
+                                std::to_string(st_.s.T) + " pages");
+      auto got = call(p);
+      for (auto& ob : got)
+        if (ob.first_page >= 0) live_.push_back(ob);
+      if (p.failed > 0) {
+        p.count_at_failure = p.allocs;
+        break;
+      }
+    }
+    checkpoint(p);
+    free_everything(p);
+    run_.points.push_back(std::move(p));
+  }
+
+  void run_churn() {
+    const std::uint64_t k = churn_victims(w_);
+    live_.assign(w_.N, Object{});
+    {  // round 0: fill N threads, ceil(N / per-call) calls; the surplus of the last is freed
+      WorkloadPoint p;
+      p.init_seconds = init_seconds_;
+      std::uint64_t next = 0;
+      while (next < w_.N) {
+        auto got = call(p);
+        for (auto& ob : got) {
+          if (next < w_.N)
+            live_[next++] = ob;
+          else if (ob.first_page >= 0)
+            release(ob, p);
+        }
+      }
+      checkpoint(p);
+      run_.points.push_back(std::move(p));
+    }
+    for (std::uint64_t r = 1; r <= w_.rounds; ++r) {
+      WorkloadPoint p;
+      p.round = r;
+      std::vector<std::uint64_t> holding, empty;
+      for (std::uint64_t i = 0; i < w_.N; ++i)
+        (live_[i].first_page >= 0 ? holding : empty).push_back(i);
+      // k victims among the live objects, uniformly at random (partial Fisher-Yates on the
+      // workload stream of this round).
+      const std::uint64_t victims = std::min<std::uint64_t>(k, holding.size());
+      const PhiloxStream pick(mix64(seed_ + r), StreamDomain::workload, 0);
+      std::vector<std::uint64_t> freed;
+      for (std::uint64_t j = 0; j < victims; ++j) {
+        std::swap(holding[j], holding[j + pick.below(j, holding.size() - j)]);
+        freed.push_back(holding[j]);
+        release(live_[holding[j]], p);
+      }
+      if (k > 0) {
+        // The same threads allocate again (then any thread left empty by an earlier failure).
+        freed.insert(freed.end(), empty.begin(), empty.end());
+        auto got = call(p);
+        for (std::uint64_t j = 0; j < got.size(); ++j) {
+          if (j < freed.size())
+            live_[freed[j]] = got[j];
+          else if (got[j].first_page >= 0)
+            release(got[j], p);
+        }
+      }
+      checkpoint(p);
+      run_.points.push_back(std::move(p));
+    }
+    WorkloadPoint& last = run_.points.back();
+    const auto live_objects = last.live_objects;
+    const auto live_bytes = last.live_bytes;
+    free_everything(last);  // the final frees count in the last round's free time
+    last.live_objects = live_objects;
+    last.live_bytes = live_bytes;
+  }
+
+  const Workload& w_;
+  std::uint64_t seed_;
+  Setup st_;
+  std::unique_ptr<Allocator> alloc_;
+  double init_seconds_ = 0;
+  std::uint64_t initial_free_ = 0;
+  std::uint64_t calls_ = 0;
+  std::vector<Object> live_;
+  WorkloadRun run_;
+};
+
+}  // namespace
+
+void verify_ranges(std::vector<ByteRange> ranges, std::uint64_t pool_bytes) {
+  for (const auto& r : ranges)
+    if (r.begin >= r.end || r.end > pool_bytes)
+      throw VerificationError("object [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                              ") is empty or outside the pool of " + std::to_string(pool_bytes) +
+                              " bytes");
+  std::sort(ranges.begin(), ranges.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.begin < b.begin; });
+  for (std::size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].begin < ranges[i - 1].end)
+      throw VerificationError("objects [" + std::to_string(ranges[i - 1].begin) + ", " +
+                              std::to_string(ranges[i - 1].end) + ") and [" +
+                              std::to_string(ranges[i].begin) + ", " +
+                              std::to_string(ranges[i].end) + ") overlap");
+}
+
+void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  if (!caps(algo).has(BackendKind::sim))
+    throw InputError("--allocator",
+                     std::string(name(algo)) +
+                         " does not run in the simulator (it runs on: " + backends_of(algo) + ")");
+  check_workload(w);
+  const std::uint64_t pages = pages_for_request(algo, w.size.hi, w.page_bytes);
+  if (pages > w.pages_total())
+    throw InputError("--pool", "one object of " + std::to_string(w.size.hi) + " bytes takes " +
+                                   std::to_string(pages) + " pages; the pool has " +
+                                   std::to_string(w.pages_total()));
+  if (w.family == WorkloadFamily::oom && w.batch > (std::uint64_t{1} << 32))
+    throw InputError("--batch", "at most 2^32 objects per batch");
+  if (w.N > (std::uint64_t{1} << 32)) throw InputError("--N", "at most 2^32 threads");
+  Setup st = make_setup(algo, w, o, w.seed);
+  // Every trial draws its own sizes: check the largest for every request.
+  if (!st.so.pages_per_thread.empty())
+    std::fill(st.so.pages_per_thread.begin(), st.so.pages_per_thread.end(),
+              static_cast<unsigned>(pages));
+  try {
+    check_input(st.s, st.so);
+  } catch (const InputError& e) {
+    if (e.parameter() != "--pages") throw;
+    throw InputError("--size", std::string(name(algo)) + " cannot serve " + w.size.text() +
+                                   " bytes as pages of " + std::to_string(w.page_bytes) + " B (" +
+                                   e.what() + ")");
+  }
+}
+
+WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+                         std::uint64_t trial) {
+  check_workload_input(algo, w, o);
+  return Runner(algo, w, o, trial).run();
+}
+
+}  // namespace alloclab::sim
