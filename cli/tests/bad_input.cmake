@@ -58,7 +58,31 @@ set(cases
   "--T|simulate --algo rwbm --mode lockstep --N 1000 --free 0.5 --T 2^50 --trials 3"
   "--T|sweep --algos rw --backends sim --N 1000 --free 0.5 --T 2^50 --out /tmp/alloclab-bad-input"
   "--gpu-from|sweep --algos rw --backends model --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input"
-  "--gpu-from|sweep --algos rw --backends gpu --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input")
+  "--gpu-from|sweep --algos rw --backends gpu --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input"
+  # alloclab workload (sizes, pools, families)
+  "--size|workload --allocator queue --workload alloc --N 10 --size 0 --pool 1MiB"
+  "--size|workload --allocator queue --workload alloc --N 10 --size 512 --pool 1MiB"
+  "--size|workload --allocator rwbm --workload mixed --N 10 --size 16..4096 --pool 1MiB"
+  "--size|workload --allocator rwmalloc --workload mixed --N 10 --size 4096..16 --pool 1MiB"
+  "--size|workload --allocator rwmalloc --workload mixed --N 10 --size 16..100 --pool 1MiB"
+  "--size|workload --allocator rwmalloc --workload alloc --N 10 --size 16..64 --pool 1MiB"
+  "--size|workload --allocator queue --workload alloc --N 10 --size 12kb --pool 1MiB"
+  "--pool|workload --allocator queue --workload alloc --N 10 --size 256 --pool 100"
+  "--pool|workload --allocator queue --workload alloc --N 10 --size 256 --pool 8XB"
+  "--pool|workload --allocator rwmalloc --workload alloc --N 1 --size 300 --pool 300"
+  "--page-bytes|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --page-bytes 0"
+  "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction 1.5"
+  "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction -0.5"
+  "--batch|workload --allocator queue --workload oom --size 256 --pool 1MiB --batch 0"
+  "--rounds|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --rounds 0"
+  "--workload|workload --allocator queue --workload scaling --N 10 --size 256 --pool 1MiB"
+  "--allocator|workload --allocator nope --workload alloc --N 10 --size 256 --pool 1MiB"
+  "--allocator|workload --allocator cudamalloc --workload alloc --N 10 --size 256 --pool 1MiB"
+  "--backend|workload --allocator queue --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB"
+  "--backend|workload --allocator queue --backend fpga --workload alloc --N 10 --size 256 --pool 1MiB"
+  "--mode|workload --allocator queue --mode warp --workload alloc --N 10 --size 256 --pool 1MiB"
+  "--N|workload --allocator queue --workload alloc --N 0 --size 256 --pool 1MiB"
+  "--trials|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --trials 0")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)
