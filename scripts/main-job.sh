@@ -10,13 +10,13 @@
 # (scripts/gpu-bit-choice.sh), selected by `alloclab sweep --gpu-from DIR` on the grid asked for.
 # To them the job adds fresh model values, fresh simulations, validates and reports.
 #
-# quick (default; under 2 minutes on 2 cores): the hardware rows at T = 10^6 and N = 4^k * 1024,
+# quick (default; about 75-100 s on 2 cores): the hardware rows at T = 10^6 and N = 4^k * 1024,
 # simulations at exactly those points (and RW-BM's bit choices at those N) with the same seeds
 # and trials as --full, so every sequential and lockstep value is the full job's, and the
 # verdicts' family-wise threshold, over fewer comparisons, is if anything stricter; the models
 # over the whole grid (CoRW's warp chain at T = 10^6); the committed kernel-time fit
 # (reports/standard/time_fit.json, which --full recomputes from the same rows).
-# --full (about 10 minutes on 2 cores, 20 under load): every N and both T = 10^6 and 2^25, with
+# --full (about 14 minutes on 2 cores): every N and both T = 10^6 and 2^25, with
 # the T = 2^25 simulations where hardware departs most from the model, and the fit recomputed.
 set -euo pipefail
 kind=quick

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # alloclab set-up for a fresh Debian 12 machine, as root (or with sudo):
 #   scripts/setup.sh report          install dependencies, build, write the default report (the
-#                                    quick main job: a few minutes on 2 cores)
-#   scripts/setup.sh report --full   the same with the complete main job (about 10 minutes)
+#                                    quick main job: about 75-100 s on 2 cores)
+#   scripts/setup.sh report --full   the same with the complete main job (about 14 minutes)
 #   scripts/setup.sh test            install dependencies, check formatting (clang-format), build,
 #                                    run every test (CI runs this)
 # CUDA is optional: if nvcc is installed (/usr/local/cuda) the gpu/ module is built as well;
@@ -24,9 +24,9 @@ case "$mode" in
   *) usage ;;
 esac
 
-# Debian packages, each chosen for a reason given in the README ("Dependencies and why").
+# Debian packages, each chosen for a reason given in docs/dependencies.md.
 packages=(build-essential cmake ninja-build
-  libeigen3-dev libboost-dev libboost-math-dev catch2 libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libboost-dev catch2 libcli11-dev nlohmann-json3-dev
   libfmt-dev librandom123-dev gnuplot-nox)
 # The report test renders the HTML report in headless Chromium; CI checks the formatting with
 # Debian's clang-format (the version .clang-format is written for).

@@ -3,49 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
 #include <iterator>
-#include <thread>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/memory_estimate.hpp"
 
 namespace alloclab::cli {
-
-SimulatorMemory simulator_memory(const Scenario& s, const sim::SimOptions& options,
-                                 std::uint64_t trials) {
-  const bool per_warp = s.algo == Algorithm::corw || s.algo == Algorithm::corw_lockmap ||
-                        s.algo == Algorithm::rwmalloc;
-  const bool page_bitmap = s.algo == Algorithm::rw || s.algo == Algorithm::queue;
-  const double T = static_cast<double>(s.T), N = static_cast<double>(s.N);
-  const double words = std::ceil(T / (page_bitmap ? 64.0 : std::max(1u, s.w)));
-  const double page_set = 8 * std::ceil(T / 64);  // one bit per page, packed
-
-  SimulatorMemory m;
-  // The bitmap, plus either the initial free set (while the pool is built) or the used-page
-  // sets before and after the run (for the verification): at most two page sets at once.
-  m.pool = 8 * words + 2 * page_set;
-  if (s.algo == Algorithm::queue) m.pool += 8 * T + 8 * static_cast<double>(s.A);
-  if (s.algo == Algorithm::corw_lockmap) m.pool += 8 * std::ceil(words / 64);  // the LockMap
-
-  // Working vectors per simulated thread (bytes): sequential: the service order's sort keys
-  // (16) and copy (8); lockstep: the active list and spare probe (16) and a claim candidate (40).
-  double per_thread = 0;
-  if (options.mode == sim::Mode::sequential) per_thread = 24;
-  if (options.mode == sim::Mode::lockstep) per_thread = 56;
-  if (per_warp) per_thread += 17;  // each lane's word and snapshot (and LockMap flag)
-  m.per_thread = per_thread * N;
-
-  // Every trial's steps (4 B), first page (8 B) and service order (8 B) per thread.
-  m.results = static_cast<double>(trials) * 20 * N;
-
-  const unsigned threads = options.host_threads ? options.host_threads
-                                                : std::max(1u, std::thread::hardware_concurrency());
-  m.running_trials = options.mode == sim::Mode::threads
-                         ? 1
-                         : static_cast<double>(std::clamp<std::uint64_t>(trials, 1, threads));
-  return m;
-}
 
 std::uint64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
@@ -66,7 +29,7 @@ std::string format_bytes(double bytes) {
 
 void check_simulator_memory(const Scenario& s, const sim::SimOptions& options, std::uint64_t trials,
                             std::uint64_t available) {
-  const SimulatorMemory m = simulator_memory(s, options, trials);
+  const sim::MemoryEstimate m = sim::memory_estimate(s, options, trials);
   if (available == 0 || m.total() <= static_cast<double>(available)) return;
   // Name the parameter behind the largest term: lowering it helps most.
   const double pool = m.running_trials * m.pool;

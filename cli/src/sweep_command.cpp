@@ -83,14 +83,16 @@ void run(const SweepArgs& a) {
     const auto pts = sweep_points(a.grid, algo);
     points.insert(points.end(), pts.begin(), pts.end());
   }
-  // The simulator's memory, before any point runs (at the points it runs: N * pages <= A).
+  // The simulator's memory, before any point runs (at the points it runs: allocators it has,
+  // N * pages <= A).
   for (const auto& mode_name : settings.sim ? settings.sim_modes : std::vector<std::string>{})
     if (const auto mode = sim::parse_mode(mode_name)) {
       sim::SimOptions o;
       o.mode = *mode;
       o.host_threads = a.host_threads;
       for (const auto& s : points)
-        if (s.N * s.pages <= s.A) check_simulator_memory(s, o, a.trials);
+        if (caps(s.algo).has(BackendKind::sim) && s.N * s.pages <= s.A)
+          check_simulator_memory(s, o, a.trials);
     }
   // --gpu-from: the gpu backend's rows come from an earlier sweep instead of a device.
   std::optional<GpuImport> imported;

@@ -8,6 +8,7 @@
 
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/memory_estimate.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 
 using namespace alloclab;
@@ -32,7 +33,7 @@ double peak_bytes() {
 void check_against_measured(const Scenario& s) {
   sim::SimOptions o;
   o.host_threads = 1;
-  const double estimate = simulator_memory(s, o, 1).total();
+  const double estimate = sim::memory_estimate(s, o, 1).total();
   const double before = resident_bytes();
   REQUIRE(peak_bytes() < before + 0.5 * estimate);  // an earlier peak would hide this one
   (void)sim::run_once(s, o, 0);

@@ -174,8 +174,13 @@ class CorwAllocator final : public BitmapAllocator {
 
 }  // namespace
 
+// Memory: the bitmap keeps each w-page word in a 64-bit atomic; each lane keeps its word and
+// snapshot.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::corw,
-                        SimEntry{.make = &make_allocator_of<CorwAllocator>})
+                        (SimEntry{
+                            .make = &make_allocator_of<CorwAllocator>,
+                            .pool_bytes = [](const Scenario& s) { return bitmap_bytes(s.T, s.w); },
+                            .lane_bytes_per_thread = 17}))
 
 }  // namespace detail
 }  // namespace alloclab::sim

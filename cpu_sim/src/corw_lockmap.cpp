@@ -19,6 +19,7 @@
 //    with a holder's OR of other bits, and a holder that misses the cleared bit only sees the
 //    page as used for this round).
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -123,7 +124,15 @@ class CorwLockMapAllocator final : public BitmapAllocator {
 
 }  // namespace
 
+// Memory: the bitmap keeps each w-page word in a 64-bit atomic, the LockMap one bit per word;
+// each lane keeps its word, snapshot and lock flag.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::corw_lockmap,
-                        SimEntry{.make = &make_allocator_of<CorwLockMapAllocator>})
+                        (SimEntry{.make = &make_allocator_of<CorwLockMapAllocator>,
+                                  .pool_bytes =
+                                      [](const Scenario& s) {
+                                        const double words = bitmap_bytes(s.T, s.w) / 8;
+                                        return 8 * words + 8 * std::ceil(words / 64);
+                                      },
+                                  .lane_bytes_per_thread = 17}))
 
 }  // namespace alloclab::sim::detail

@@ -12,6 +12,7 @@
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/core/scenario.hpp"
+#include "alloclab/cpu_sim/memory_estimate.hpp"
 #include "alloclab/cpu_sim/sim_table.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 

@@ -127,7 +127,12 @@ class QueueAllocator final : public Allocator {
 
 }  // namespace
 
+// Memory: the used-page mirror (64 pages per word), a 64-bit slot per page and the free page ids.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::queue,
-                        SimEntry{.make = &make_allocator_of<QueueAllocator>})
+                        (SimEntry{.make = &make_allocator_of<QueueAllocator>,
+                                  .pool_bytes = [](const Scenario& s) {
+                                    return bitmap_bytes(s.T, 64) + 8 * static_cast<double>(s.T) +
+                                           8 * static_cast<double>(s.A);
+                                  }}))
 
 }  // namespace alloclab::sim::detail

@@ -41,6 +41,10 @@ class RwAllocator final : public BitmapAllocator {
 
 }  // namespace
 
-ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rw, SimEntry{.make = &make_allocator_of<RwAllocator>})
+// Memory: the bitmap keeps 64 pages per word.
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rw,
+                        (SimEntry{
+                            .make = &make_allocator_of<RwAllocator>,
+                            .pool_bytes = [](const Scenario& s) { return bitmap_bytes(s.T, 64); }}))
 
 }  // namespace alloclab::sim::detail

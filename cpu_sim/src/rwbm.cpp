@@ -83,7 +83,11 @@ class RwbmAllocator final : public BitmapAllocator {
 
 }  // namespace
 
+// Memory: the bitmap keeps each w-page word in a 64-bit atomic.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rwbm,
-                        SimEntry{.make = &make_allocator_of<RwbmAllocator>})
+                        (SimEntry{.make = &make_allocator_of<RwbmAllocator>,
+                                  .pool_bytes = [](const Scenario& s) {
+                                    return bitmap_bytes(s.T, s.w);
+                                  }}))
 
 }  // namespace alloclab::sim::detail

@@ -149,8 +149,13 @@ void check_request_sizes(const Scenario& s, const SimOptions& o) {
 
 }  // namespace
 
+// Memory: the bitmap keeps each w-page word in a 64-bit atomic; each lane keeps its word and
+// snapshot.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::rwmalloc,
-                        (SimEntry{.make = &make_allocator_of<RwmallocAllocator>,
-                                  .check = &check_request_sizes}))
+                        (SimEntry{
+                            .make = &make_allocator_of<RwmallocAllocator>,
+                            .check = &check_request_sizes,
+                            .pool_bytes = [](const Scenario& s) { return bitmap_bytes(s.T, s.w); },
+                            .lane_bytes_per_thread = 17}))
 
 }  // namespace alloclab::sim::detail

@@ -18,6 +18,7 @@ TEST_CASE("exactly the allocators the registry runs in the simulator have a simu
     const SimEntry* e = SimTable::instance().find(a.id);
     CHECK(a.caps.has(BackendKind::sim) == (e != nullptr));
     if (e) CHECK(e->make != nullptr);
+    if (e) CHECK(e->pool_bytes != nullptr);  // the memory estimate needs it
   }
   CHECK(SimTable::instance().registered() == algorithms_on(BackendKind::sim));
 }
