@@ -20,11 +20,28 @@
 # the T = 2^25 simulations where hardware departs most from the model, and the fit recomputed.
 set -euo pipefail
 kind=quick
-if [ "${1:-}" = --full ]; then
-  kind=full
-  shift
+build=
+for arg in "$@"; do
+  case "$arg" in
+  --full) kind=full ;;
+  -*)
+    echo "main-job: unknown option '$arg' (usage: scripts/main-job.sh [--full] [BUILD_DIR])" >&2
+    exit 2
+    ;;
+  *)
+    if [ -n "$build" ]; then
+      echo "main-job: one build directory, got '$build' and '$arg'" >&2
+      exit 2
+    fi
+    build=$arg
+    ;;
+  esac
+done
+build=${build:-build}
+if [ ! -x "$build/cli/alloclab" ]; then
+  echo "main-job: no alloclab in '$build' (build first: scripts/setup.sh report)" >&2
+  exit 2
 fi
-build=${1:-build}
 out=${ALLOCLAB_OUT:-out/report}
 alloclab="$build/cli/alloclab"
 t0=$(date +%s)
