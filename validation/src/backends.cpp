@@ -87,6 +87,7 @@ Backend gpu_backend(const BackendSettings& settings) {
   b.evaluate = [settings](const Scenario& s) {
     gpu::MeasureOptions opt;
     opt.repeats = settings.gpu_repeats;
+    opt.heap_bytes = settings.gpu_heap_bytes;
     std::vector<double> tas, was, coll, ms, failed;
     double p99 = 0, mx = 0;
     for (std::uint64_t t = 0; t < settings.trials; ++t) {
@@ -121,6 +122,14 @@ bool gpu_applies(const Scenario& s) {
   // nothing about it.
   if (c.requests == RequestKind::bytes) return true;
   return s.N * s.pages <= s.A;
+}
+
+std::uint64_t gpu_sweep_heap_bytes(const std::vector<Scenario>& points) {
+  const gpu::MeasureOptions opt;  // the gpu backend's options, before the heap is set
+  std::uint64_t heap = 0;
+  for (const auto& s : points)
+    if (gpu_applies(s)) heap = std::max(heap, gpu::device_heap_bytes(s.algo, s, opt));
+  return heap;
 }
 
 bool gpu_available(std::string& why) {
