@@ -66,6 +66,7 @@ mkdir -p "$out"
 # 1. The hardware rows: the standard grid's lowest-bit GPU measurements (the other RW-BM bit
 #    choices come from reports/bit-choice/ below).
 step "H200 rows of the standard grid from reports/standard"
+# Not `all`: the allocators reports/standard measured on the GPU (paper 000's one-page ones).
 "$alloclab" sweep --algos queue,rw,rwbm,corw --backends gpu "${measured[@]}" \
   --gpu-from reports/standard --out "$out"
 
@@ -73,6 +74,7 @@ step "H200 rows of the standard grid from reports/standard"
 #    the paper's Figure 4 curves, and the warp chains of CoRW and RW_malloc (models the paper
 #    lacks): RW_malloc's run probabilities, rounds and utilisation for several request sizes n.
 step "models"
+# Not `all`: the paper's model per allocator here; corw and rwmalloc have their own grids below.
 "$alloclab" sweep --algos queue,rw,rwbm --backends model --grid standard --out "$out"
 "$alloclab" sweep --algos rw,rwbm --backends model --modes rounds --grid standard --out "$out"
 "$alloclab" sweep --algos queue,rw,rwbm --backends model --grid figure4 --out "$out"
@@ -88,6 +90,7 @@ done
 step "simulations, T = 10^6"
 "$alloclab" sweep --algos rwmalloc --backends model,sim --modes sequential --pages 2 --w 32 \
   --N '1024..16384*2' --free 0.5,0.1 --T 1e6 --trials 5 --seed 1 --out "$out"
+# Not `all`: the one-page allocators of the standard report (rwmalloc above; no corw-lockmap).
 "$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \
   "${simulated[@]}" --trials 20 --seed 1 --out "$out"
 

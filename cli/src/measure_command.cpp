@@ -13,6 +13,7 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
+#include "alloclab/cli/sweep_grid.hpp"
 #include "alloclab/core/algorithm.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
@@ -43,15 +44,11 @@ std::pair<double, std::optional<double>> mean_ci(const std::vector<double>& v) {
 }
 
 void run(const MeasureArgs& args) {
-  std::vector<Algorithm> algos;
-  for (const auto& name : args.algos) {
-    const auto a = parse_algorithm(name);
-    if (!a)
-      throw InputError("--algo", "unknown allocator '" + name + "' (" +
-                                     algorithm_names(algorithms_on(BackendKind::gpu)) + ")");
-    if (const auto why = gpu::why_no_gpu_backend(*a)) throw InputError("--algo", *why);
-    algos.push_back(*a);
-  }
+  // `all`: every allocator the registry declares on the gpu backend.
+  const auto algos =
+      parse_algorithm_list(args.algos, static_cast<unsigned>(BackendKind::gpu), "--algo");
+  for (const auto a : algos)
+    if (const auto why = gpu::why_no_gpu_backend(a)) throw InputError("--algo", *why);
   if (args.trials < 1) throw InputError("--trials", "must be >= 1");
 
   gpu::MeasureOptions opt;
@@ -158,9 +155,9 @@ void add_measure_command(CLI::App& app) {
       "Run the allocators on the GPU: kernel time (CUDA events; warm-up, then the median of "
       "--repeats, each from the same pool), TAS/WAS/percentiles from per-thread counters, and a "
       "verification of every run (exit 3 if it fails). Needs a CUDA build and a device.");
-  cmd->add_option(
-         "--algo", args->algos,
-         "allocator(s): " + algorithm_names(algorithms_on(BackendKind::gpu)) + " (several: a,b)")
+  cmd->add_option("--algo", args->algos,
+                  "allocator(s): " + algorithm_names(algorithms_on(BackendKind::gpu)) +
+                      " (several: a,b); or `all` alone: every one of them")
       ->required()
       ->delimiter(',');
   add_grid_options(*cmd, args->grid);

@@ -40,14 +40,6 @@ std::string utc_now() {
 }
 
 void run(const SweepArgs& a) {
-  std::vector<Algorithm> algos;
-  for (const auto& n : comma_items(a.algos)) {
-    const auto algo = parse_algorithm(n);
-    if (!algo)
-      throw InputError("--algos", "unknown algorithm '" + n + "' (" + algorithm_names() + ")");
-    algos.push_back(*algo);
-  }
-  if (algos.empty()) throw InputError("--algos", "no algorithm given");
   if (a.trials < 2)
     throw InputError("--trials", "need at least 2 trials for a confidence interval");
 
@@ -63,6 +55,11 @@ void run(const SweepArgs& a) {
     else
       throw InputError("--backends", "unknown backend '" + b + "' (model, sim, gpu)");
   }
+  unsigned chosen = 0;  // BackendKind bits, for --algos all
+  if (settings.model) chosen |= static_cast<unsigned>(BackendKind::model);
+  if (settings.sim) chosen |= static_cast<unsigned>(BackendKind::sim);
+  if (settings.gpu) chosen |= static_cast<unsigned>(BackendKind::gpu);
+  const auto algos = parse_algorithm_list(comma_items(a.algos), chosen, "--algos");
   settings.sim_modes = comma_items(a.modes);
   settings.trials = a.trials;
   settings.host_threads = a.host_threads;
@@ -83,6 +80,9 @@ void run(const SweepArgs& a) {
     const auto pts = sweep_points(a.grid, algo);
     points.insert(points.end(), pts.begin(), pts.end());
   }
+  // CUDA fixes the device malloc heap before the first kernel that calls malloc: size it once,
+  // for the largest point of the whole sweep.
+  if (settings.gpu) settings.gpu_heap_bytes = validation::gpu_sweep_heap_bytes(points);
   // The simulator's memory, before any point runs (at the points it runs: allocators it has,
   // N * pages <= A).
   for (const auto& mode_name : settings.sim ? settings.sim_modes : std::vector<std::string>{})
@@ -162,7 +162,8 @@ void add_sweep_command(CLI::App& app) {
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
   cmd->add_option("--algos", args->algos,
                   "algorithms, a comma list: " + algorithm_names() +
-                      " (each on those of --backends it runs on)")
+                      " (each on those of --backends it runs on); or `all` alone: every "
+                      "allocator that runs on at least one of --backends")
       ->required();
   cmd->add_option("--backends", args->backends,
                   "model, sim and/or gpu (gpu needs a CUDA build and a device)")

@@ -1,8 +1,10 @@
 #include "alloclab/cli/sweep_grid.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/errors.hpp"
 
 namespace alloclab::cli {
 
@@ -21,6 +23,27 @@ std::vector<std::string> comma_items(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ','))
     if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<Algorithm> parse_algorithm_list(const std::vector<std::string>& items,
+                                            unsigned backends, const std::string& option) {
+  if (items.empty()) throw InputError(option, "no algorithm given");
+  if (std::find(items.begin(), items.end(), "all") != items.end()) {
+    if (items.size() != 1)
+      throw InputError(option, "`all` stands alone: give all, or a list of names");
+    std::vector<Algorithm> out;
+    for (const auto& a : kAlgorithms)
+      if ((a.caps.backends & backends) != 0) out.push_back(a.id);
+    return out;
+  }
+  std::vector<Algorithm> out;
+  for (const auto& n : items) {
+    const auto algo = parse_algorithm(n);
+    if (!algo)
+      throw InputError(option, "unknown algorithm '" + n + "' (all, " + algorithm_names() + ")");
+    out.push_back(*algo);
+  }
   return out;
 }
 

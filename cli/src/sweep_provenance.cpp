@@ -62,12 +62,14 @@ std::optional<std::unordered_set<std::string>> covered(const render::SweepRun& r
       for (const auto& m : modes)
         if (m != "rounds") sources.emplace_back(b, m);
   }
+  unsigned chosen = 0;  // BackendKind bits, for --algos all
+  for (const auto& b : comma_items(g->backends))
+    for (const auto kind : {BackendKind::model, BackendKind::sim, BackendKind::gpu})
+      if (b == backend_kind_name(kind)) chosen |= static_cast<unsigned>(kind);
   std::unordered_set<std::string> out;
   try {
-    for (const auto& n : comma_items(g->algos)) {
-      const auto algo = parse_algorithm(n);
-      if (!algo) return std::nullopt;
-      for (const auto& s : sweep_points(g->grid, *algo))
+    for (const auto algo : parse_algorithm_list(comma_items(g->algos), chosen, "--algos")) {
+      for (const auto& s : sweep_points(g->grid, algo))
         for (const auto& [backend, mode] : sources)
           out.insert(validation::point_of(s, backend, mode).text());
     }

@@ -33,6 +33,11 @@ set(cases
   "--algo|simulate --algo cudamalloc --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rw --pages 2 --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
+  # `all` stands alone (every allocator on the chosen backends), never beside names.
+  "--algos|sweep --algos all,rw --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"
+  "--algos|sweep --algos rw,all --backends model --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"
+  "--algo|measure --algo all,cudamalloc --N 10 --A 100 --T 1000"
+  "--algo|measure --algo rw,all --N 10 --A 100 --T 1000"
   "--algos|sweep --algos cudamalloc --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-gpu-only"
   "--theorems|model --algo queue --theorems --N 1 --A 5 --T 100"
   "--theorems|model --algo rwmalloc --theorems --N 1 --A 5 --T 100"

@@ -83,3 +83,20 @@ TEST_CASE("a run that cannot be expanded hides only the rows it could have writt
   CHECK(writer(key(Algorithm::rw, "sim", "sequential", 10, 100, 1000)) ==
         std::optional<std::size_t>(1));
 }
+
+TEST_CASE("a recorded `--algos all` covers the allocators on its backends", "[cli][provenance]") {
+  const std::vector<render::SweepRun> runs = {
+      run("alloclab sweep --algos all --backends sim --N 10 --A 100 --T 1000 --out d", "sim"),
+      run("alloclab sweep --algos all --backends gpu --N 10 --A 100 --T 1000 --out d", "gpu")};
+  const auto writer = sweep_row_writer(runs);
+  using R = std::optional<std::size_t>;
+  // corw-lockmap runs in the simulator only, cudamalloc on the GPU only (the registry).
+  CHECK(writer(key(Algorithm::corw_lockmap, "sim", "sequential", 10, 100, 1000)) == R(0));
+  CHECK(writer(key(Algorithm::queue, "sim", "sequential", 10, 100, 1000)) == R(0));
+  CHECK(writer(key(Algorithm::cudamalloc, "gpu", "", 10, 100, 1000)) == R(1));
+  CHECK(writer(key(Algorithm::rw, "gpu", "", 10, 100, 1000)) == R(1));
+  // A list with `all` beside a name is no sweep that ran: its rows are not guessed.
+  const auto mixed = sweep_row_writer(
+      {run("alloclab sweep --algos all,rw --backends sim --N 10 --A 100 --T 1000 --out d", "sim")});
+  CHECK_FALSE(mixed(key(Algorithm::rw, "sim", "sequential", 10, 100, 1000)));
+}

@@ -87,10 +87,13 @@ Backend gpu_backend(const BackendSettings& settings) {
   b.evaluate = [settings](const Scenario& s) {
     gpu::MeasureOptions opt;
     opt.repeats = settings.gpu_repeats;
+    opt.heap_bytes = settings.gpu_heap_bytes;
     std::vector<double> tas, was, coll, ms, failed;
     double p99 = 0, mx = 0;
+    bool has_steps = true;
     for (std::uint64_t t = 0; t < settings.trials; ++t) {
       const auto m = gpu::measure(s.algo, s, opt, t);
+      has_steps = has_steps && m.has_steps;
       tas.push_back(m.tas);
       was.push_back(m.was);
       coll.push_back(static_cast<double>(m.collisions));
@@ -100,12 +103,16 @@ Backend gpu_backend(const BackendSettings& settings) {
       mx = std::max(mx, static_cast<double>(m.steps_max));
     }
     Record r;
-    put_summary(r, "tas", sim::summarize(tas));
-    put_summary(r, "was", sim::summarize(was));
-    put_summary(r, "collisions", sim::summarize(coll));
+    // Where steps are not observable (cudamalloc) the step metrics are left out, not written as
+    // zeros: the sweep writes no row for them.
+    if (has_steps) {
+      put_summary(r, "tas", sim::summarize(tas));
+      put_summary(r, "was", sim::summarize(was));
+      put_summary(r, "collisions", sim::summarize(coll));
+      r.set("steps_p99", p99).set("steps_max", mx);
+    }
     put_summary(r, "kernel_ms", sim::summarize(ms));
     put_summary(r, "failed", sim::summarize(failed));
-    r.set("steps_p99", p99).set("steps_max", mx);
     r.set_int("trials", settings.trials);
     return r;
   };
@@ -121,6 +128,14 @@ bool gpu_applies(const Scenario& s) {
   // nothing about it.
   if (c.requests == RequestKind::bytes) return true;
   return s.N * s.pages <= s.A;
+}
+
+std::uint64_t gpu_sweep_heap_bytes(const std::vector<Scenario>& points) {
+  const gpu::MeasureOptions opt;  // the gpu backend's options, before the heap is set
+  std::uint64_t heap = 0;
+  for (const auto& s : points)
+    if (gpu_applies(s)) heap = std::max(heap, gpu::device_heap_bytes(s.algo, s, opt));
+  return heap;
 }
 
 bool gpu_available(std::string& why) {

@@ -1,7 +1,8 @@
 // Which sweep points the gpu backend measures (gpu_applies): hand-worked points against the
-// registry's declarations. No device needed.
+// registry's declarations; the device heap a gpu sweep sizes. No device needed.
 #include <catch2/catch.hpp>
 
+#include "alloclab/gpu/measure.hpp"
 #include "alloclab/validation/backends.hpp"
 
 using namespace alloclab;
@@ -45,4 +46,27 @@ TEST_CASE("the device heap has no pool of A pages: every N applies", "[validatio
   // cudamalloc requests bytes from a heap sized for the run; A = T = 1 says nothing about it.
   CHECK(gpu_applies(point(Algorithm::cudamalloc, 1u << 20, 1, 1)));
   CHECK(gpu_applies(point(Algorithm::cudamalloc, 64, 1000, 10000, 8)));
+}
+
+TEST_CASE("a gpu sweep sizes the device malloc heap once, for its largest heap point",
+          "[validation]") {
+  // Hand-worked: the device-heap allocator (requests of bytes) asks for twice the bytes of all
+  // its requests (N requests of pages * 256 bytes, the gpu backend's page size), at least 2 GiB;
+  // allocators of a page pool ask for none, however large their point.
+  const Algorithm heap_user = Algorithm::cudamalloc;
+  REQUIRE(caps(heap_user).requests == RequestKind::bytes);
+  const auto small = point(heap_user, 1000, 1, 1);           // 2*256000 B < 2 GiB
+  const auto large = point(heap_user, 1ull << 22, 1, 1, 4);  // 2 * 2^22 * 4 * 256 = 2^33
+  const auto larger_pool = point(Algorithm::rw, 1ull << 30, 1ull << 31, 1ull << 31);
+  const auto skipped = point(Algorithm::corw_lockmap, 1ull << 40, 1ull << 41, 1ull << 41);
+  CHECK(gpu_sweep_heap_bytes({}) == 0);
+  CHECK(gpu_sweep_heap_bytes({larger_pool, skipped}) == 0);
+  if (!gpu::built_with_cuda()) {  // no device code: nothing draws on a heap
+    CHECK(gpu_sweep_heap_bytes({small, large}) == 0);
+    return;
+  }
+  CHECK(gpu_sweep_heap_bytes({small}) == (1ull << 31));
+  // The largest point decides, wherever it stands in the sweep.
+  CHECK(gpu_sweep_heap_bytes({small, larger_pool, large}) == (1ull << 33));
+  CHECK(gpu_sweep_heap_bytes({large, small, skipped}) == (1ull << 33));
 }

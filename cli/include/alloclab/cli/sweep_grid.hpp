@@ -19,4 +19,12 @@ std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo);
 // The items of a comma list (--algos, --backends, --modes), empty items dropped.
 std::vector<std::string> comma_items(const std::string& text);
 
+// The allocators of an allocator list (sweep --algos, measure --algo): registry names, or `all`
+// alone, which stands for every registered allocator that runs on at least one of `backends`
+// (BackendKind bits), so scripts need not know the names. `all` mixed with names, an unknown
+// name or an empty list is an InputError naming `option`. Whether a named allocator runs on the
+// chosen backends is the caller's check.
+std::vector<Algorithm> parse_algorithm_list(const std::vector<std::string>& items,
+                                            unsigned backends, const std::string& option);
+
 }  // namespace alloclab::cli

@@ -2,6 +2,7 @@
 // the GPU. Each turns a Scenario into a Record with the shared keys (tas, was, ...).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct BackendSettings {
   std::uint64_t trials = 20;
   unsigned host_threads = 0;  // simulator: 0 = all cores
   unsigned gpu_repeats = 5;   // timed kernel runs per trial (median)
+  // Device malloc heap for every gpu point (0: each point sizes its own, which CUDA refuses to
+  // grow after the first malloc kernel): gpu_sweep_heap_bytes of the sweep's points.
+  std::uint64_t gpu_heap_bytes = 0;
 };
 
 // Builds the requested backends. A requested gpu backend on a machine without CUDA or without a
@@ -26,6 +30,12 @@ std::vector<Backend> make_backends(const BackendSettings& settings);
 // out-of-memory run is `measure`'s business). An allocator of bytes (the device heap) has no
 // pool of A pages, so every N applies. Needs no device.
 bool gpu_applies(const Scenario& s);
+
+// The device malloc heap a gpu sweep over `points` needs: the largest any point the gpu backend
+// measures asks for (gpu::device_heap_bytes with the backend's options; 0 where none draws on the
+// heap, or without CUDA). CUDA fixes the heap before the first kernel that calls malloc, so the
+// sweep sets it once, before its first gpu point. Needs no device.
+std::uint64_t gpu_sweep_heap_bytes(const std::vector<Scenario>& points);
 
 // Whether this build has CUDA and a device is present; `why` says what is missing.
 bool gpu_available(std::string& why);

@@ -1,0 +1,75 @@
+// The allocator lists of `sweep --algos` and `measure --algo`: names, or `all` alone for every
+// registered allocator on the chosen backends.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "alloclab/cli/sweep_grid.hpp"
+#include "alloclab/core/errors.hpp"
+
+using namespace alloclab;
+using namespace alloclab::cli;
+
+namespace {
+
+constexpr unsigned backend_bits(BackendKind b) {
+  return static_cast<unsigned>(b);
+}
+
+bool contains(const std::vector<Algorithm>& v, Algorithm a) {
+  return std::find(v.begin(), v.end(), a) != v.end();
+}
+
+std::string rejected(const std::vector<std::string>& items, unsigned backends) {
+  try {
+    parse_algorithm_list(items, backends, "--algos");
+  } catch (const InputError& e) {
+    return e.parameter();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("`all` is every registered allocator on at least one chosen backend", "[cli]") {
+  const unsigned model_sim = BackendKind::model | BackendKind::sim;
+  for (const unsigned chosen : {backend_bits(BackendKind::model), backend_bits(BackendKind::sim),
+                                backend_bits(BackendKind::gpu), model_sim, kAllBackends}) {
+    INFO("backends " << chosen);
+    const auto all = parse_algorithm_list({"all"}, chosen, "--algos");
+    for (const auto& a : kAlgorithms) {
+      INFO(a.name);
+      CHECK(contains(all, a.id) == ((a.caps.backends & chosen) != 0));
+    }
+    // Registry order, each once.
+    CHECK(std::is_sorted(all.begin(), all.end()));
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+  }
+  // What the registry says of its two one-backend allocators, by hand.
+  const auto gpu = parse_algorithm_list({"all"}, backend_bits(BackendKind::gpu), "--algo");
+  CHECK(contains(gpu, Algorithm::cudamalloc));
+  CHECK_FALSE(contains(gpu, Algorithm::corw_lockmap));
+  const auto cpu = parse_algorithm_list({"all"}, model_sim, "--algos");
+  CHECK(contains(cpu, Algorithm::corw_lockmap));
+  CHECK_FALSE(contains(cpu, Algorithm::cudamalloc));
+  CHECK(parse_algorithm_list({"all"}, kAllBackends, "--algos").size() == kAlgorithms.size());
+}
+
+TEST_CASE("names are taken as given, and `all` mixed with names is an input error", "[cli]") {
+  CHECK(parse_algorithm_list({"rwbm", "queue"}, kAllBackends, "--algos") ==
+        std::vector<Algorithm>{Algorithm::rwbm, Algorithm::queue});
+  CHECK(rejected({"all", "rw"}, kAllBackends) == "--algos");
+  CHECK(rejected({"rw", "all"}, kAllBackends) == "--algos");
+  CHECK(rejected({"all", "all"}, kAllBackends) == "--algos");
+  CHECK(rejected({"ALL"}, kAllBackends) == "--algos");
+  CHECK(rejected({"nope"}, kAllBackends) == "--algos");
+  CHECK(rejected({}, kAllBackends) == "--algos");
+  try {
+    parse_algorithm_list({"all", "rw"}, kAllBackends, "--algo");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.parameter() == "--algo");  // the option the caller names
+  }
+}
