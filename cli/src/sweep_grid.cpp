@@ -14,7 +14,17 @@ std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo) {
   if (!caps(algo).bitmap_words && !g.w_list.empty())
     g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
   if (caps(algo).requests != RequestKind::pages) g.pages = 1;
-  return expand_grid(g, algo, GridUse::runnable);
+  auto points = expand_grid(g, algo, GridUse::runnable);
+  if (caps(algo).requests == RequestKind::bytes) {
+    // A and T mean nothing to an allocator of bytes (its heap is sized for the requests): one
+    // point per N, not the same measurement repeated for every free fraction and pool size.
+    std::vector<Scenario> once;
+    for (const auto& s : points)
+      if (std::none_of(once.begin(), once.end(), [&](const Scenario& o) { return o.N == s.N; }))
+        once.push_back(s);
+    points = std::move(once);
+  }
+  return points;
 }
 
 std::vector<std::string> comma_items(const std::string& text) {

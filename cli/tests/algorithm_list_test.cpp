@@ -73,3 +73,21 @@ TEST_CASE("names are taken as given, and `all` mixed with names is an input erro
     CHECK(e.parameter() == "--algo");  // the option the caller names
   }
 }
+
+TEST_CASE("a sweep measures an allocator of bytes once per N: A and T do not apply to it",
+          "[cli]") {
+  GridOptions grid;
+  grid.preset = "standard";  // N = 1024..1048576*2 (11 values), 5 free fractions, 2 pools
+  for (const auto& a : kAlgorithms) {
+    const auto points = sweep_points(grid, a.id);
+    CAPTURE(a.name);
+    if (a.caps.requests == RequestKind::bytes) {
+      REQUIRE(points.size() == 11);  // 2^10 .. 2^20, counted by hand
+      for (std::size_t i = 0; i < points.size(); ++i) CHECK(points[i].N == (1024ull << i));
+    } else {
+      // Allocators of pages keep the whole grid: every N at every free fraction and pool size
+      // (w axis: 2 widths where w matters); N <= A is the backends' business, not the grid's.
+      CHECK(points.size() == 11u * 5u * 2u * (a.caps.bitmap_words ? 2u : 1u));
+    }
+  }
+}
