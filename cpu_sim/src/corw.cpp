@@ -136,10 +136,12 @@ class CorwAllocator final : public BitmapAllocator {
         // is full.
         while (claim) {
           const std::uint64_t old = a.bm_.fetch_or(word[first + t], claim);
+          ++c.atomics;
           won |= claim & ~old;
           const unsigned lost_now = bits::popcount(claim & old);
           if (lost_now) {
-            c.collisions += lost_now;
+            c.collisions += lost_now;  // lost bits; the OR is one failed claim
+            ++c.failed_claims;
             any_lost = true;
           }
           const std::uint64_t still_free = ~(old | claim) & full;

@@ -76,11 +76,13 @@ class CorwLockMapAllocator final : public BitmapAllocator {
         const std::uint64_t i = first + t;
         word[i] = bitmap_probe_word(run.seed, i, r, W);
         locked[i] = a.try_lock(word[i]);
+        ++c.atomics;
         if (locked[i]) {
           P[i] = a.bm_.load_acquire(word[i]);
         } else {  // a consumer: offers nothing
           P[i] = ~std::uint64_t{0};
           ++c.collisions;
+          ++c.failed_claims;
         }
       }
       c.probes += m;
@@ -97,6 +99,7 @@ class CorwLockMapAllocator final : public BitmapAllocator {
         const std::uint64_t i = first + t;
         if (res.handed_out[t]) {  // claim in BitMap[p] while holding LockMap[p]
           const std::uint64_t old = a.bm_.fetch_or(word[i], res.handed_out[t]);
+          ++c.atomics;  // cannot fail (checked below), so never a failed claim
           if (old & res.handed_out[t])
             throw VerificationError("CoRW (LockMap): a bit handed out under the lock was set");
         }
@@ -109,6 +112,7 @@ class CorwLockMapAllocator final : public BitmapAllocator {
       for (unsigned t = 0; t < m; ++t)  // line 18
         if (locked[first + t]) {
           a.unlock(word[first + t]);
+          ++c.atomics;
           locked[first + t] = 0;
         }
       return done;

@@ -42,8 +42,10 @@ class Bitmap {
 
   bool used(std::uint64_t page) const { return (load(page / w_) >> (page % w_)) & 1u; }
   // Sets pages [first, first + n) if all are free (word by word; on failure the bits this call
-  // set are cleared again). Returns false if any was in use.
-  bool claim_range(std::uint64_t first, std::uint64_t n);
+  // set are cleared again). Returns false if any was in use. Adds the atomic RMWs it issued
+  // (one OR per word piece up to the first that found a bit set, then one AND per piece
+  // undone) to `atomics`.
+  bool claim_range(std::uint64_t first, std::uint64_t n, std::uint64_t& atomics);
   // Clears pages [first, first + n); throws VerificationError if one was not in use.
   void release_range(std::uint64_t first, std::uint64_t n);
 

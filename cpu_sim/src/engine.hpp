@@ -10,16 +10,24 @@
 
 namespace alloclab::sim::detail {
 
+// One worker's counts (one per host thread in threads mode, so that nothing shared is
+// incremented on the hot path; merged by finish()). atomics / failed_claims: see
+// RunResult::atomics_issued and ::failed_claims; each policy adds one to `atomics` per RMW it
+// issues on the pool state and one to `failed_claims` per such RMW that found its target taken.
 struct alignas(64) Counters {
   std::uint64_t collisions = 0, taken = 0, failed = 0, probes = 0;
+  std::uint64_t atomics = 0, failed_claims = 0;
   void add(const Counters& o) {
     collisions += o.collisions;
     taken += o.taken;
     failed += o.failed;
     probes += o.probes;
+    atomics += o.atomics;
+    failed_claims += o.failed_claims;
   }
 };
 
+// Merges the workers' counts into r and derives the retries from the finished r.steps.
 inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
   Counters c;
   for (const auto& w : per_worker) c.add(w);
@@ -27,17 +35,23 @@ inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
   r.taken = c.taken;
   r.failed = c.failed;
   r.probes = c.probes;
+  r.atomics_issued = c.atomics;
+  r.failed_claims = c.failed_claims;
+  std::uint64_t retries = 0;
+  for (const std::uint32_t s : r.steps) retries += s > 0 ? s - 1 : 0;
+  r.retries = retries;
 }
 
 // ---- Per-thread engine --------------------------------------------------------------------
 // Policy P:  std::uint64_t targets() const;                  W, probe k maps onto [0, W)
 //            int inspect(std::uint64_t target, const Probe&) const;  candidate (bit) or -1: a
 //                read; Probe = the thread and its 64-bit probe number (RW-BM's bit choice)
-//            int acquire(std::uint64_t target, int cand, const Probe&, std::uint64_t& lost);
+//            int acquire(std::uint64_t target, int cand, const Probe&, Counters&);
 //                the atomic claim(s) of one step: returns the candidate won, or -1 when the
-//                target has nothing left; adds one to `lost` per failed atomic claim (a
-//                collision). RW: one test-and-set. RW-BM: retries the next free bit of the
-//                word the atomic returned, within the same step (gpu/src/rwbm.cu).
+//                target has nothing left; adds one to `atomics` per RMW and one to
+//                `collisions` and `failed_claims` per failed atomic claim. RW: one test-and-set.
+//                RW-BM: retries the next free bit of the word the atomic returned, within the same
+//                step (gpu/src/rwbm.cu).
 //            std::int64_t page(std::uint64_t target, int cand) const;
 // A thread's step = one probe. Shortcut (exact for allocation-only runs): once the free-page
 // counter is 0 every further probe fails, so the request fails with steps = bound at once.
@@ -67,7 +81,7 @@ void serve_one(P& pol, const Run& run, std::atomic<std::uint64_t>& free, std::ui
       const Probe probe{i, buf[j]};
       const int cand = pol.inspect(target, probe);
       if (cand >= 0) [[unlikely]] {
-        const int got = pol.acquire(target, cand, probe, c.collisions);
+        const int got = pol.acquire(target, cand, probe, c);
         if (got >= 0) {
           free.fetch_sub(1, std::memory_order_relaxed);
           run.out.steps[i] = static_cast<std::uint32_t>(k + j + 1);
@@ -145,7 +159,7 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
         return a.prio != b.prio ? a.prio < b.prio : a.thread < b.thread;
       });
       for (const auto& x : cands) {
-        const int got = pol.acquire(x.target, x.cand, Probe{x.thread, x.bits}, c[0].collisions);
+        const int got = pol.acquire(x.target, x.cand, Probe{x.thread, x.bits}, c[0]);
         if (got >= 0) {
           free.fetch_sub(1);
           run.out.first_page[x.thread] = pol.page(x.target, got);

@@ -41,19 +41,22 @@ std::uint64_t for_each_word_piece(std::uint64_t first, std::uint64_t n, unsigned
 
 }  // namespace
 
-bool Bitmap::claim_range(std::uint64_t first, std::uint64_t n) {
+bool Bitmap::claim_range(std::uint64_t first, std::uint64_t n, std::uint64_t& atomics) {
   std::uint64_t lost_word_old = 0;
   const std::uint64_t stop =
       for_each_word_piece(first, n, w_, [&](std::uint64_t j, std::uint64_t m) {
         lost_word_old = fetch_or(j, m);
+        ++atomics;
         if (!(lost_word_old & m)) return true;
         fetch_and(j, ~(m & ~lost_word_old));  // lost: undo what this call set in this word...
+        ++atomics;
         return false;
       });
   if (stop == first + n) return true;
   // ...and in the words before it.
   for_each_word_piece(first, stop - first, w_, [&](std::uint64_t j, std::uint64_t m) {
     fetch_and(j, ~m);
+    ++atomics;
     return true;
   });
   return false;

@@ -11,6 +11,11 @@
 //    followed by a store into the slot; a dequeue that sees the slot not yet written waits for
 //    it (only possible while a free runs concurrently).
 //  * A mirror bitmap of used pages is kept for verification and double-free detection.
+//  * Atomics counted (RunResult::atomics_issued): the CAS attempts on head (threads mode; a
+//    failed one is a failed claim and a collision); sequential and lockstep serialise the
+//    dequeues, so there each successful one counts as one atomic that cannot fail. A request
+//    that finds the queue empty issues none. The ring-slot hand-off and the mirror are the
+//    simulator's bookkeeping and are not counted.
 #include <thread>
 
 #include "alloclab/core/errors.hpp"
@@ -54,8 +59,10 @@ class QueueAllocator final : public Allocator {
                 return;
               }
               ++c[wk].probes;
+              ++c[wk].atomics;
               if (head_.compare_exchange_weak(h, h + 1)) break;
               ++c[wk].collisions;
+              ++c[wk].failed_claims;
             }
             r.steps[i] = static_cast<std::uint32_t>(h - head0 + 1);
             r.first_page[i] = take_slot(h);
@@ -84,7 +91,8 @@ class QueueAllocator final : public Allocator {
           ++c[0].failed;
           continue;
         }
-        head_.store(h + 1);
+        head_.store(h + 1);  // the dequeue's one atomic on head (serialised here: it cannot fail)
+        ++c[0].atomics;
         r.first_page[i] = take_slot(h);
         ++c[0].taken;
       }

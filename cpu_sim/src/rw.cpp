@@ -15,11 +15,12 @@ struct RwPolicy {
   int inspect(std::uint64_t p, const Probe&) const {
     return ((bm.load(p >> 6) >> (p & 63)) & 1u) ? -1 : 0;  // line 3
   }
-  int acquire(std::uint64_t p, int, const Probe&,
-              std::uint64_t& lost) {  // line 4: atomic test-and-set
+  int acquire(std::uint64_t p, int, const Probe&, Counters& c) {  // line 4: test-and-set
     const std::uint64_t bit = std::uint64_t{1} << (p & 63);
+    ++c.atomics;
     if ((bm.fetch_or(p >> 6, bit) & bit) == 0) return 0;
-    ++lost;
+    ++c.collisions;
+    ++c.failed_claims;
     return -1;
   }
   std::int64_t page(std::uint64_t p, int) const { return static_cast<std::int64_t>(p); }

@@ -36,12 +36,15 @@ struct RwbmPolicy {
   int inspect(std::uint64_t j, const Probe& p) const {
     return choose_free_bit(kChoice, bm.load(j), bm.w(), key(p));
   }
-  int acquire(std::uint64_t j, int b, const Probe& p, std::uint64_t& lost) {
+  int acquire(std::uint64_t j, int b, const Probe& p, Counters& c) {
     for (;;) {
       const std::uint64_t bit = std::uint64_t{1} << b;
+      ++c.atomics;
       const std::uint64_t old = bm.fetch_or(j, bit);
       if ((old & bit) == 0) return b;
-      ++lost;  // the claim is lost: retry on the value the atomic returned, same rule
+      // The claim is lost: retry on the value the atomic returned, same rule.
+      ++c.collisions;
+      ++c.failed_claims;
       b = choose_free_bit(kChoice, old | bit, bm.w(), key(p));
       if (b < 0) return -1;  // word exhausted: the next step reads another word
     }

@@ -81,8 +81,9 @@ class RwmallocAllocator final : public BitmapAllocator {
         if (taker < 0) return;
         const std::uint64_t i = first + static_cast<unsigned>(taker);
         const unsigned n = run.pages_of(i);
-        if (!a.bm_.claim_range(seg, n)) {
+        if (!a.bm_.claim_range(seg, n, c.atomics)) {
           ++c.collisions;
+          ++c.failed_claims;  // claim_range stops at the first OR that found a bit set
           return;
         }
         serve_lane(run, i, static_cast<std::int64_t>(seg), r, c, n);

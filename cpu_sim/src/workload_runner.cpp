@@ -149,6 +149,9 @@ class Runner {
     }
     p.steps.insert(p.steps.end(), r.steps.begin(), r.steps.end());
     p.collisions += r.collisions;
+    p.atomics_issued += r.atomics_issued;
+    p.failed_claims += r.failed_claims;
+    p.retries += r.retries;
     return got;
   }
 

@@ -50,6 +50,11 @@ TEST_CASE("oom, queue, 64 pages in batches of 10: 6 full batches, then 4 of 10",
     // The queue's k-th request of a batch takes k steps: 1..10 in each of the 7 batches.
     REQUIRE(p.steps.size() == 70);
     CHECK(mean(p.steps) == Approx(5.5));
+    // One dequeue atomic per page handed out (the 6 requests of an empty queue issue none);
+    // retries = steps beyond the first: 0 + 1 + ... + 9 in each of the 7 batches.
+    CHECK(p.atomics_issued == 64);
+    CHECK(p.failed_claims == 0);
+    CHECK(p.retries == 7 * 45);
   }
 }
 

@@ -42,6 +42,20 @@ struct RunResult {
   std::uint64_t taken = 0;               // pages taken
   std::uint64_t failed = 0;              // requests that gave up (out of memory)
   std::uint64_t probes = 0;              // total probes (page or word reads)
+  // Exact counts of the allocation's atomics, summed over its requests (per-worker counters
+  // merged at the end of the run; see engine.hpp for the precise rules per allocator):
+  //  * atomics_issued: every atomic read-modify-write (fetch_or, fetch_and, CAS attempt) the
+  //    allocator issues on the shared pool state (bitmap words, LockMap words, the queue's
+  //    head). Plain loads are not atomics issued (they are the probes above). The simulator's
+  //    own bookkeeping (free-page counter, the queue's ring hand-off and used-page mirror) is
+  //    not counted.
+  //  * failed_claims: the RMWs among those whose returned value shows the bit / lock / slot
+  //    was already taken. Equals `collisions` for every allocator but CoRW, whose collisions
+  //    count lost bits (one OR can lose several).
+  //  * retries: the sum over requests of their steps beyond the first (max(steps - 1, 0)).
+  std::uint64_t atomics_issued = 0;
+  std::uint64_t failed_claims = 0;
+  std::uint64_t retries = 0;
   double wall_seconds = 0;
   // Sequential mode: thread ids in the order they were served (per-warp algorithms: the warps'
   // service order, lanes in lane order). Empty in lockstep and threads modes.

@@ -41,7 +41,10 @@ struct WorkloadPoint {
   // oom: objects allocated when the first request failed (nullopt: none failed).
   std::optional<std::uint64_t> count_at_failure;
   std::vector<std::uint32_t> steps;  // steps of every request of this point (registry's unit)
-  std::uint64_t collisions = 0;      // failed atomic claims reported by the allocator
+  std::uint64_t collisions = 0;      // collisions reported by the allocator (RunResult)
+  // The allocations' RunResult::atomics_issued, ::failed_claims and ::retries, summed (frees
+  // are not counted).
+  std::uint64_t atomics_issued = 0, failed_claims = 0, retries = 0;
 };
 
 struct WorkloadRun {
