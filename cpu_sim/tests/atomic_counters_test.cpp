@@ -113,30 +113,6 @@ TEST_CASE("counters: CoRW and corw-lockmap, two lanes drawing one word", "[cpu_s
   CHECK(c.retries == 0);
 }
 
-TEST_CASE("counters: corw-lockmap, 32 lanes over 64 free words", "[cpu_sim][counters]") {
-  // As in corw_lockmap_test.cpp: with D distinct words drawn, 32 lock attempts of which
-  // 32 - D fail; each of the D holders hands out at least one bit in Figure 5's first pass
-  // (32 needing lanes >= D offers), so D bitmap ORs and D unlocks: 32 + 2D atomics.
-  Scenario s;
-  s.algo = Algorithm::corw_lockmap;
-  s.N = 32;
-  s.lanes = 32;
-  s.w = 8;
-  s.T = 64 * 8;
-  s.A = s.T;
-  SimOptions o;
-  o.mode = Mode::sequential;
-  const std::uint64_t seed = 11;
-  std::set<std::uint64_t> words;
-  for (std::uint64_t i = 0; i < s.N; ++i) words.insert(bitmap_probe_word(seed, i, 0, 64));
-  const std::uint64_t D = words.size();
-  REQUIRE(D < s.N);
-  const RunResult r = allocate_once(s, o, seed);
-  CHECK(r.atomics_issued == 32 + 2 * D);
-  CHECK(r.failed_claims == 32 - D);
-  CHECK(r.retries == 0);
-}
-
 TEST_CASE("counters: identities in every mode", "[cpu_sim][counters]") {
   const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);

@@ -83,6 +83,10 @@ TEST_CASE("corw-lockmap: one collision per lane whose word a lower lane locked",
   const RunResult r = a->allocate(seed);
   verify(s, o, r, before, a->used_pages());
   CHECK(r.collisions == expected);
+  // Atomics: 32 lock attempts of which the `expected` ones fail; each of the D = 32 - expected
+  // holders hands out at least one bit in Figure 5's first pass, so D bitmap ORs and D unlocks.
+  CHECK(r.atomics_issued == s.N + 2 * (s.N - expected));
+  CHECK(r.failed_claims == expected);
   CHECK(r.taken == s.N);
   CHECK(r.failed == 0);
   for (auto st : r.steps) CHECK(st == 1);
