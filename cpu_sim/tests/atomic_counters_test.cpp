@@ -83,36 +83,6 @@ TEST_CASE("counters: the queue issues one dequeue atomic per served request",
   CHECK(r.retries == s.N * (s.N - 1) / 2);
 }
 
-TEST_CASE("counters: CoRW and corw-lockmap, two lanes drawing one word", "[cpu_sim][counters]") {
-  // The hand-worked case of corw_lockmap_test.cpp (T = w = 8, all free, one warp of two lanes,
-  // both draw word 0 in round 1). corw-lockmap: two lock ORs (lane 1's fails), one OR of the
-  // two handed-out bits by the holder, one unlock AND = 4 atomics, 1 failed claim. corw: lane
-  // 0's OR of bit 0 wins, lane 1's OR of bit 0 fails, its OR of bit 1 wins = 3 atomics, 1 failed.
-  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  Scenario s;
-  s.N = 2;
-  s.A = 8;
-  s.T = 8;
-  s.w = 8;
-  s.lanes = 2;
-  SimOptions o;
-  o.mode = mode;
-  o.host_threads = 2;
-  CAPTURE(mode_name(mode));
-  s.algo = Algorithm::corw_lockmap;
-  const RunResult lm = allocate_once(s, o, 3);
-  CHECK(lm.atomics_issued == 4);
-  CHECK(lm.failed_claims == 1);
-  CHECK(lm.collisions == 1);
-  CHECK(lm.retries == 0);
-  s.algo = Algorithm::corw;
-  const RunResult c = allocate_once(s, o, 3);
-  CHECK(c.atomics_issued == 3);
-  CHECK(c.failed_claims == 1);
-  CHECK(c.collisions == 1);
-  CHECK(c.retries == 0);
-}
-
 TEST_CASE("counters: identities in every mode", "[cpu_sim][counters]") {
   const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);

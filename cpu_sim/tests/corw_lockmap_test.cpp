@@ -37,6 +37,11 @@ TEST_CASE("corw-lockmap: two lanes drawing the same word - one holds the lock, o
   const RunResult r = a->allocate(3);
   verify(s, o, r, before, a->used_pages());
   CHECK(r.collisions == 1);
+  // Atomics: two lock ORs (lane 1's fails), one OR of the two handed-out bits by the holder,
+  // one unlock AND = 4 atomics, 1 failed claim, no retries.
+  CHECK(r.atomics_issued == 4);
+  CHECK(r.failed_claims == 1);
+  CHECK(r.retries == 0);
   CHECK(r.taken == 2);
   CHECK(r.failed == 0);
   CHECK(r.first_page == std::vector<std::int64_t>{0, 1});
@@ -54,6 +59,10 @@ TEST_CASE("corw-lockmap: two lanes drawing the same word - one holds the lock, o
   const RunResult q = b->allocate(3);
   verify(s, o, q, before_b, b->used_pages());
   CHECK(q.collisions == 1);
+  // Atomics: lane 0's OR of bit 0, lane 1's losing OR of bit 0 and winning OR of bit 1.
+  CHECK(q.atomics_issued == 3);
+  CHECK(q.failed_claims == 1);
+  CHECK(q.retries == 0);
   CHECK(q.first_page == std::vector<std::int64_t>{0, 1});
   CHECK(q.steps == std::vector<std::uint32_t>{1, 1});
   CHECK(b->free_count() == 6);

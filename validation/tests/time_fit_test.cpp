@@ -23,12 +23,10 @@ LinearProblem line_problem(const std::vector<double>& x, const std::vector<doubl
   return p;
 }
 
-// Synthetic hardware points: a grid of (N, free fraction, T) with TAS and WAS shaped like RW's
-// (TAS ~ T/N ln(A/(A-N)), WAS ~ 4 TAS), and kernel time from known coefficients.
-std::vector<TimePoint> synthetic_points(double alpha, double beta_probes, double beta_was,
-                                        double noise) {
+// The grid of synthetic hardware points, (N, free fraction, T) with RW's TAS
+// (T/N ln(A/(A-N))); each generator below adds its own WAS and kernel time.
+std::vector<TimePoint> rw_grid_points() {
   std::vector<TimePoint> pts;
-  int k = 0;
   for (std::uint64_t T : {1000000ull, 33554432ull})
     for (double f : {0.5, 0.1, 0.01})
       for (std::uint64_t N = 1024; N <= static_cast<std::uint64_t>(f * static_cast<double>(T)) / 2;
@@ -40,12 +38,23 @@ std::vector<TimePoint> synthetic_points(double alpha, double beta_probes, double
         p.A = static_cast<std::uint64_t>(f * static_cast<double>(T));
         const double a = static_cast<double>(p.A), n = static_cast<double>(N);
         p.tas = static_cast<double>(T) / n * std::log(a / (a - n));
-        p.was = 4 * p.tas + 0.001 * n / 1024;  // not proportional to TAS: both are identifiable
-        p.kernel_ms = alpha + beta_probes * n * p.tas + beta_was * p.was;
-        // Deterministic multiplicative noise of +-noise, alternating.
-        p.kernel_ms *= 1 + ((k++ % 2) ? noise : -noise);
         pts.push_back(p);
       }
+  return pts;
+}
+
+// WAS ~ 4 TAS and kernel time from known coefficients, with deterministic multiplicative noise
+// of +-noise, alternating.
+std::vector<TimePoint> synthetic_points(double alpha, double beta_probes, double beta_was,
+                                        double noise) {
+  auto pts = rw_grid_points();
+  int k = 0;
+  for (auto& p : pts) {
+    const double n = static_cast<double>(p.N);
+    p.was = 4 * p.tas + 0.001 * n / 1024;  // not proportional to TAS: both are identifiable
+    p.kernel_ms = alpha + beta_probes * n * p.tas + beta_was * p.was;
+    p.kernel_ms *= 1 + ((k++ % 2) ? noise : -noise);
+  }
   return pts;
 }
 
@@ -246,24 +255,14 @@ std::vector<TimePoint> noisy_points(double alpha, double b_probes, double b_was,
                                     std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto uniform = [&] { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; };
-  std::vector<TimePoint> pts;
-  for (std::uint64_t T : {1000000ull, 33554432ull})
-    for (double f : {0.5, 0.1, 0.01})
-      for (std::uint64_t N = 1024; N <= static_cast<std::uint64_t>(f * static_cast<double>(T)) / 2;
-           N *= 2) {
-        TimePoint p;
-        p.algo = Algorithm::rw;
-        p.N = N;
-        p.T = T;
-        p.A = static_cast<std::uint64_t>(f * static_cast<double>(T));
-        const double a = static_cast<double>(p.A), n = static_cast<double>(N);
-        p.tas = static_cast<double>(T) / n * std::log(a / (a - n));
-        p.was = p.tas * (3 + std::log2(n) / 4);
-        const double gauss =
-            std::sqrt(-2 * std::log(uniform())) * std::cos(2 * 3.141592653589793 * uniform());
-        p.kernel_ms = (alpha + b_probes * n * p.tas + b_was * p.was) * (1 + noise * gauss);
-        pts.push_back(p);
-      }
+  auto pts = rw_grid_points();
+  for (auto& p : pts) {
+    const double n = static_cast<double>(p.N);
+    p.was = p.tas * (3 + std::log2(n) / 4);
+    const double gauss =
+        std::sqrt(-2 * std::log(uniform())) * std::cos(2 * 3.141592653589793 * uniform());
+    p.kernel_ms = (alpha + b_probes * n * p.tas + b_was * p.was) * (1 + noise * gauss);
+  }
   return pts;
 }
 }  // namespace
