@@ -10,6 +10,7 @@
 #include <string>
 
 #include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/comma_list.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -52,10 +53,7 @@ GridOptions with_preset(const GridOptions& grid) {
 
 std::vector<BitChoice> parse_bit_choices(const GridOptions& grid, Algorithm algo) {
   std::vector<BitChoice> choices;
-  std::string item;
-  std::istringstream list(grid.bit_choice);
-  while (std::getline(list, item, ',')) {
-    if (item.empty()) continue;
+  for (const auto& item : comma_items(grid.bit_choice)) {
     const auto c = parse_bit_choice(item);
     if (!c)
       throw InputError("--bit-choice",

@@ -27,15 +27,6 @@ std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo) {
   return points;
 }
 
-std::vector<std::string> comma_items(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 std::vector<Algorithm> parse_algorithm_list(const std::vector<std::string>& items,
                                             unsigned backends, const std::string& option) {
   if (items.empty()) throw InputError(option, "no algorithm given");

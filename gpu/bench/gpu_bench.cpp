@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/gpu/measure.hpp"
 
 using namespace alloclab;
@@ -36,8 +37,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (!std::strcmp(argv[i], "--skip") && i + 1 < argc) {
-      std::istringstream list(argv[++i]);
-      for (std::string item; std::getline(list, item, ',');) {
+      for (const auto& item : comma_items(argv[++i])) {
         const auto a = parse_algorithm(item);
         if (!a) {
           std::fprintf(stderr, "gpu_bench: --skip: unknown allocator '%s'\n", item.c_str());

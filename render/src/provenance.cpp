@@ -1,5 +1,7 @@
 #include "alloclab/render/provenance.hpp"
 
+#include "alloclab/core/comma_list.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,17 +11,8 @@
 namespace alloclab::render {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 bool listed(const std::string& list, const std::string& item) {
-  const auto items = split_list(list);
+  const auto items = comma_items(list);
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/core/comma_list.hpp"  // comma_items, for the callers of this header
 
 namespace alloclab::cli {
 
@@ -15,9 +16,6 @@ namespace alloclab::cli {
 // no bitmap words, the first --w only (other widths would repeat the same run); where its
 // requests are not `pages`, pages = 1; the bit choice is an axis of RW-BM only.
 std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo);
-
-// The items of a comma list (--algos, --backends, --modes), empty items dropped.
-std::vector<std::string> comma_items(const std::string& text);
 
 // The allocators of an allocator list (sweep --algos, measure --algo): registry names, or `all`
 // alone, which stands for every registered allocator that runs on at least one of `backends`
