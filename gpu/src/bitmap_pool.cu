@@ -76,15 +76,17 @@ __global__ void mismatch_kernel(const Word* a, const Word* b, std::uint64_t n,
   if (i < n && a[i] != b[i]) atomicAdd(count, 1ull);
 }
 
+// Frees every served request: clears its run of a.pages bits (one bit for one-page allocators).
+// Runs lie inside one word (the allocators of runs find them there).
 template <typename Word>
-__global__ void bit_free_kernel(KernelArgs a, BitmapView pool) {
+__global__ void bitmap_free_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread) return;
   constexpr unsigned w = sizeof(Word) * 8;
   const std::uint64_t p = a.page[i];
   if (p == kFailed) return;
-  atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w],
-                  static_cast<Word>(~(Word{1} << (p % w))));
+  const Word run = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), a.pages));
+  atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w], static_cast<Word>(~run));
 }
 
 }  // namespace
@@ -186,12 +188,12 @@ std::optional<std::vector<std::uint64_t>> BitmapPool::free_pages() const {
   return out;
 }
 
-void launch_free_one_bit_per_page(const KernelArgs& a, const BitmapView& pool) {
+void launch_bitmap_free(const KernelArgs& a, const BitmapView& pool) {
   const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
   if (pool.w == 32)
-    bit_free_kernel<std::uint32_t><<<blocks, 256>>>(a, pool);
+    bitmap_free_kernel<std::uint32_t><<<blocks, 256>>>(a, pool);
   else
-    bit_free_kernel<std::uint64_t><<<blocks, 256>>>(a, pool);
+    bitmap_free_kernel<std::uint64_t><<<blocks, 256>>>(a, pool);
   ALLOCLAB_CUDA_LAUNCH();
 }
 

@@ -42,8 +42,8 @@ class BitmapPool final : public PoolPolicy {
   DeviceBuffer<unsigned char> bitmap_, pristine_;
 };
 
-// The free launch of allocators that take one bit per page (RW-BM, CoRW): clears the bit of
-// every page handed out.
-void launch_free_one_bit_per_page(const KernelArgs& a, const BitmapView& pool);
+// The free launch of every bitmap allocator (RW, RW-BM, CoRW, RW_malloc): clears the run of
+// a.pages bits (one bit for one-page allocators) of every request served.
+void launch_bitmap_free(const KernelArgs& a, const BitmapView& pool);
 
 }  // namespace alloclab::gpu::detail

@@ -28,7 +28,7 @@
 //   lane of rank s is the s-th winner, i.e. itself, and takes its own lowest won bit (offer s of
 //   iteration 0) - the shuffles and the search are skipped. That is the common first round at
 //   high free fractions: every lane holds >= 1 free bit, claims its lowest and wins it.
-// Free clears one bit per page, as for RW-BM (the bitmap pool's launch_free_one_bit_per_page).
+// Free clears one bit per page, as for RW-BM (the bitmap pool's launch_bitmap_free).
 #include "bitmap_pool.cuh"
 #include "gpu_entry.cuh"
 
@@ -200,6 +200,6 @@ void launch_corw_alloc(const KernelArgs& a, const BitmapView& pool, bool counter
 // A warp of 32 lanes (Capabilities.warp_collective: the driver checks lanes = 32).
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::corw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_corw_alloc,
-                                                         .free = &launch_free_one_bit_per_page})))
+                                                         .free = &launch_bitmap_free})))
 
 }  // namespace alloclab::gpu::detail

@@ -31,14 +31,6 @@ __global__ void rw_alloc_kernel(KernelArgs a, BitmapView pool) {
   }
 }
 
-__global__ void rw_free_kernel(KernelArgs a, BitmapView pool) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N * a.per_thread) return;
-  const std::uint64_t p = a.page[i];
-  if (p == kFailed) return;
-  atomicAnd(&static_cast<std::uint32_t*>(pool.bitmap)[p / 32], ~(1u << (p % 32)));
-}
-
 void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
     rw_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a, pool);
@@ -47,16 +39,11 @@ void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters)
   ALLOCLAB_CUDA_LAUNCH();
 }
 
-void launch_rw_free(const KernelArgs& a, const BitmapView& pool) {
-  rw_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, pool);
-  ALLOCLAB_CUDA_LAUNCH();
-}
-
 }  // namespace
 
 // One bit per page in 32-bit words (RW has no --w: Capabilities.bitmap_words is false).
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rw_alloc,
-                                                         .free = &launch_rw_free})))
+                                                         .free = &launch_bitmap_free})))
 
 }  // namespace alloclab::gpu::detail

@@ -5,7 +5,7 @@
 // template parameter: lowest compiles to the original loop) replaces "lowest free bit" by a
 // random free bit ranked by the low 32 bits of the probe number, or by the first free bit at or
 // after lane * w / lanes; the probed words stay those of bitmap_probe_word. Free clears one bit
-// per page (the bitmap pool's launch_free_one_bit_per_page).
+// per page (the bitmap pool's launch_bitmap_free).
 #include "bitmap_pool.cuh"
 #include "gpu_entry.cuh"
 
@@ -83,6 +83,6 @@ void launch_rwbm_alloc(const KernelArgs& a, const BitmapView& pool, bool counter
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwbm,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwbm_alloc,
-                                                         .free = &launch_free_one_bit_per_page})))
+                                                         .free = &launch_bitmap_free})))
 
 }  // namespace alloclab::gpu::detail

@@ -106,17 +106,6 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
 }
 
 template <typename Word>
-__global__ void rwmalloc_free_kernel(KernelArgs a, BitmapView pool) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N * a.per_thread) return;
-  constexpr unsigned w = sizeof(Word) * 8;
-  const std::uint64_t p = a.page[i];
-  if (p == kFailed) return;
-  const Word m = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), a.pages));
-  atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w], static_cast<Word>(~m));
-}
-
-template <typename Word>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
     rwmalloc_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a, pool);
@@ -132,15 +121,6 @@ void launch_rwmalloc_alloc(const KernelArgs& a, const BitmapView& pool, bool cou
   ALLOCLAB_CUDA_LAUNCH();
 }
 
-void launch_rwmalloc_free(const KernelArgs& a, const BitmapView& pool) {
-  const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
-  if (pool.w == 32)
-    rwmalloc_free_kernel<std::uint32_t><<<blocks, 256>>>(a, pool);
-  else
-    rwmalloc_free_kernel<std::uint64_t><<<blocks, 256>>>(a, pool);
-  ALLOCLAB_CUDA_LAUNCH();
-}
-
 // Runs are found inside one word (Algorithm 3 as written).
 void check_rwmalloc(const Scenario& s, const MeasureOptions&) {
   if (s.pages > s.w)
@@ -151,7 +131,7 @@ void check_rwmalloc(const Scenario& s, const MeasureOptions&) {
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwmalloc,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwmalloc_alloc,
-                                                         .free = &launch_rwmalloc_free,
+                                                         .free = &launch_bitmap_free,
                                                          .check = &check_rwmalloc})))
 
 }  // namespace alloclab::gpu::detail
