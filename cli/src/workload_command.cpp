@@ -61,7 +61,7 @@ struct PointSummary {
   double steps_mean = 0, steps_p99 = 0, steps_max = 0;
   double atomics = 0, failed_claims = 0, retries = 0;
   std::optional<double> address_range = 0, count_at_failure = 0;
-  void add(const sim::WorkloadPoint& p) {
+  void add(const WorkloadPoint& p) {
     ++trials;
     round = p.round;
     requests += static_cast<double>(p.requests);
@@ -145,7 +145,7 @@ void run(const WorkloadArgs& a) {
     std::vector<PointSummary> sums;
     std::uint64_t bound = 0;
     for (std::uint64_t t = 0; t < a.trials; ++t) {
-      const sim::WorkloadRun r = sim::run_workload(pt.algo, pt.w, o, t);
+      const WorkloadRun r = sim::run_workload(pt.algo, pt.w, o, t);
       bound = std::max(bound, r.step_bound);
       sums.resize(r.points.size());
       for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);

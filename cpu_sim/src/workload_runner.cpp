@@ -69,7 +69,7 @@ Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, st
   st.so.host_threads = o.host_threads;
   st.so.max_probes_per_request = o.max_probes_per_request;
   st.bytes_of.resize(per_call);
-  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = request_bytes(w.size, seed, j);
+  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = thread_request_bytes(w, seed, j);
   if (caps(algo).requests == RequestKind::pages) {
     if (w.size.is_range()) {
       st.so.pages_per_thread.resize(per_call);
@@ -105,6 +105,7 @@ class Runner {
     initial_free_ = alloc_->free_count();
     run_.pages_total = st_.s.T;
     run_.step_bound = default_step_bound(st_.s, st_.so);
+    run_.device = "cpu simulator";
   }
 
   WorkloadRun run() {

@@ -69,6 +69,8 @@ struct Workload {
   std::uint64_t rounds = 1;        // churn
   double free_fraction = 0.5;      // churn: fraction of live objects freed per round
   std::uint64_t batch = 1024;      // oom: objects per batch
+  unsigned block = 256;            // GPU launch: threads per block (--block)
+  bool warp_uniform = false;       // mixed: all lanes of a warp ask for the same size
   std::uint64_t seed = 1;
   std::uint64_t pages_total() const { return pool_bytes / page_bytes; }  // T
 };
@@ -149,6 +151,13 @@ inline std::uint64_t request_bytes(const SizeSpec& s, std::uint64_t seed, std::u
   return std::uint64_t{1} << (lo_log + k);
 }
 
+// The size thread `thread` of workload w asks for: request_bytes over the thread's own stream, or
+// (--warp-uniform) over its warp's (threads 32k .. 32k+31 ask for the same size).
+inline std::uint64_t thread_request_bytes(const Workload& w, std::uint64_t seed,
+                                          std::uint64_t thread) {
+  return request_bytes(w.size, seed, w.warp_uniform ? thread / 32 : thread);
+}
+
 // Pages one request of `bytes` takes from allocator `algo` (registry: Capabilities::requests):
 // one_page: 1 for a request up to one page, larger is an InputError naming --size and the
 // allocator; pages: ceil(bytes / page); bytes: the pages the object spans in the workload's unit.
@@ -189,6 +198,15 @@ inline void check_workload(const Workload& w) {
     throw InputError("--free-fraction", "must be in [0, 1]");
   if (w.family == WorkloadFamily::oom && w.batch < 1)
     throw InputError("--batch", "need at least one object per batch");
+  // A CUDA block holds 1..1024 threads; whole warps keep the warp-collective allocators' lanes
+  // in one warp.
+  if (w.block < 32 || w.block > 1024 || w.block % 32 != 0)
+    throw InputError("--block", std::to_string(w.block) +
+                                    " threads per block: must be a multiple of 32 in [32, 1024]");
+  if (w.warp_uniform && w.family != WorkloadFamily::mixed)
+    throw InputError("--warp-uniform",
+                     "is for --workload mixed (the other families ask for "
+                     "one size, the same in every lane already)");
 }
 
 }  // namespace alloclab

@@ -1,0 +1,55 @@
+// What one run of a workload (workload.hpp) measured, the same record on every backend: one point
+// for the whole run (alloc, mixed, fragmentation, oom) or one per churn round. The CPU simulator
+// (cpu_sim/workload_runner.hpp) and the GPU (gpu/workload.hpp) fill it; cli/ turns it into rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace alloclab {
+
+// One measurement point of a run: the whole run (alloc, mixed, fragmentation, oom) or one round
+// of churn (round 0 = the initial fill).
+struct WorkloadPoint {
+  std::uint64_t round = 0;
+  std::uint64_t requests = 0;  // allocation requests issued
+  std::uint64_t allocs = 0;    // requests that got memory
+  std::uint64_t failed = 0;    // requests that got none (null)
+  std::uint64_t freed = 0;     // objects freed
+  double init_seconds = 0;     // building the allocator and its pool (round 0 only)
+  // Time in the allocations and in the frees: the simulator's wall time inside Allocator::allocate
+  // and ::free; the GPU's allocation and free kernels (CUDA events).
+  double alloc_seconds = 0;
+  double free_seconds = 0;
+  // Live objects when the point was taken (before the final frees).
+  std::uint64_t live_objects = 0;
+  std::uint64_t live_bytes = 0;  // bytes requested by the live objects
+  // Highest end minus lowest start of the live objects' requested byte ranges; nullopt when
+  // nothing is live.
+  std::optional<std::uint64_t> address_range_bytes;
+  // oom: objects allocated when the first request failed (nullopt: none failed).
+  std::optional<std::uint64_t> count_at_failure;
+  // Steps of every request of this point (the registry's unit of the allocator); empty where
+  // steps are not observable (CUDA's malloc, GPU runs without counters).
+  std::vector<std::uint32_t> steps;
+  std::uint64_t collisions = 0;  // collisions reported by the allocator
+  // The allocations' atomics issued, failed atomic claims and retries, summed (frees are not
+  // counted). Exact in the simulator (RunResult); on the GPU failed claims are the kernels'
+  // collision counters and retries the steps beyond the first, and atomics are not counted
+  // (has_atomic_counts = false).
+  std::uint64_t atomics_issued = 0, failed_claims = 0, retries = 0;
+  bool has_atomic_counts = true;
+  bool has_claim_counts = true;  // failed_claims and retries
+};
+
+struct WorkloadRun {
+  std::vector<WorkloadPoint> points;  // one, or rounds + 1 for churn
+  std::uint64_t pages_total = 0;      // T
+  std::uint64_t step_bound = 0;       // steps after which one request gives up (0: none)
+  std::string device;                 // "cpu simulator", or the GPU's name
+  std::vector<std::string> notes;     // what the backend wants a reader to know about this run
+};
+
+}  // namespace alloclab
