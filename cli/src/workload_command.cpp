@@ -25,6 +25,8 @@ struct WorkloadArgs {
   std::uint64_t rounds = 1;
   double free_fraction = 0.5;
   std::uint64_t batch = 1024;
+  unsigned block = 256;
+  bool warp_uniform = false;
   std::uint64_t trials = 1;
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
@@ -114,6 +116,8 @@ void run(const WorkloadArgs& a) {
   base.rounds = a.rounds;
   base.free_fraction = a.free_fraction;
   base.batch = a.batch;
+  base.block = a.block;
+  base.warp_uniform = a.warp_uniform;
   base.seed = a.seed;
   if (base.family == WorkloadFamily::churn && a.rounds < 1)
     throw InputError("--rounds", "need at least one round");
@@ -266,6 +270,13 @@ void add_workload_command(CLI::App& app) {
                   "churn: fraction of the live objects freed per round, in [0, 1]")
       ->capture_default_str();
   cmd->add_option("--batch", args->batch, "oom: objects per batch")->capture_default_str();
+  cmd->add_option("--block", args->block,
+                  "threads per block of the GPU launches (a multiple of 32, at most 1024); the "
+                  "simulator's warps are 32 consecutive threads either way")
+      ->capture_default_str();
+  cmd->add_flag("--warp-uniform", args->warp_uniform,
+                "mixed: all 32 lanes of a warp ask for the same size (drawn per warp) instead of "
+                "one size per thread");
   cmd->add_option("--trials", args->trials,
                   "independent trials (trial t seeds trial_seed(seed, t)); rows are means, "
                   "steps_max the maximum")
