@@ -4,19 +4,22 @@
 #   memcheck + racecheck on small cases -> gpu_bench -> the sweep of every GPU allocator, CUDA
 #   malloc included, over the standard grid (`alloclab sweep --algos all --backends gpu --grid
 #   standard`; N <= A for the pools of pages).
-# Usage: scripts/gpu-pass.sh [smoke|full|standard]   (results under $OUT, default ./out/gpu-pass)
+# Usage: scripts/gpu-pass.sh [smoke|full|standard|workloads]   (results under $OUT, default
+#        ./out/gpu-pass)
 #   smoke:    build, metadata, GPU tests, sanitizers, bench, a small measure table
 #   full:     the same, then the sweep (w = 32, 2 trials) and its report
 #   standard: build, metadata, then the validation report's standard grid
 #             (scripts/gpu-standard-sweep.sh, 20 trials, w = 32 and 64)
+#   workloads: build, metadata, GPU tests, sanitizers, then every workload family for every GPU
+#             allocator (scripts/gpu-workloads.sh) into $OUT/workloads
 # Any failing step (a GPU test, a sanitizer error, a failed measurement) stops the pass with a
 # non-zero exit status and says which step.
 # Needs the Debian dev packages from scripts/device-deps.sh in .devdeps/ (carried to the device);
 # set ALLOCLAB_COMMIT / ALLOCLAB_DIRTY when .git does not travel.
 set -euo pipefail
 MODE=${1:-full}
-case "$MODE" in smoke | full | standard) ;; *)
-  echo "usage: scripts/gpu-pass.sh [smoke|full|standard]" >&2
+case "$MODE" in smoke | full | standard | workloads) ;; *)
+  echo "usage: scripts/gpu-pass.sh [smoke|full|standard|workloads]" >&2
   exit 2
   ;;
 esac
@@ -117,10 +120,29 @@ for tool in memcheck racecheck; do
 done
 sanitize memcheck measure --algo cudamalloc --N 1000 --A 10 --T 10 --repeats 1 --warmup 0 \
   --format csv
+# The workload driver's launches (active masks, per-thread pages, frees of a subset, the
+# verification kernels) on small pools.
+for tool in memcheck racecheck; do
+  sanitize "$tool" workload --backend gpu --allocator queue,rw,rwbm,corw,rwmalloc \
+    --workload churn --N 1000 --size 256 --pool 512KiB --rounds 2 --free-fraction 0.3 --format csv
+  sanitize "$tool" workload --backend gpu --allocator rwmalloc --workload mixed --N 1000 \
+    --size 256..2048 --warp-uniform --pool 2MiB --format csv
+  sanitize "$tool" workload --backend gpu --allocator queue,rw,rwbm,corw,rwmalloc \
+    --workload oom --size 256 --pool 256KiB --batch 300 --max-steps 512 --format csv
+done
+sanitize memcheck workload --backend gpu --allocator cudamalloc --workload churn --N 1000 \
+  --size 256 --pool 64MiB --rounds 2 --format csv
 grep -E "^###|ERROR SUMMARY" "$OUT/sanitizer.txt"
 if ((${#sanitizer_failures[@]})); then
   printf '  %s\n' "${sanitizer_failures[@]}" >&2
   fail "compute-sanitizer found errors in ${#sanitizer_failures[@]} case(s) (see $OUT/sanitizer.txt)"
+fi
+
+if [ "$MODE" = workloads ]; then
+  stamp "workloads"
+  scripts/gpu-workloads.sh "$AL" "$OUT/workloads"
+  stamp "workloads done"
+  exit 0
 fi
 
 stamp "bench"

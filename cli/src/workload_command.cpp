@@ -3,6 +3,7 @@
 // slice runs the simulator backend; docs/workloads.md says what is still to come.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
+#include "alloclab/gpu/workload.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -31,11 +33,17 @@ struct WorkloadArgs {
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
   unsigned threads = 0;
+  std::string counters = "on";
+  std::string heap_bytes;
   Format format = Format::table;
 };
 
 std::string simulated_names() {
   return algorithm_names(algorithms_on(BackendKind::sim));
+}
+
+std::string gpu_names() {
+  return algorithm_names(algorithms_on(BackendKind::gpu));
 }
 
 std::vector<Algorithm> parse_allocators(const std::string& text) {
@@ -46,8 +54,8 @@ std::vector<Algorithm> parse_allocators(const std::string& text) {
     const std::string item = text.substr(from, comma - from);
     const auto a = parse_algorithm(item);
     if (!a)
-      throw InputError("--allocator",
-                       "unknown allocator '" + item + "' (" + simulated_names() + ")");
+      throw InputError("--allocator", "unknown allocator '" + item + "' (simulator: " +
+                                          simulated_names() + "; gpu: " + gpu_names() + ")");
     if (std::find(out.begin(), out.end(), *a) == out.end()) out.push_back(*a);
     if (comma == std::string::npos) break;
     from = comma + 1;
@@ -62,6 +70,7 @@ struct PointSummary {
   double init_s = 0, alloc_s = 0, free_s = 0;
   double steps_mean = 0, steps_p99 = 0, steps_max = 0;
   double atomics = 0, failed_claims = 0, retries = 0;
+  bool has_atomic_counts = true, has_claim_counts = true, has_steps = true;
   std::optional<double> address_range = 0, count_at_failure = 0;
   void add(const WorkloadPoint& p) {
     ++trials;
@@ -77,6 +86,9 @@ struct PointSummary {
     atomics += static_cast<double>(p.atomics_issued);
     failed_claims += static_cast<double>(p.failed_claims);
     retries += static_cast<double>(p.retries);
+    has_atomic_counts = has_atomic_counts && p.has_atomic_counts;
+    has_claim_counts = has_claim_counts && p.has_claim_counts;
+    has_steps = has_steps && !p.steps.empty();
     std::vector<std::uint32_t> steps = p.steps;
     std::sort(steps.begin(), steps.end());
     if (!steps.empty()) {
@@ -99,15 +111,130 @@ struct PointSummary {
   }
 };
 
+// The backend a run goes to: its input checks (before any output) and one trial of one point.
+struct Backend {
+  std::string name, mode;
+  std::function<void(Algorithm, const Workload&)> check;
+  std::function<WorkloadRun(Algorithm, const Workload&, std::uint64_t trial)> run;
+};
+
+Backend make_backend(const WorkloadArgs& a) {
+  if (a.backend == "sim") {
+    const auto mode = sim::parse_mode(a.mode);
+    if (!mode)
+      throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
+    sim::WorkloadOptions o;
+    o.mode = *mode;
+    o.host_threads = a.threads;
+    o.max_probes_per_request = a.max_steps;
+    return {"sim", std::string(sim::mode_name(o.mode)),
+            [o](Algorithm algo, const Workload& w) { sim::check_workload_input(algo, w, o); },
+            [o](Algorithm algo, const Workload& w, std::uint64_t t) {
+              return sim::run_workload(algo, w, o, t);
+            }};
+  }
+  if (a.backend == "gpu") {
+    if (a.mode != "sequential")
+      throw InputError("--mode", "is for --backend sim (the GPU runs the allocator's kernels)");
+    if (a.counters != "on" && a.counters != "off")
+      throw InputError("--counters", "must be on or off");
+    gpu::WorkloadOptions o;
+    if (a.max_steps) o.max_steps = a.max_steps;
+    o.counters = a.counters == "on";
+    if (!a.heap_bytes.empty()) o.heap_bytes = parse_bytes("--heap-bytes", a.heap_bytes);
+    return {"gpu", "gpu",
+            [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
+            [o](Algorithm algo, const Workload& w, std::uint64_t t) {
+              return gpu::run_workload(algo, w, o, t);
+            }};
+  }
+  throw InputError("--backend", "must be sim or gpu");
+}
+
+// One row: the point's summary over its trials (docs/workloads.md lists the keys).
+Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
+                    const PointSummary& s, std::uint64_t bound, const std::string& device,
+                    const std::vector<std::string>& run_notes) {
+  const double K = static_cast<double>(s.trials);
+  Record rec;
+  rec.set("allocator", std::string(name(algo)));
+  rec.set("backend", backend.name);
+  rec.set("mode", backend.mode);
+  rec.set("workload", std::string(workload_family_name(w.family)));
+  if (w.family == WorkloadFamily::oom)
+    rec.set_quantity("N", std::nullopt, "oom: batches of --batch until a request fails");
+  else
+    rec.set_int("N", w.N);
+  if (w.size.is_range())
+    rec.set("size", w.size.text());
+  else
+    rec.set_int("size", w.size.lo);
+  rec.set_int("pool_bytes", w.pool_bytes);
+  rec.set_int("page_bytes", w.page_bytes);
+  if (w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
+  if (w.family == WorkloadFamily::oom) rec.set_int("batch", w.batch);
+  rec.set_int("block", w.block);
+  rec.set("warp_uniform", w.warp_uniform);
+  rec.set_int("trials", s.trials);
+  rec.set("requests", s.requests / K);
+  rec.set("allocs", s.allocs / K);
+  rec.set("alloc_ms", 1e3 * s.alloc_s / K);
+  rec.set("free_ms", 1e3 * s.free_s / K);
+  if (s.round == 0)
+    rec.set("init_ms", 1e3 * s.init_s / K);
+  else
+    rec.set_quantity("init_ms", std::nullopt, "the pool is built once, before round 0");
+  rec.set_quantity("allocs_per_s",
+                   s.alloc_s > 0 ? std::optional<double>(s.allocs / s.alloc_s) : std::nullopt,
+                   "no allocation time measured");
+  rec.set("failed", s.failed / K);
+  rec.set("utilisation", s.live_bytes / K / static_cast<double>(w.pool_bytes));
+  rec.set_quantity("address_range_bytes",
+                   s.address_range ? std::optional<double>(*s.address_range / K) : std::nullopt,
+                   "no object live");
+  rec.set_quantity("fragmentation",
+                   s.address_range && s.live_bytes > 0
+                       ? std::optional<double>(*s.address_range / s.live_bytes)
+                       : std::nullopt,
+                   "no object live");
+  if (w.family == WorkloadFamily::oom)
+    rec.set_quantity(
+        "count_at_failure",
+        s.count_at_failure ? std::optional<double>(*s.count_at_failure / K) : std::nullopt,
+        "no request failed");
+  // Per allocation request (frees are not counted), summed over trials: docs/workloads.md.
+  auto per_request = [&](double total, bool counted) {
+    return counted && s.requests > 0 ? std::optional<double>(total / s.requests) : std::nullopt;
+  };
+  const std::string not_counted = backend.name == "gpu" ? "not counted on the GPU" : "no request";
+  rec.set_quantity("atomics_per_op", per_request(s.atomics, s.has_atomic_counts),
+                   s.has_atomic_counts ? "no request" : not_counted);
+  const char* no_claims = s.has_claim_counts ? "no request" : "no per-request counters";
+  rec.set_quantity("failed_claims_per_op", per_request(s.failed_claims, s.has_claim_counts),
+                   no_claims);
+  rec.set_quantity("retries_per_op", per_request(s.retries, s.has_claim_counts), no_claims);
+  const char* no_steps = "steps not observable (no per-request counters)";
+  rec.set_quantity("steps_mean",
+                   s.has_steps ? std::optional<double>(s.steps_mean / K) : std::nullopt, no_steps);
+  rec.set_quantity("steps_p99", s.has_steps ? std::optional<double>(s.steps_p99 / K) : std::nullopt,
+                   no_steps);
+  rec.set_quantity("steps_max", s.has_steps ? std::optional<double>(s.steps_max) : std::nullopt,
+                   no_steps);
+  rec.set("verified", true);
+  rec.set("device", device);
+  if (backend.name == "sim")
+    rec.notes.push_back(std::string(name(algo)) +
+                        ": *_per_op = exact counts per allocation request (atomic RMWs on "
+                        "the pool state, those that found their target taken, steps beyond "
+                        "the first); a request that searches gives up after " +
+                        std::to_string(bound) + " steps (--max-steps)");
+  for (const auto& n : run_notes) rec.notes.push_back(n);
+  return rec;
+}
+
 void run(const WorkloadArgs& a) {
-  if (a.backend == "gpu")
-    throw InputError("--backend",
-                     "gpu: not implemented yet (workloads run on the simulator, --backend sim)");
-  if (a.backend != "sim") throw InputError("--backend", "must be sim (gpu: not implemented yet)");
+  Backend backend = make_backend(a);
   const auto allocators = parse_allocators(a.allocators);
-  const auto mode = sim::parse_mode(a.mode);
-  if (!mode)
-    throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
   Workload base;
   base.family = parse_workload_family(a.family);
@@ -123,10 +250,6 @@ void run(const WorkloadArgs& a) {
     throw InputError("--rounds", "need at least one round");
   const auto Ns = parse_count_list("--N", a.N);
   const auto sizes = parse_size_list("--size", a.size);
-  sim::WorkloadOptions o;
-  o.mode = *mode;
-  o.host_threads = a.threads;
-  o.max_probes_per_request = a.max_steps;
 
   struct Point {
     Algorithm algo;
@@ -139,86 +262,39 @@ void run(const WorkloadArgs& a) {
         Workload w = base;
         w.N = base.family == WorkloadFamily::oom ? 1 : N;
         w.size = size;
-        sim::check_workload_input(algo, w, o);  // reject bad points before any output
+        backend.check(algo, w);  // reject bad points before any output
         points.push_back({algo, w});
         if (base.family == WorkloadFamily::oom) break;  // oom runs until full: N plays no part
       }
+  if (backend.name == "gpu" && a.heap_bytes.empty()) {
+    // CUDA's malloc heap is sized once per process, before its first malloc kernel: for the
+    // largest point.
+    std::uint64_t heap = 0;
+    for (const auto& pt : points)
+      heap = std::max(heap, gpu::workload_heap_bytes(pt.algo, pt.w, gpu::WorkloadOptions{}));
+    if (heap) {
+      WorkloadArgs sized = a;
+      sized.heap_bytes = std::to_string(heap);
+      backend = make_backend(sized);
+    }
+  }
 
   std::vector<Record> records;
   for (const auto& pt : points) {
     std::vector<PointSummary> sums;
     std::uint64_t bound = 0;
+    std::string device;
+    std::vector<std::string> run_notes;
     for (std::uint64_t t = 0; t < a.trials; ++t) {
-      const WorkloadRun r = sim::run_workload(pt.algo, pt.w, o, t);
+      const WorkloadRun r = backend.run(pt.algo, pt.w, t);
       bound = std::max(bound, r.step_bound);
+      device = r.device;
+      run_notes = r.notes;
       sums.resize(r.points.size());
       for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);
     }
-    for (const auto& s : sums) {
-      const double K = static_cast<double>(s.trials);
-      Record rec;
-      rec.set("allocator", std::string(name(pt.algo)));
-      rec.set("backend", std::string("sim"));
-      rec.set("mode", std::string(sim::mode_name(o.mode)));
-      rec.set("workload", std::string(workload_family_name(pt.w.family)));
-      if (pt.w.family == WorkloadFamily::oom)
-        rec.set_quantity("N", std::nullopt, "oom: batches of --batch until a request fails");
-      else
-        rec.set_int("N", pt.w.N);
-      if (pt.w.size.is_range())
-        rec.set("size", pt.w.size.text());
-      else
-        rec.set_int("size", pt.w.size.lo);
-      rec.set_int("pool_bytes", pt.w.pool_bytes);
-      rec.set_int("page_bytes", pt.w.page_bytes);
-      if (pt.w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
-      if (pt.w.family == WorkloadFamily::oom) rec.set_int("batch", pt.w.batch);
-      rec.set_int("trials", s.trials);
-      rec.set("requests", s.requests / K);
-      rec.set("allocs", s.allocs / K);
-      rec.set("alloc_ms", 1e3 * s.alloc_s / K);
-      rec.set("free_ms", 1e3 * s.free_s / K);
-      if (s.round == 0)
-        rec.set("init_ms", 1e3 * s.init_s / K);
-      else
-        rec.set_quantity("init_ms", std::nullopt, "the pool is built once, before round 0");
-      rec.set_quantity("allocs_per_s",
-                       s.alloc_s > 0 ? std::optional<double>(s.allocs / s.alloc_s) : std::nullopt,
-                       "no allocation time measured");
-      rec.set("failed", s.failed / K);
-      rec.set("utilisation", s.live_bytes / K / static_cast<double>(pt.w.pool_bytes));
-      rec.set_quantity("address_range_bytes",
-                       s.address_range ? std::optional<double>(*s.address_range / K) : std::nullopt,
-                       "no object live");
-      rec.set_quantity("fragmentation",
-                       s.address_range && s.live_bytes > 0
-                           ? std::optional<double>(*s.address_range / s.live_bytes)
-                           : std::nullopt,
-                       "no object live");
-      if (pt.w.family == WorkloadFamily::oom)
-        rec.set_quantity(
-            "count_at_failure",
-            s.count_at_failure ? std::optional<double>(*s.count_at_failure / K) : std::nullopt,
-            "no request failed");
-      // Per allocation request (frees are not counted), summed over trials: docs/workloads.md.
-      auto per_request = [&](double total) {
-        return s.requests > 0 ? std::optional<double>(total / s.requests) : std::nullopt;
-      };
-      rec.set_quantity("atomics_per_op", per_request(s.atomics), "no request");
-      rec.set_quantity("failed_claims_per_op", per_request(s.failed_claims), "no request");
-      rec.set_quantity("retries_per_op", per_request(s.retries), "no request");
-      rec.set("steps_mean", s.steps_mean / K);
-      rec.set("steps_p99", s.steps_p99 / K);
-      rec.set("steps_max", s.steps_max);
-      rec.set("verified", true);
-      rec.set("device", std::string("cpu simulator"));
-      rec.notes.push_back(std::string(name(pt.algo)) +
-                          ": *_per_op = exact counts per allocation request (atomic RMWs on "
-                          "the pool state, those that found their target taken, steps beyond "
-                          "the first); a request that searches gives up after " +
-                          std::to_string(bound) + " steps (--max-steps)");
-      records.push_back(std::move(rec));
-    }
+    for (const auto& s : sums)
+      records.push_back(point_record(pt.algo, pt.w, backend, s, bound, device, run_notes));
   }
   write_records(std::cout, records, a.format);
 }
@@ -247,7 +323,8 @@ void add_workload_command(CLI::App& app) {
       "object inside the pool, no two overlapping, all pages back after the frees (exit 3).");
   cmd->add_option("--allocator", args->allocators, "comma list of allocators: " + simulated_names())
       ->required();
-  cmd->add_option("--backend", args->backend, "sim (gpu: not implemented yet)")
+  cmd->add_option("--backend", args->backend,
+                  "sim (the CPU simulator) or gpu (the allocator's CUDA kernels; needs a device)")
       ->capture_default_str();
   cmd->add_option("--mode", args->mode,
                   "simulator mode: sequential (one request at a time, random order), lockstep "
@@ -287,6 +364,13 @@ void add_workload_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();
+  cmd->add_option("--counters", args->counters,
+                  "gpu: on = the timed kernels store per-request steps and collisions (steps_*, "
+                  "failed_claims_per_op, retries_per_op); off = time without them")
+      ->capture_default_str();
+  cmd->add_option("--heap-bytes", args->heap_bytes,
+                  "gpu: CUDA's malloc heap (cudamalloc's pool), sized once per process; default "
+                  "the largest --pool of the run");
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
 }

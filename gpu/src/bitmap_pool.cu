@@ -85,7 +85,8 @@ __global__ void bitmap_free_kernel(KernelArgs a, BitmapView pool) {
   constexpr unsigned w = sizeof(Word) * 8;
   const std::uint64_t p = a.page[i];
   if (p == kFailed) return;
-  const Word run = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), a.pages));
+  const unsigned n = a.pages_of ? a.pages_of[i] : a.pages;
+  const Word run = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), n));
   atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w], static_cast<Word>(~run));
 }
 

@@ -31,6 +31,9 @@ class BitmapPool final : public PoolPolicy {
   void reset() override;
   void verify_allocated(const Allocation& run) const override;
   void verify_freed(const Allocation& run) const override;
+  std::optional<std::uint64_t> pages_in_use() const override {
+    return used_bits(bitmap_.get()) - (words_ * w_ - A_);
+  }
   std::optional<std::vector<std::uint64_t>> free_pages() const override;
 
  private:

@@ -28,10 +28,22 @@ struct KernelArgs {
   BitChoice bit_choice = BitChoice::lowest;  // RW-BM: which free bit to claim (bit_choice.hpp)
   std::uint64_t seed = 0;                    // trial seed
   std::uint64_t max_steps = 0;
+  unsigned block = 256;  // threads per block of the allocation launch (a multiple of 32)
   std::uint64_t* page = nullptr;
   std::uint32_t* steps = nullptr;
   std::uint32_t* collisions = nullptr;
+  // Workloads (workload.cu; one request per thread): thread i asks only where active[i] != 0
+  // (null: every thread), for pages_of[i] pages (allocators of runs and their free; null:
+  // `pages`) or bytes_of[i] bytes (allocators of bytes; null: pages * page bytes). A thread that
+  // does not ask records nothing (its result slot keeps what it held).
+  const std::uint8_t* active = nullptr;
+  const std::uint32_t* pages_of = nullptr;
+  const std::uint64_t* bytes_of = nullptr;
 };
+
+__device__ __forceinline__ bool asks(const KernelArgs& a, std::uint64_t i) {
+  return a.active == nullptr || a.active[i] != 0;
+}
 
 // The result of request r of thread i, in the layout above: every allocation kernel ends a
 // request with this (counters only in the kCounters instantiation).

@@ -29,6 +29,7 @@
 //   iteration 0) - the shuffles and the search are skipped. That is the common first round at
 //   high free fractions: every lane holds >= 1 free bit, claims its lowest and wins it.
 // Free clears one bit per page, as for RW-BM (the bitmap pool's launch_bitmap_free).
+#include "alloclab/core/errors.hpp"
 #include "bitmap_pool.cuh"
 #include "gpu_entry.cuh"
 
@@ -41,6 +42,7 @@ __device__ __forceinline__ unsigned lanemask_lt() {
   return m;
 }
 
+// The most threads per block the kernel is compiled for (--block above it is an input error).
 constexpr unsigned kBlock = 256;
 
 template <typename Word, bool kCounters>
@@ -56,6 +58,8 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
       a.N - warp_base >= 32 ? 32u : static_cast<unsigned>(a.N - warp_base);
   const unsigned members = member_count == 32 ? 0xffffffffu : ((1u << member_count) - 1u);
   const unsigned lt = lanemask_lt();
+  // A lane that does not ask (workloads) still reads and offers its word's free bits.
+  const bool asking = asks(a, i);
   const PhiloxStream stream(a.seed, StreamDomain::probe, i);
   std::uint64_t k = 0;
   // bitmap_probe_word(a.seed, i, k, pool.words) with one Philox call per two probes: a read at an
@@ -76,10 +80,10 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
   };
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    bool need = true;
+    bool need = asking;
     std::uint32_t steps = 0, lost = 0;
     std::uint64_t got_page = kFailed;
-    unsigned need_mask = members;
+    unsigned need_mask = a.active ? __ballot_sync(members, need) : members;
     std::uint32_t round = 0;
     while (need_mask != 0 && round < a.max_steps) {
       ++round;
@@ -175,16 +179,16 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
       need_mask = __ballot_sync(members, need);
     }
     if (need) steps = round;
-    record_request<kCounters>(a, r, i, got_page, steps, lost);
+    if (asking) record_request<kCounters>(a, r, i, got_page, steps, lost);
   }
 }
 
 template <typename Word>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    corw_alloc_kernel<Word, true><<<blocks_for(a.N, kBlock), kBlock>>>(a, pool);
+    corw_alloc_kernel<Word, true><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   else
-    corw_alloc_kernel<Word, false><<<blocks_for(a.N, kBlock), kBlock>>>(a, pool);
+    corw_alloc_kernel<Word, false><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
 }
 
 void launch_corw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
@@ -195,11 +199,18 @@ void launch_corw_alloc(const KernelArgs& a, const BitmapView& pool, bool counter
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+void check_corw(const Scenario&, const MeasureOptions& o) {
+  if (o.block > kBlock)
+    throw InputError("--block", "the CoRW kernel is compiled for at most " +
+                                    std::to_string(kBlock) + " threads per block");
+}
+
 }  // namespace
 
 // A warp of 32 lanes (Capabilities.warp_collective: the driver checks lanes = 32).
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::corw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_corw_alloc,
-                                                         .free = &launch_bitmap_free})))
+                                                         .free = &launch_bitmap_free,
+                                                         .check = &check_corw})))
 
 }  // namespace alloclab::gpu::detail

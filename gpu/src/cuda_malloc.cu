@@ -10,25 +10,23 @@ namespace {
 
 __global__ void cudamalloc_alloc_kernel(KernelArgs a, HeapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
+  if (i >= a.N || !asks(a, i)) return;
+  const std::uint64_t bytes = a.bytes_of ? a.bytes_of[i] : pool.page_bytes * a.pages;
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    void* ptr = malloc(pool.page_bytes * a.pages);
-    const std::uint64_t slot = r * a.N + i;
-    pool.ptrs[slot] = ptr;
-    a.page[slot] = ptr ? reinterpret_cast<std::uint64_t>(ptr) : kFailed;
+    void* ptr = malloc(bytes);
+    a.page[r * a.N + i] = ptr ? reinterpret_cast<std::uint64_t>(ptr) : kFailed;
   }
 }
 
-__global__ void cudamalloc_free_kernel(KernelArgs a, HeapView pool) {
+__global__ void cudamalloc_free_kernel(KernelArgs a, HeapView) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread) return;
-  if (pool.ptrs[i]) free(pool.ptrs[i]);
-  pool.ptrs[i] = nullptr;
+  if (a.page[i] != kFailed) free(reinterpret_cast<void*>(a.page[i]));
 }
 
 // No steps to count: `counters` is ignored.
 void launch_cudamalloc_alloc(const KernelArgs& a, const HeapView& pool, bool) {
-  cudamalloc_alloc_kernel<<<blocks_for(a.N, 256), 256>>>(a, pool);
+  cudamalloc_alloc_kernel<<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   ALLOCLAB_CUDA_LAUNCH();
 }
 

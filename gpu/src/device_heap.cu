@@ -38,21 +38,19 @@ std::uint64_t DeviceHeap::device_heap_bytes(const Scenario& s, const MeasureOpti
   return std::max<std::uint64_t>(2 * need, 1ull << 31);
 }
 
-DeviceHeap::DeviceHeap(const Scenario& s, const MeasureOptions& o, const KernelArgs& a)
+DeviceHeap::DeviceHeap(const Scenario& s, const MeasureOptions& o, const KernelArgs&)
     : name_(name(s.algo)),
-      requests_(a.N * a.per_thread),
       page_bytes_(o.page_bytes),
       heap_bytes_(device_heap_bytes(s, o)),
       sized_by_user_(o.heap_bytes != 0) {}
 
 std::uint64_t DeviceHeap::device_bytes() const {
-  // The pointer slots, and the heap where it must grow (a heap already this large is in use).
+  // The heap where it must grow (a heap already this large is in use).
   const std::uint64_t current = current_heap_limit();
-  return requests_ * sizeof(void*) + (heap_bytes_ > current ? heap_bytes_ - current : 0);
+  return heap_bytes_ > current ? heap_bytes_ - current : 0;
 }
 
 void DeviceHeap::set_up() {
-  ptrs_.resize(requests_);
   raise_heap(heap_bytes_);
 }
 

@@ -13,9 +13,9 @@
 
 namespace alloclab::gpu::detail {
 
-// The kernels' view of the heap: where each request keeps its pointer for the free kernel.
+// The kernels' view of the heap: the bytes of a request (pages * page_bytes, or bytes_of[i]).
+// Result slots hold the addresses, which the free kernel passes back to free().
 struct HeapView {
-  void** ptrs = nullptr;  // N * per_thread slots
   std::uint64_t page_bytes = 0;
 };
 
@@ -26,7 +26,7 @@ class DeviceHeap final : public PoolPolicy {
   // --heap-bytes, or twice the bytes of all requests (at least 2 GiB).
   static std::uint64_t device_heap_bytes(const Scenario& s, const MeasureOptions& o);
   DeviceHeap(const Scenario& s, const MeasureOptions& o, const KernelArgs& a);
-  View view() const { return {ptrs_.get(), page_bytes_}; }
+  View view() const { return {page_bytes_}; }
 
   std::uint64_t device_bytes() const override;
   const char* size_parameter() const override { return sized_by_user_ ? "--heap-bytes" : "--N"; }
@@ -36,15 +36,15 @@ class DeviceHeap final : public PoolPolicy {
   void verify_freed(const Allocation&) const override {}
   bool free_after_each_run() const override { return true; }
   std::optional<std::vector<std::uint64_t>> free_pages() const override { return std::nullopt; }
+  std::optional<std::uint64_t> pages_in_use() const override { return std::nullopt; }
   std::vector<std::string> notes() const override {
     return {name_ + ": A and T do not apply; steps are not observable"};
   }
 
  private:
   std::string name_;
-  std::uint64_t requests_, page_bytes_, heap_bytes_;
+  std::uint64_t page_bytes_, heap_bytes_;
   bool sized_by_user_;
-  DeviceBuffer<void*> ptrs_;
 };
 
 }  // namespace alloclab::gpu::detail

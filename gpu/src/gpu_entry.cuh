@@ -10,6 +10,8 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "alloclab/core/backend_table.hpp"
 #include "common.cuh"
@@ -44,6 +46,16 @@ struct GpuEntry {
       make;
 };
 using GpuTable = BackendTable<GpuEntry>;
+
+// The entry of an allocator the registry declares on the gpu backend (std::logic_error where its
+// file registered none: a build mistake, not the user's).
+inline const GpuEntry& gpu_entry_for(Algorithm algo) {
+  const GpuEntry* e = GpuTable::instance().find(algo);
+  if (!e)
+    throw std::logic_error("the registry declares '" + std::string(name(algo)) +
+                           "' on the gpu backend but no GPU entry is registered for it");
+  return *e;
+}
 
 // An allocator's GPU traits over pool policy Pool.
 template <typename Pool>

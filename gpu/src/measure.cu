@@ -20,14 +20,6 @@ using namespace detail;
 
 namespace {
 
-const GpuEntry& entry_for(Algorithm algo) {
-  const GpuEntry* e = GpuTable::instance().find(algo);
-  if (!e)
-    throw std::logic_error("the registry declares '" + std::string(name(algo)) +
-                           "' on the gpu backend but no GPU entry is registered for it");
-  return *e;
-}
-
 // Steps are the registry's unit of TAS and WAS; an allocator that defines none has no counters.
 bool steps_observable(Algorithm algo) {
   return !info(algo).step_definition.empty();
@@ -44,6 +36,7 @@ KernelArgs kernel_args(const Scenario& s, const MeasureOptions& o, std::uint64_t
   a.per_thread = o.per_thread;
   a.seed = trial_seed(s.seed, trial);
   a.max_steps = o.max_steps;
+  a.block = o.block;
   return a;
 }
 
@@ -89,7 +82,7 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
                       std::uint64_t trial) {
   check_input(algo, s, o);
   require_device();
-  const GpuEntry& entry = entry_for(algo);
+  const GpuEntry& entry = gpu_entry_for(algo);
   const KernelArgs args = kernel_args(s, o, trial);
   const std::unique_ptr<GpuAllocator> allocator = entry.make(s, o, args);
   PoolPolicy& pool = allocator->pool();

@@ -39,6 +39,12 @@ class PoolPolicy {
   virtual void set_up() = 0;
   // Makes the pool pristine again before a run.
   virtual void reset() = 0;
+  // Workloads: before each allocation launch, outside the timed region (the queue notes where
+  // this launch's tickets start).
+  virtual void begin_allocations() {}
+  // Workloads: the pages the allocations hold now (pages used beyond the pristine pool), for the
+  // accounting check after every phase; nullopt for a pool without pages (the device heap).
+  virtual std::optional<std::uint64_t> pages_in_use() const = 0;
   // After the allocation kernel: the pool accounts for exactly what was handed out.
   virtual void verify_allocated(const Allocation& run) const = 0;
   // After the free kernel: the pool is the pristine pool again.

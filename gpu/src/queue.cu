@@ -11,12 +11,21 @@ namespace {
 template <bool kCounters>
 __global__ void queue_alloc_kernel(KernelArgs a, QueueView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
+  if (i >= a.N || !asks(a, i)) return;
+  // Frees run in their own kernel, never during this one: the tail is fixed here.
+  const unsigned long long tail = __ldcg(&pool.head[1]);
+  const unsigned long long base = __ldcg(&pool.head[2]);
   for (unsigned r = 0; r < a.per_thread; ++r) {
     const unsigned long long ticket = atomicAdd(&pool.head[0], 1ull);
-    // Tickets past the tail fail; the ring holds A entries (tail starts at A).
-    record_request<kCounters>(a, r, i, ticket < a.A ? pool.ring[ticket % a.A] : kFailed,
-                              static_cast<std::uint32_t>(ticket + 1), 0);
+    // Tickets past the tail fail and are given back: the first failure happens only once all
+    // tickets below the tail are drawn, so a returned ticket is never one a later request could
+    // be served by, and after the kernel head = min(tail, tickets drawn) (frees pushed at the
+    // tail stay reachable). The ring holds A entries (tail starts at A).
+    const bool served = ticket < tail;
+    if (!served) atomicAdd(&pool.head[0], ~0ull);
+    // The request served k-th in this launch waited for k tickets (base: head at its start).
+    record_request<kCounters>(a, r, i, served ? pool.ring[ticket % a.A] : kFailed,
+                              static_cast<std::uint32_t>(ticket - base + 1), 0);
   }
 }
 
@@ -31,9 +40,9 @@ __global__ void queue_free_kernel(KernelArgs a, QueueView pool) {
 
 void launch_queue_alloc(const KernelArgs& a, const QueueView& pool, bool counters) {
   if (counters)
-    queue_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    queue_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   else
-    queue_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    queue_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   ALLOCLAB_CUDA_LAUNCH();
 }
 

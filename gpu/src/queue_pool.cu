@@ -39,13 +39,13 @@ std::uint64_t QueuePool::device_bytes() const {
   const FreePage pred{PagePermutation(T_, seed_), A_};
   const std::size_t temp = select_free(nullptr, 0, nullptr, nullptr, T_, pred);
   return 2 * std::max<std::uint64_t>(A_, 1) * sizeof(std::uint32_t) +
-         2 * sizeof(unsigned long long) + temp + sizeof(unsigned long long);
+         3 * sizeof(unsigned long long) + temp + sizeof(unsigned long long);
 }
 
 void QueuePool::set_up() {
   ring_.resize(std::max<std::uint64_t>(A_, 1));
   pristine_.resize(ring_.size());
-  head_.resize(2);
+  head_.resize(3);
   const FreePage pred{PagePermutation(T_, seed_), A_};
   DeviceBuffer<unsigned long long> count(1);
   const std::size_t temp_bytes = select_free(nullptr, 0, pristine_.get(), count.get(), T_, pred);
@@ -59,16 +59,17 @@ void QueuePool::set_up() {
 
 void QueuePool::reset() {
   ALLOCLAB_CUDA(cudaMemcpy(ring_.get(), pristine_.get(), ring_.bytes(), cudaMemcpyDeviceToDevice));
-  const unsigned long long h[2] = {0, A_};
+  const unsigned long long h[3] = {0, A_, 0};
   ALLOCLAB_CUDA(cudaMemcpy(head_.get(), h, sizeof h, cudaMemcpyHostToDevice));
 }
 
 void QueuePool::verify_allocated(const Allocation& run) const {
-  // Out of memory is exact: every request draws one ticket and the first A tickets are served.
+  // Out of memory is exact: every request draws one ticket, the first A tickets are served and
+  // the others given back.
   const unsigned long long tickets = read_scalar(head_.get());
-  if (tickets != run.requests)
-    throw VerificationError(name_ + ": " + std::to_string(tickets) + " tickets drawn by " +
-                            std::to_string(run.requests) + " requests");
+  if (tickets != std::min<std::uint64_t>(run.requests, A_))
+    throw VerificationError(name_ + ": " + std::to_string(tickets) + " tickets kept by " +
+                            std::to_string(run.requests) + " requests, expected min(N*k, A)");
   if (run.taken != std::min<std::uint64_t>(run.requests, A_))
     throw VerificationError(name_ + ": taken " + std::to_string(run.taken) +
                             ", expected min(N*k, A)");
@@ -87,11 +88,23 @@ std::optional<std::vector<std::uint64_t>> QueuePool::free_pages() const {
   ALLOCLAB_CUDA(cudaMemcpy(ring.data(), ring_.get(), ring_.bytes(), cudaMemcpyDeviceToHost));
   unsigned long long h[2];
   ALLOCLAB_CUDA(cudaMemcpy(h, head_.get(), sizeof h, cudaMemcpyDeviceToHost));
-  const std::uint64_t first = std::min<std::uint64_t>(h[0], A_);
+  const std::uint64_t first = h[0];
   std::vector<std::uint64_t> out;
   for (std::uint64_t t = first; t < h[1]; ++t) out.push_back(ring[t % A_]);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void QueuePool::begin_allocations() {
+  ALLOCLAB_CUDA(cudaMemcpy(head_.get() + 2, head_.get(), sizeof(unsigned long long),
+                           cudaMemcpyDeviceToDevice));
+}
+
+std::optional<std::uint64_t> QueuePool::pages_in_use() const {
+  // Dequeued (head) minus returned (tail - A).
+  unsigned long long h[2];
+  ALLOCLAB_CUDA(cudaMemcpy(h, head_.get(), sizeof h, cudaMemcpyDeviceToHost));
+  return h[0] + A_ - h[1];
 }
 
 }  // namespace alloclab::gpu::detail

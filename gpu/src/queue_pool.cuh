@@ -11,8 +11,10 @@ namespace alloclab::gpu::detail {
 
 // The kernels' view of the queue.
 struct QueueView {
-  std::uint32_t* ring = nullptr;       // capacity A
-  unsigned long long* head = nullptr;  // [0] = head (next ticket), [1] = tail
+  std::uint32_t* ring = nullptr;  // capacity A
+  // [0] = head (next ticket), [1] = tail, [2] = head when the allocation launch began
+  // (begin_allocations(); steps count from it)
+  unsigned long long* head = nullptr;
 };
 
 class QueuePool final : public PoolPolicy {
@@ -26,6 +28,8 @@ class QueuePool final : public PoolPolicy {
   const char* size_parameter() const override { return "--T"; }
   void set_up() override;
   void reset() override;
+  void begin_allocations() override;
+  std::optional<std::uint64_t> pages_in_use() const override;
   void verify_allocated(const Allocation& run) const override;
   void verify_freed(const Allocation& run) const override;
   std::optional<std::vector<std::uint64_t>> free_pages() const override;

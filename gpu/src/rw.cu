@@ -10,7 +10,7 @@ namespace {
 template <bool kCounters>
 __global__ void rw_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
+  if (i >= a.N || !asks(a, i)) return;
   auto* bitmap = static_cast<std::uint32_t*>(pool.bitmap);
   std::uint64_t k = 0;  // this thread's probe counter, continued across its requests
   for (unsigned r = 0; r < a.per_thread; ++r) {
@@ -33,9 +33,9 @@ __global__ void rw_alloc_kernel(KernelArgs a, BitmapView pool) {
 
 void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    rw_alloc_kernel<true><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rw_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   else
-    rw_alloc_kernel<false><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rw_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   ALLOCLAB_CUDA_LAUNCH();
 }
 

@@ -15,7 +15,7 @@ namespace {
 template <typename Word, bool kCounters, BitChoice kChoice>
 __global__ void rwbm_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
+  if (i >= a.N || !asks(a, i)) return;
   constexpr unsigned w = sizeof(Word) * 8;
   auto* bitmap = static_cast<Word*>(pool.bitmap);
   std::uint64_t k = 0;
@@ -51,9 +51,9 @@ __global__ void rwbm_alloc_kernel(KernelArgs a, BitmapView pool) {
 template <typename Word, BitChoice kChoice>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    rwbm_alloc_kernel<Word, true, kChoice><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rwbm_alloc_kernel<Word, true, kChoice><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   else
-    rwbm_alloc_kernel<Word, false, kChoice><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rwbm_alloc_kernel<Word, false, kChoice><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
 }
 
 template <typename Word>

@@ -33,17 +33,19 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
   // always `lanes` words); such lanes only help and record nothing.
   if (i - threadIdx.x % 32 >= a.N) return;
   const bool real = i < a.N;
+  const bool asking = real && asks(a, i);
   constexpr unsigned w = sizeof(Word) * 8;
-  const unsigned n = a.pages;
-  auto* bitmap = static_cast<Word*>(pool.bitmap);
   const unsigned lane = threadIdx.x % 32;
+  // One n per warp (Algorithm 3's n): workloads give every lane of a warp the same pages_of.
+  const unsigned n = a.pages_of ? a.pages_of[i - lane] : a.pages;
+  auto* bitmap = static_cast<Word*>(pool.bitmap);
   const std::uint64_t warp_base = i - lane;
   constexpr unsigned members = 0xffffffffu;
   const std::uint64_t warp = warp_base / 32;
   std::uint64_t k = 0;  // the warp's window counter (uniform)
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    bool need = real;
+    bool need = asking;
     std::uint32_t steps = 0, lost = 0;
     std::uint64_t got_page = kFailed;
     unsigned need_mask = __ballot_sync(members, need);
@@ -100,7 +102,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
       }
     }
     if (need) steps = round;
-    if (!real) continue;
+    if (!asking) continue;
     record_request<kCounters>(a, r, i, got_page, steps, lost);
   }
 }
@@ -108,9 +110,9 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
 template <typename Word>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
   if (counters)
-    rwmalloc_alloc_kernel<Word, true><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rwmalloc_alloc_kernel<Word, true><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
   else
-    rwmalloc_alloc_kernel<Word, false><<<blocks_for(a.N, 256), 256>>>(a, pool);
+    rwmalloc_alloc_kernel<Word, false><<<blocks_for(a.N, a.block), a.block>>>(a, pool);
 }
 
 void launch_rwmalloc_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {

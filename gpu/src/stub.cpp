@@ -2,7 +2,9 @@
 // GPU entry, the registry's input checks still apply, and every entry point that needs a device
 // reports "built without CUDA".
 #include "alloclab/gpu/measure.hpp"
+#include "alloclab/gpu/workload.hpp"
 #include "input_checks.hpp"
+#include "workload_input.hpp"
 
 namespace alloclab::gpu {
 namespace {
@@ -36,6 +38,20 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
 }
 
 double atomic_floor_ms(std::uint64_t, std::uint64_t, bool, unsigned) {
+  throw NoDevice(kNoCuda);
+}
+
+void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  detail::check_workload_registry_input(algo, w, o);
+}
+
+std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  return detail::workload_heap_bytes(algo, w, o);
+}
+
+WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+                         std::uint64_t) {
+  detail::check_workload_registry_input(algo, w, o);  // bad input is an input error, device or not
   throw NoDevice(kNoCuda);
 }
 

@@ -57,6 +57,7 @@ struct MeasureOptions {
   bool counters = true;                // per-thread step / collision counters in the timed kernel
   std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (OOM)
   std::uint64_t page_bytes = 256;      // requests of bytes (cudamalloc): pages * page_bytes each
+  unsigned block = 256;                // threads per block of the allocation launch
   std::uint64_t heap_bytes = 0;        // device malloc heap; 0 = sized for this scenario
   bool keep_per_thread = false;        // copy per-request steps/pages back (tests)
   bool keep_free_pages = false;        // copy the pool's free pages back, last repeat (tests)

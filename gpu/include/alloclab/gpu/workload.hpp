@@ -1,0 +1,47 @@
+// Workloads (core/workload.hpp) on the GPU: every allocator's own device allocation and free
+// kernels, launched phase by phase (the allocations of a run, a churn round, an oom batch) over
+// one object per thread. Plain C++ (no CUDA types), so cli/ and tests compile with g++; built
+// without CUDA, run_workload throws NoDevice after the input checks.
+//
+// Every run is verified outside the timed kernels, never optionally (VerificationError):
+//  - every object is null (counted as failed) or inside the pool and aligned as promised;
+//  - the byte ranges of the live objects are pairwise disjoint (sorted by address on the device,
+//    neighbours compared);
+//  - a pattern each thread writes into the first and last (up to) 8 bytes of its object is intact
+//    before the object is freed and at the end;
+//  - the pool's pages in use equal the live objects' pages after every phase, and 0 after the
+//    final frees;
+//  - a second identical allocation phase after everything was freed serves as many requests.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/workload.hpp"
+#include "alloclab/core/workload_result.hpp"
+#include "alloclab/gpu/measure.hpp"
+
+namespace alloclab::gpu {
+
+struct WorkloadOptions {
+  std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (null)
+  bool counters = true;  // per-request steps and collisions stored by the timed kernels
+  // CUDA's malloc heap (cudamalloc's pool): fixed per process before its first malloc kernel,
+  // so a process running several points sets it to the largest (workload_heap_bytes); 0 = the
+  // workload's pool bytes.
+  std::uint64_t heap_bytes = 0;
+};
+
+// The checks that need no device: the workload's own (check_workload), the registry's (a GPU
+// backend), what the allocator's GPU kernels serve (sizes, one size per warp for runs of pages)
+// and the launch (--N, --block). InputError naming the parameter.
+void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o);
+
+// Device heap bytes a workload of `algo` needs (0 where the allocator does not use it).
+std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o);
+
+// Runs trial `trial` (seed trial_seed(w.seed, trial)) of workload w with allocator algo on a
+// pool of w.pool_bytes that starts fully free. InputError when the device cannot hold it.
+WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+                         std::uint64_t trial);
+
+}  // namespace alloclab::gpu

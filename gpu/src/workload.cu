@@ -1,0 +1,507 @@
+// The GPU workload driver (workload.hpp): one allocator (its GPU entry: pool policy and launches,
+// gpu_entry.cuh), one object per thread, and the families of core/workload.hpp as phases of
+// allocation and free launches. Decisions:
+//  * Every allocation launch is one kernel of the allocator over `count` threads, timed alone
+//    with CUDA events; in churn only the threads whose object was freed ask (KernelArgs::active),
+//    the others still take part where the allocator is warp-collective. Each launch draws its
+//    probe streams from its own seed (trial seed and phase).
+//  * Objects of the page allocators live in an arena of the pool's bytes on the device (page p
+//    starts at byte p * page bytes), so the patterns are real writes; CUDA's malloc hands out
+//    addresses in its heap, whose size is the pool (or --heap-bytes).
+//  * oom: batches of B threads; batch b fills slots [bB, bB + B); the objects are verified once,
+//    after the batch where a request failed (a sort per batch would make the run quadratic).
+//  * After the last free the pool must hold nothing, and a second identical allocation phase
+//    must serve as many requests as the first where the first was not cut short by a step bound
+//    (the queue's out-of-memory is exact: there the counts must always agree).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/pool.hpp"
+#include "alloclab/core/probe_sequence.hpp"
+#include "device.cuh"
+#include "gpu_entry.cuh"
+#include "workload_input.hpp"
+#include "workload_objects.cuh"
+
+namespace alloclab::gpu {
+using namespace detail;
+
+namespace {
+
+bool hands_out_pages(Algorithm algo) {
+  return caps(algo).requests != RequestKind::bytes;
+}
+
+std::uint64_t launch_threads(const Workload& w) {
+  return w.family == WorkloadFamily::oom ? w.batch : w.N;
+}
+
+// The scenario the allocator's entry (and its pool) is built from.
+Scenario workload_scenario(Algorithm algo, const Workload& w, std::uint64_t seed) {
+  Scenario s;
+  s.algo = algo;
+  s.N = launch_threads(w);
+  s.T = hands_out_pages(algo) ? w.pages_total() : 1;
+  s.A = s.T;  // the pool starts fully free
+  s.w = kRunWordBits;
+  s.lanes = 32;
+  s.pages = caps(algo).requests == RequestKind::pages
+                ? static_cast<unsigned>(pages_for_request(algo, w.size.hi, w.page_bytes))
+                : 1;
+  s.seed = seed;
+  return s;
+}
+
+MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
+                                        const WorkloadOptions& o) {
+  MeasureOptions m;
+  m.page_bytes = w.page_bytes;
+  m.block = w.block;
+  m.max_steps = o.max_steps;
+  m.counters = o.counters && !info(algo).step_definition.empty();
+  m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
+  return m;
+}
+
+std::uint64_t add_saturating(std::uint64_t x, std::uint64_t y) {
+  return x > ~std::uint64_t{0} - y ? ~std::uint64_t{0} : x + y;
+}
+
+// What one allocation launch did.
+struct Launch {
+  std::uint64_t requests = 0, served = 0;
+  double ms = 0;
+  std::vector<std::uint32_t> steps;  // of the requests that asked (counters on)
+  std::uint64_t collisions = 0;
+};
+
+class WorkloadDriver {
+ public:
+  WorkloadDriver(Algorithm algo, const Workload& w, const WorkloadOptions& o, std::uint64_t trial)
+      : algo_(algo),
+        who_(name(algo)),
+        w_(w),
+        seed_(trial_seed(w.seed, trial)),
+        s_(workload_scenario(algo, w, seed_)),
+        mo_(workload_measure_options(algo, w, o)),
+        entry_(gpu_entry_for(algo)),
+        pages_(hands_out_pages(algo)),
+        launch_(launch_threads(w)) {
+    base_.N = launch_;
+    base_.A = s_.A;
+    base_.T = s_.T;
+    base_.lanes = 32;
+    base_.pages = s_.pages;
+    base_.max_steps = mo_.max_steps;
+    base_.block = mo_.block;
+    base_.seed = seed_;
+    slots_ = slot_count();
+    allocator_ = entry_.make(s_, mo_, base_);
+    pool_ = &allocator_->pool();
+    check_device_memory();
+  }
+
+  WorkloadRun run() {
+    WorkloadRun run;
+    run.pages_total = pages_ ? s_.T : 0;
+    run.step_bound = entry_.out_of_memory == OutOfMemory::step_bound ? mo_.max_steps : 0;
+    run.device = device_info().name;
+    set_up();
+    EventTimer timer;
+    timer.start();
+    pool_->set_up();
+    const double init_ms = timer.stop();
+    switch (w_.family) {
+      case WorkloadFamily::churn:
+        run.points = churn();
+        break;
+      case WorkloadFamily::oom:
+        run.points = {oom()};
+        break;
+      default:
+        run.points = {alloc()};
+        break;
+    }
+    run.points.front().init_seconds = init_ms / 1e3;
+    run.notes = notes();
+    return run;
+  }
+
+ private:
+  // Object slots: one per thread, or under oom every batch's up to a full pool and one more batch.
+  std::uint64_t slot_count() const {
+    if (w_.family != WorkloadFamily::oom) return w_.N;
+    const std::uint64_t capacity_bytes = std::max(w_.pool_bytes, mo_.heap_bytes);
+    const std::uint64_t most_objects =
+        pages_ ? s_.T / s_.pages : (capacity_bytes + w_.size.lo - 1) / w_.size.lo;
+    return (most_objects / w_.batch + 2) * w_.batch;
+  }
+
+  // Before anything is allocated: the arena, the pool and the per-object arrays must fit in the
+  // free device memory (an input error naming what sized the larger part otherwise).
+  void check_device_memory() const {
+    const std::uint64_t arena = pages_ ? w_.pool_bytes : 0;
+    const std::uint64_t pool = pool_->device_bytes();
+    const std::uint64_t per_slot = 8 + 8 + 4 + 8 + 1;  // where, bytes, pages, free list, active
+    const std::uint64_t per_launch = 8 + 4 + 4;        // result, steps, collisions
+    const std::uint64_t objects =
+        add_saturating(slots_ * per_slot + launch_ * per_launch, objects_scratch_bytes(slots_));
+    const std::uint64_t need = add_saturating(add_saturating(arena, pool), objects);
+    const std::uint64_t free_bytes = free_device_bytes();
+    if (need <= free_bytes) return;
+    const bool pool_sized = arena + pool >= objects || w_.family == WorkloadFamily::oom;
+    const char* parameter = pool_sized ? "--pool" : "--N";
+    throw InputError(parameter, who_ + " needs " + std::to_string(need) +
+                                    " bytes of device memory, the device has " +
+                                    std::to_string(free_bytes) + " free (arena " +
+                                    std::to_string(arena) + ", allocator " + std::to_string(pool) +
+                                    ", objects and verification " + std::to_string(objects) + ")");
+  }
+
+  void set_up() {
+    where_.resize(slots_);
+    ALLOCLAB_CUDA(cudaMemset(where_.get(), 0xff, where_.bytes()));
+    bytes_.resize(slots_);
+    std::vector<std::uint64_t> bytes(slots_);
+    for (std::uint64_t i = 0; i < slots_; ++i)
+      bytes[i] = thread_request_bytes(w_, seed_, i % launch_);
+    ALLOCLAB_CUDA(cudaMemcpy(bytes_.get(), bytes.data(), bytes_.bytes(), cudaMemcpyHostToDevice));
+    uniform_ = !w_.size.is_range();
+    if (pages_) {
+      std::vector<std::uint32_t> pages(slots_);
+      for (std::uint64_t i = 0; i < slots_; ++i)
+        pages[i] = static_cast<std::uint32_t>(pages_for_request(algo_, bytes[i], w_.page_bytes));
+      pages_of_.resize(slots_);
+      ALLOCLAB_CUDA(
+          cudaMemcpy(pages_of_.get(), pages.data(), pages_of_.bytes(), cudaMemcpyHostToDevice));
+      arena_.resize(w_.pool_bytes);
+    }
+    free_list_.resize(slots_);
+    active_.resize(slots_);
+    result_.resize(launch_);
+    steps_.resize(launch_);
+    collisions_.resize(launch_);
+    view_.where = where_.get();
+    view_.bytes = bytes_.get();
+    view_.pages = pages_ ? pages_of_.get() : nullptr;
+    view_.count = slots_;
+    view_.page_bytes = w_.page_bytes;
+    view_.arena = pages_ ? arena_.get() : nullptr;
+  }
+
+  // The view of slots [first, first + count).
+  ObjectsView slice(std::uint64_t first, std::uint64_t count) const {
+    ObjectsView v = view_;
+    v.where += first;
+    v.bytes += first;
+    if (v.pages) v.pages += first;
+    v.count = count;
+    return v;
+  }
+
+  // One allocation launch over slots [first, first + count); `active` (device, indexed like the
+  // slice; null: all) says which threads ask.
+  Launch allocate(std::uint64_t first, std::uint64_t count, const std::uint8_t* active,
+                  std::uint64_t requests, std::uint64_t phase) {
+    KernelArgs a = base_;
+    a.N = count;
+    a.seed = mix64(seed_ ^ mix64(phase + 1));
+    a.page = result_.get();
+    a.active = active;
+    if (pages_ && !uniform_) a.pages_of = pages_of_.get() + first;
+    if (!pages_) a.bytes_of = bytes_.get() + first;
+    if (mo_.counters) {
+      a.steps = steps_.get();
+      a.collisions = collisions_.get();
+      ALLOCLAB_CUDA(cudaMemset(steps_.get(), 0, count * sizeof(std::uint32_t)));
+      ALLOCLAB_CUDA(cudaMemset(collisions_.get(), 0, count * sizeof(std::uint32_t)));
+    }
+    pool_->begin_allocations();
+    ALLOCLAB_CUDA(cudaDeviceSynchronize());
+    Launch l;
+    l.requests = requests;
+    EventTimer timer;
+    timer.start();
+    allocator_->alloc(a, mo_.counters);
+    l.ms = timer.stop();
+    ALLOCLAB_CUDA(cudaGetLastError());
+    const ObjectsView batch = slice(first, count);
+    l.served = adopt_results(view_, result_.get(), active, first, count);
+    write_patterns(batch, active);
+    if (mo_.counters) collect_counters(count, active, l);
+    return l;
+  }
+
+  void collect_counters(std::uint64_t count, const std::uint8_t* active, Launch& l) const {
+    std::vector<std::uint32_t> steps(count), collisions(count);
+    std::vector<std::uint8_t> asked;
+    ALLOCLAB_CUDA(cudaMemcpy(steps.data(), steps_.get(), count * 4, cudaMemcpyDeviceToHost));
+    ALLOCLAB_CUDA(
+        cudaMemcpy(collisions.data(), collisions_.get(), count * 4, cudaMemcpyDeviceToHost));
+    if (active) {
+      asked.resize(count);
+      ALLOCLAB_CUDA(cudaMemcpy(asked.data(), active, count, cudaMemcpyDeviceToHost));
+    }
+    for (std::uint64_t j = 0; j < count; ++j) {
+      if (active && !asked[j]) continue;
+      l.steps.push_back(steps[j]);
+      l.collisions += collisions[j];
+    }
+  }
+
+  // One free launch over the live objects marked in `victims` (null: all). Returns the objects
+  // freed and the kernel's milliseconds.
+  std::pair<std::uint64_t, double> release(const std::uint8_t* victims) {
+    const std::uint64_t listed = take_for_free(view_, victims, free_list_.get());
+    KernelArgs a = base_;
+    a.N = slots_;
+    a.page = free_list_.get();
+    if (pages_ && !uniform_) a.pages_of = pages_of_.get();
+    ALLOCLAB_CUDA(cudaDeviceSynchronize());
+    EventTimer timer;
+    timer.start();
+    allocator_->free(a);
+    const double ms = timer.stop();
+    ALLOCLAB_CUDA(cudaGetLastError());
+    return {listed, ms};
+  }
+
+  // The checks after a phase (workload.hpp); fills the point's live state.
+  void verify(WorkloadPoint& p, const std::string& when) const {
+    const std::uint64_t alignment = pages_ ? w_.page_bytes : caps(algo_).alignment_bytes;
+    const Census c = take_census(view_, pages_ ? w_.pool_bytes : 0, alignment);
+    if (c.misplaced)
+      throw VerificationError(who_ + ": " + std::to_string(c.misplaced) +
+                              " objects outside the pool or not aligned to " +
+                              std::to_string(alignment) + " bytes " + when);
+    if (const std::uint64_t bad = overlapping_objects(view_))
+      throw VerificationError(who_ + ": " + std::to_string(bad) + " objects overlap another " +
+                              when);
+    if (const std::uint64_t bad = broken_patterns(view_))
+      throw VerificationError(who_ + ": the pattern of " + std::to_string(bad) +
+                              " objects was overwritten " + when);
+    if (const auto used = pool_->pages_in_use(); used && *used != c.live_pages)
+      throw VerificationError(who_ + ": the pool holds " + std::to_string(*used) +
+                              " pages in use, the live objects " + std::to_string(c.live_pages) +
+                              " " + when);
+    p.live_objects = c.live;
+    p.live_bytes = c.live_bytes;
+    if (c.live > 0)
+      p.address_range_bytes = c.highest_end - c.lowest;
+    else
+      p.address_range_bytes.reset();
+  }
+
+  // Frees everything left and checks that the pool holds nothing.
+  double release_all(const std::string& when) {
+    const double ms = release(nullptr).second;
+    WorkloadPoint empty;
+    verify(empty, when);
+    if (empty.live_objects != 0) throw VerificationError(who_ + ": objects still live " + when);
+    return ms;
+  }
+
+  // The second identical run (see the decisions above): `first` served by the first run.
+  void check_second_run(std::uint64_t first, std::uint64_t second, std::uint64_t requests) {
+    const bool exact = entry_.out_of_memory == OutOfMemory::counted_by_pool;
+    if (first == second) return;
+    if (exact || first == requests)
+      throw VerificationError(who_ +
+                              ": a second identical run after everything was freed "
+                              "served " +
+                              std::to_string(second) + " requests, the first " +
+                              std::to_string(first));
+    second_run_note_ = "a second identical run after everything was freed served " +
+                       std::to_string(second) + " of " + std::to_string(requests) +
+                       " requests (the first " + std::to_string(first) +
+                       "; requests that reach the step bound depend on the schedule)";
+  }
+
+  static void add_launch(WorkloadPoint& p, const Launch& l) {
+    p.requests += l.requests;
+    p.allocs += l.served;
+    p.failed += l.requests - l.served;
+    p.alloc_seconds += l.ms / 1e3;
+    p.steps.insert(p.steps.end(), l.steps.begin(), l.steps.end());
+    p.collisions += l.collisions;
+  }
+
+  WorkloadPoint counted_point() const {
+    WorkloadPoint p;
+    p.has_atomic_counts = false;
+    p.has_claim_counts = mo_.counters;
+    return p;
+  }
+
+  static void finish_counts(WorkloadPoint& p) {
+    p.failed_claims = p.collisions;
+    p.retries = 0;
+    for (auto s : p.steps) p.retries += s > 0 ? s - 1 : 0;
+  }
+
+  WorkloadPoint alloc() {
+    WorkloadPoint p = counted_point();
+    const Launch l = allocate(0, w_.N, nullptr, w_.N, 0);
+    add_launch(p, l);
+    finish_counts(p);
+    verify(p, "after the allocations");
+    const auto [freed, ms] = release(nullptr);
+    p.freed = freed;
+    p.free_seconds = ms / 1e3;
+    WorkloadPoint after;
+    verify(after, "after the frees");
+    if (after.live_objects != 0) throw VerificationError(who_ + ": objects live after the frees");
+    const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
+    WorkloadPoint second;
+    verify(second, "in the second run");
+    release_all("after the second run's frees");
+    check_second_run(l.served, again.served, w_.N);
+    return p;
+  }
+
+  std::vector<WorkloadPoint> churn() {
+    std::vector<WorkloadPoint> points;
+    WorkloadPoint fill = counted_point();
+    const Launch l = allocate(0, w_.N, nullptr, w_.N, 0);
+    add_launch(fill, l);
+    finish_counts(fill);
+    verify(fill, "after the initial fill");
+    points.push_back(fill);
+    const std::uint64_t k =
+        w_.free_fraction <= 0
+            ? 0
+            : std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(
+                                             w_.free_fraction * static_cast<double>(w_.N))));
+    for (std::uint64_t r = 1; r <= w_.rounds; ++r) {
+      WorkloadPoint p = counted_point();
+      p.round = r;
+      choose_victims(view_, k, mix64(seed_ + r), active_.get());
+      const auto [freed, free_ms] = release(active_.get());
+      p.freed = freed;
+      p.free_seconds = free_ms / 1e3;
+      add_launch(p, allocate(0, w_.N, active_.get(), freed, r));
+      finish_counts(p);
+      verify(p, "after round " + std::to_string(r));
+      points.push_back(p);
+    }
+    release_all("after the final frees");
+    const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
+    WorkloadPoint second;
+    verify(second, "in the second run");
+    release_all("after the second run's frees");
+    check_second_run(l.served, again.served, w_.N);
+    return points;
+  }
+
+  // Batches until a request fails (or the slots, a full pool and one batch, run out).
+  WorkloadPoint oom_batches(std::uint64_t& batches) {
+    WorkloadPoint p = counted_point();
+    batches = 0;
+    for (std::uint64_t first = 0; first + w_.batch <= slots_; first += w_.batch) {
+      const Launch l = allocate(first, w_.batch, nullptr, w_.batch, batches++);
+      add_launch(p, l);
+      if (l.served < l.requests) {
+        p.count_at_failure = p.allocs;
+        break;
+      }
+    }
+    finish_counts(p);
+    return p;
+  }
+
+  WorkloadPoint oom() {
+    std::uint64_t batches = 0;
+    WorkloadPoint p = oom_batches(batches);
+    verify(p, "when the first request failed");
+    const double ms = release_all("after the frees");
+    p.freed = p.allocs;
+    p.free_seconds = ms / 1e3;
+    std::uint64_t again_batches = 0;
+    const WorkloadPoint again = oom_batches(again_batches);
+    WorkloadPoint second;
+    verify(second, "in the second run");
+    release_all("after the second run's frees");
+    check_second_run(p.allocs, again.allocs, p.requests);
+    if (!p.count_at_failure)
+      extra_notes_.push_back(
+          "no request failed before the slots (a full pool and one batch) "
+          "ran out");
+    return p;
+  }
+
+  std::vector<std::string> notes() const {
+    std::vector<std::string> out;
+    out.push_back(who_ +
+                  ": gpu times are the allocation and free kernels alone (CUDA events); the "
+                  "verification, the pattern writes and the counters' copies run outside them" +
+                  std::string(mo_.counters ? "; the timed kernels store per-request steps and "
+                                             "collisions (--counters off to time without)"
+                                           : ""));
+    if (mo_.counters)
+      out.push_back(who_ +
+                    ": failed_claims_per_op = the kernels' collisions, retries_per_op = steps "
+                    "beyond the first; atomics issued are not counted on the GPU");
+    else
+      out.push_back(who_ + ": no per-request counters (" +
+                    (info(algo_).step_definition.empty() ? std::string("steps not observable")
+                                                         : std::string("--counters off")) +
+                    ")");
+    if (!pages_)
+      out.push_back(who_ + ": objects come from CUDA's malloc heap of " +
+                    std::to_string(mo_.heap_bytes) +
+                    " bytes (the pool; set before the first malloc kernel)");
+    if (!second_run_note_.empty()) out.push_back(who_ + ": " + second_run_note_);
+    for (const auto& n : extra_notes_) out.push_back(who_ + ": " + n);
+    for (auto n : pool_->notes()) out.push_back(std::move(n));
+    return out;
+  }
+
+  Algorithm algo_;
+  std::string who_;
+  Workload w_;
+  std::uint64_t seed_;
+  Scenario s_;
+  MeasureOptions mo_;
+  const GpuEntry& entry_;
+  bool pages_;
+  std::uint64_t launch_;
+  std::uint64_t slots_ = 0;
+  bool uniform_ = true;
+  KernelArgs base_;
+  std::unique_ptr<GpuAllocator> allocator_;
+  PoolPolicy* pool_ = nullptr;
+  DeviceBuffer<std::uint64_t> where_, bytes_, free_list_, result_;
+  DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_;
+  DeviceBuffer<std::uint8_t> active_;
+  DeviceBuffer<unsigned char> arena_;
+  ObjectsView view_;
+  std::string second_run_note_;
+  std::vector<std::string> extra_notes_;
+};
+
+}  // namespace
+
+void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  check_workload_registry_input(algo, w, o);
+  const Scenario s = workload_scenario(algo, w, w.seed);
+  gpu_entry_for(algo).check(s, workload_measure_options(algo, w, o));
+}
+
+std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  return detail::workload_heap_bytes(algo, w, o);
+}
+
+WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+                         std::uint64_t trial) {
+  check_workload_input(algo, w, o);
+  require_device();
+  WorkloadDriver driver(algo, w, o, trial);
+  return driver.run();
+}
+
+}  // namespace alloclab::gpu

@@ -1,0 +1,50 @@
+// The input checks of a GPU workload that need no device and no GPU entry (built with or without
+// CUDA): the workload's own, the registry's, and what the GPU kernels of the registry's request
+// kinds serve.
+#include "workload_input.hpp"
+
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+
+namespace alloclab::gpu::detail {
+
+void check_workload_registry_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  check_workload(w);
+  if (const auto why = why_no_gpu_backend(algo)) throw InputError("--allocator", *why);
+  // One thread per object; per-object counters are 32-bit and launches at most 2^31 threads.
+  if (w.N > kMaxLaunchThreads)
+    throw InputError("--N", std::to_string(w.N) + " threads: one launch holds at most 2^31");
+  if (w.family == WorkloadFamily::oom && w.batch > kMaxLaunchThreads)
+    throw InputError("--batch",
+                     std::to_string(w.batch) + " objects: one launch holds at most 2^31 threads");
+  if (o.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
+  // Throws naming --size where a request is more than one page for a one-page allocator.
+  pages_for_request(algo, w.size.lo, w.page_bytes);
+  const std::uint64_t most_pages = pages_for_request(algo, w.size.hi, w.page_bytes);
+  const std::string who(name(algo));
+  if (caps(algo).requests == RequestKind::pages) {
+    if (most_pages > kRunWordBits)
+      throw InputError("--size", std::to_string(w.size.hi) + " bytes is " +
+                                     std::to_string(most_pages) + " pages of " +
+                                     std::to_string(w.page_bytes) + " B; " + who +
+                                     "'s GPU kernel finds a run inside one 32-bit word: at most " +
+                                     std::to_string(kRunWordBits * w.page_bytes) + " bytes");
+    if (w.size.is_range() && !w.warp_uniform)
+      throw InputError("--warp-uniform", who +
+                                             "'s GPU kernel serves one request size per warp "
+                                             "(the n of its warp loop): give --warp-uniform for "
+                                             "mixed sizes");
+  }
+  if (caps(algo).requests != RequestKind::bytes && w.pages_total() > 0xffffffffull)
+    throw InputError("--pool", std::to_string(w.pages_total()) +
+                                   " pages (pool / --page-bytes): the GPU workloads keep page "
+                                   "counts below 2^32; use larger pages");
+}
+
+std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+  if (caps(algo).requests != RequestKind::bytes) return 0;
+  return o.heap_bytes ? o.heap_bytes : w.pool_bytes;
+}
+
+}  // namespace alloclab::gpu::detail

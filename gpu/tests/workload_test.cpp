@@ -1,0 +1,152 @@
+// GPU workloads (gpu/workload.hpp) for every allocator the registry declares on the gpu backend:
+// the same workload contract the simulator meets (every request served or null, live objects
+// disjoint and intact, the pool empty after the frees), with the expected counts worked out here
+// from the workload's numbers (pool / page, N x size), not from the code under test. The input
+// checks need no device and run everywhere; the rest is label gpu, skipped where no device is.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/probe_sequence.hpp"
+#include "alloclab/gpu/workload.hpp"
+#include "gpu_support.hpp"
+
+using namespace alloclab;
+using namespace alloclab::gpu;
+using gpu::test::require_device;
+
+namespace {
+
+Workload workload(WorkloadFamily f, std::uint64_t N, std::uint64_t size, std::uint64_t pool_bytes) {
+  Workload w;
+  w.family = f;
+  w.N = N;
+  w.size = {size, size};
+  w.pool_bytes = pool_bytes;
+  w.seed = 11;
+  return w;
+}
+
+// CUDA's malloc heap is sized once per process: every test asks for the size the measure tests'
+// default gives it (2 GiB), whichever runs first.
+WorkloadOptions heap_options() {
+  WorkloadOptions o;
+  o.heap_bytes = std::uint64_t{1} << 31;
+  return o;
+}
+
+std::string input_error_parameter(Algorithm algo, const Workload& w,
+                                  const WorkloadOptions& o = {}) {
+  try {
+    check_workload_input(algo, w, o);
+  } catch (const InputError& e) {
+    return e.parameter();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("GPU workload input errors name the parameter, device or not", "[gpu]") {
+  const std::uint64_t MiB = 1 << 20;
+  auto w = workload(WorkloadFamily::alloc, 1024, 512, 64 * MiB);
+  CHECK(input_error_parameter(Algorithm::rw, w) == "--size");  // two 256 B pages
+  CHECK(input_error_parameter(Algorithm::corw_lockmap, w) == "--allocator");
+  w.size = {16384, 16384};  // 64 pages: more than one 32-bit word holds
+  CHECK(input_error_parameter(Algorithm::rwmalloc, w) == "--size");
+  auto m = workload(WorkloadFamily::mixed, 1024, 256, 64 * MiB);
+  m.size = {256, 4096};
+  CHECK(input_error_parameter(Algorithm::rwmalloc, m) == "--warp-uniform");
+  m.warp_uniform = true;
+  CHECK(input_error_parameter(Algorithm::rwmalloc, m).empty());
+  auto b = workload(WorkloadFamily::alloc, 1024, 256, 64 * MiB);
+  b.block = 512;
+  CHECK(input_error_parameter(Algorithm::corw, b) == "--block");
+  CHECK(input_error_parameter(Algorithm::rwbm, b).empty());
+  b.block = 100;
+  CHECK(input_error_parameter(Algorithm::rwbm, b) == "--block");
+  auto huge = workload(WorkloadFamily::alloc, 1024, 16, std::uint64_t{1} << 40);
+  huge.page_bytes = 16;  // 2^36 pages
+  CHECK(input_error_parameter(Algorithm::rwbm, huge) == "--pool");
+  auto many = workload(WorkloadFamily::alloc, (std::uint64_t{1} << 31) + 1, 256, 64 * MiB);
+  CHECK(input_error_parameter(Algorithm::rw, many) == "--N");
+}
+
+TEST_CASE("every GPU allocator serves an alloc workload and gives every page back", "[gpu]") {
+  require_device();
+  const std::uint64_t N = 3000, size = 200, pool = 1 << 20;  // 4096 pages of 256 B
+  for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
+    CAPTURE(name(algo));
+    const WorkloadRun r =
+        run_workload(algo, workload(WorkloadFamily::alloc, N, size, pool), heap_options(), 0);
+    REQUIRE(r.points.size() == 1);
+    const WorkloadPoint& p = r.points[0];
+    CHECK(p.requests == N);
+    CHECK(p.allocs == N);
+    CHECK(p.failed == 0);
+    CHECK(p.freed == N);
+    CHECK(p.live_objects == N);
+    CHECK(p.live_bytes == N * size);
+    REQUIRE(p.address_range_bytes);
+    CHECK(*p.address_range_bytes >= N * size);  // N disjoint objects of `size` bytes
+    if (caps(algo).requests != RequestKind::bytes) CHECK(*p.address_range_bytes <= pool);
+    CHECK(p.alloc_seconds > 0);
+  }
+}
+
+TEST_CASE("GPU churn: each round frees round(f N) objects and the same threads get memory back",
+          "[gpu]") {
+  require_device();
+  auto w = workload(WorkloadFamily::churn, 2048, 256, 1 << 20);
+  w.rounds = 3;
+  w.free_fraction = 0.25;
+  for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
+    CAPTURE(name(algo));
+    const WorkloadRun r = run_workload(algo, w, heap_options(), 0);
+    REQUIRE(r.points.size() == 4);
+    for (std::uint64_t k = 1; k <= 3; ++k) {
+      CHECK(r.points[k].round == k);
+      CHECK(r.points[k].freed == 512);  // round(0.25 * 2048)
+      CHECK(r.points[k].requests == 512);
+      CHECK(r.points[k].allocs == 512);  // 2048 of 4096 pages live: room for every request
+      CHECK(r.points[k].live_objects == 2048);
+    }
+  }
+}
+
+TEST_CASE("GPU oom: the queue fills the pool exactly, the others never beyond it", "[gpu]") {
+  require_device();
+  auto w = workload(WorkloadFamily::oom, 1, 256, 1 << 20);  // 4096 pages
+  w.batch = 512;
+  for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
+    if (caps(algo).requests == RequestKind::bytes) continue;  // CUDA's heap has its own overhead
+    CAPTURE(name(algo));
+    WorkloadOptions o = heap_options();
+    o.max_steps = 4096;
+    const WorkloadRun r = run_workload(algo, w, o, 0);
+    const WorkloadPoint& p = r.points[0];
+    REQUIRE(p.count_at_failure);
+    CHECK(p.live_objects == p.allocs);
+    CHECK(p.allocs <= 4096);
+    CHECK(p.live_bytes == p.allocs * 256);
+    if (algo == Algorithm::queue) CHECK(p.allocs == 4096);
+  }
+}
+
+TEST_CASE("GPU mixed sizes: requested bytes are what the workload stream draws", "[gpu]") {
+  require_device();
+  auto w = workload(WorkloadFamily::mixed, 1024, 256, 4 << 20);
+  w.size = {256, 4096};
+  w.warp_uniform = true;
+  std::uint64_t expected = 0;
+  for (std::uint64_t i = 0; i < 1024; ++i)
+    expected += request_bytes(w.size, trial_seed(w.seed, 0), i / 32);
+  for (Algorithm algo : {Algorithm::rwmalloc, Algorithm::cudamalloc}) {
+    CAPTURE(name(algo));
+    const WorkloadRun r = run_workload(algo, w, heap_options(), 0);
+    CHECK(r.points[0].allocs == 1024);
+    CHECK(r.points[0].live_bytes == expected);
+  }
+}
