@@ -115,6 +115,7 @@ class WorkloadDriver {
     EventTimer timer;
     timer.start();
     pool_->set_up();
+    pool_->reset();  // the working pool from the pristine one (set_up builds only the latter)
     const double init_ms = timer.stop();
     switch (w_.family) {
       case WorkloadFamily::churn:
