@@ -34,6 +34,7 @@ struct WorkloadArgs {
   std::uint64_t max_steps = 0;
   unsigned threads = 0;
   std::string counters = "on";
+  unsigned warmup = 1;
   std::string heap_bytes;
   Format format = Format::table;
 };
@@ -141,6 +142,7 @@ Backend make_backend(const WorkloadArgs& a) {
     gpu::WorkloadOptions o;
     if (a.max_steps) o.max_steps = a.max_steps;
     o.counters = a.counters == "on";
+    o.warmup = a.warmup;
     if (!a.heap_bytes.empty()) o.heap_bytes = parse_bytes("--heap-bytes", a.heap_bytes);
     return {"gpu", "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
@@ -367,6 +369,10 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--counters", args->counters,
                   "gpu: on = the timed kernels store per-request steps and collisions (steps_*, "
                   "failed_claims_per_op, retries_per_op); off = time without them")
+      ->capture_default_str();
+  cmd->add_option("--warmup", args->warmup,
+                  "gpu: untimed allocation runs (and their frees) before the timed ones, the pool "
+                  "made pristine again after them; the first launch of a kernel loads it")
       ->capture_default_str();
   cmd->add_option("--heap-bytes", args->heap_bytes,
                   "gpu: CUDA's malloc heap (cudamalloc's pool), sized once per process; default "

@@ -72,6 +72,9 @@ std::uint64_t add_saturating(std::uint64_t x, std::uint64_t y) {
   return x > ~std::uint64_t{0} - y ? ~std::uint64_t{0} : x + y;
 }
 
+// Phase numbers of the warm-up launches (their own probe seeds, never a timed phase's).
+constexpr std::uint64_t kWarmupPhase = std::uint64_t{1} << 62;
+
 // What one allocation launch did.
 struct Launch {
   std::uint64_t requests = 0, served = 0;
@@ -91,7 +94,8 @@ class WorkloadDriver {
         mo_(workload_measure_options(algo, w, o)),
         entry_(gpu_entry_for(algo)),
         pages_(hands_out_pages(algo)),
-        launch_(launch_threads(w)) {
+        launch_(launch_threads(w)),
+        warmup_(o.warmup) {
     base_.N = launch_;
     base_.A = s_.A;
     base_.T = s_.T;
@@ -117,6 +121,11 @@ class WorkloadDriver {
     pool_->set_up();
     pool_->reset();  // the working pool from the pristine one (set_up builds only the latter)
     const double init_ms = timer.stop();
+    for (unsigned u = 0; u < warmup_; ++u) {
+      allocate(0, launch_, nullptr, launch_, kWarmupPhase + u);
+      release_all("after a warm-up run");
+      pool_->reset();
+    }
     switch (w_.family) {
       case WorkloadFamily::churn:
         run.points = churn();
@@ -471,6 +480,7 @@ class WorkloadDriver {
   const GpuEntry& entry_;
   bool pages_;
   std::uint64_t launch_;
+  unsigned warmup_;
   std::uint64_t slots_ = 0;
   bool uniform_ = true;
   KernelArgs base_;
