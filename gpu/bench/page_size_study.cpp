@@ -22,8 +22,9 @@
 // Usage: gpu_page_size_study [--json FILE] [--repeats R] [--warmup W] [--log2-N n]
 //          [--log2-T LIST] [--main-log2-T LIST] [--contention-log2-T t]
 //          [--contention-log2-N LIST] [--pool-bytes B]
-// Exit: 0, 2 bad input, 3 a verification failed (the other points are still measured), 4 no
-// CUDA device, 1 a CUDA error.
+// Exit: 0; 2 bad input; 3 a point failed verification, 1 a point could not run (device memory)
+// - the other points are still measured, the row says why; 1 a CUDA error (the study stops);
+// 4 no CUDA device.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -238,6 +239,11 @@ class Study {
       row["error"] = std::string("verification: ") + e.what();
       ++verification_failures_;
       add(row, NAN, nullptr);
+    } catch (const InputError& e) {
+      // E.g. not enough free device memory for this point: recorded, the study goes on (exit 1).
+      row["error"] = std::string("input: ") + e.what();
+      ++other_failures_;
+      add(row, NAN, nullptr);
     } catch (const CudaError& e) {
       // A kernel fault leaves the context unusable: record it, write the file, stop.
       row["error"] = std::string("CUDA: ") + e.what();
@@ -247,6 +253,7 @@ class Study {
   }
 
   unsigned verification_failures() const { return verification_failures_; }
+  unsigned other_failures() const { return other_failures_; }
 
  private:
   json geometry(const char* set, const char* kind, std::uint64_t N, std::uint64_t T, unsigned w) {
@@ -304,7 +311,7 @@ class Study {
   json doc_;
   // The Philox floors by (N, T, w): the rows' references.
   std::map<std::tuple<std::uint64_t, std::uint64_t, unsigned>, double> floor_ms_;
-  unsigned verification_failures_ = 0;
+  unsigned verification_failures_ = 0, other_failures_ = 0;
 };
 
 }  // namespace
@@ -369,6 +376,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gpu_page_size_study: %u point(s) failed verification (see 'error')\n",
                    study.verification_failures());
       return 3;
+    }
+    if (study.other_failures()) {
+      std::fprintf(stderr, "gpu_page_size_study: %u point(s) could not run (see 'error')\n",
+                   study.other_failures());
+      return 1;
     }
   } catch (const NoDevice& e) {
     std::fprintf(stderr, "gpu_page_size_study: %s\n", e.what());

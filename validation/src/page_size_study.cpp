@@ -17,6 +17,10 @@ StudyPoints page_size_study_points(const nlohmann::json& study, const std::strin
     out.l2_bytes = device.at("l2_bytes").get<std::uint64_t>();
     for (const auto& row : study.at("rows")) {
       if (row.at("kind").get<std::string>() != "allocator") continue;
+      if (row.contains("error")) {  // a point that failed verification: measured nothing
+        ++out.left_out;
+        continue;
+      }
       const auto algo_name = row.at("algo").get<std::string>();
       const auto algo = parse_algorithm(algo_name);
       if (!algo) throw not_a_study("unknown algorithm '" + algo_name + "'");

@@ -25,7 +25,8 @@ struct StudyPoints {
 
 // The study's rows that are fit points: the registry's allocators (not the floor, not the bench's
 // candidate kernels) with the lowest-bit rule, counters on (as in a sweep: the fit's TAS, WAS and
-// collisions come from the same run as its time) and no failed request. Throws InputError naming
+// collisions come from the same run as its time), no failed request and no error (a point that
+// failed verification). Throws InputError naming
 // `option` if the JSON is not a study (schema kPageSizeStudySchema) or a row lacks a field.
 StudyPoints page_size_study_points(const nlohmann::json& study, const std::string& option);
 
