@@ -15,7 +15,8 @@
 # Any failing step (a GPU test, a sanitizer error, a failed measurement) stops the pass with a
 # non-zero exit status and says which step.
 # Needs the Debian dev packages from scripts/device-deps.sh in .devdeps/ (carried to the device);
-# set ALLOCLAB_COMMIT / ALLOCLAB_DIRTY when .git does not travel.
+# set ALLOCLAB_COMMIT / ALLOCLAB_DIRTY when .git does not travel. The set-up (deps, configure,
+# build, metadata) is scripts/gpu-setup.sh's.
 set -euo pipefail
 MODE=${1:-full}
 case "$MODE" in smoke | full | standard | workloads) ;; *)
@@ -24,62 +25,19 @@ case "$MODE" in smoke | full | standard | workloads) ;; *)
   ;;
 esac
 OUT=${OUT:-$PWD/out/gpu-pass}
-mkdir -p "$OUT"
-LOG="$OUT/log.txt"
-exec > >(tee -a "$LOG") 2>&1
-t0=$(date +%s)
-stamp() { echo "== [$(($(date +%s) - t0)) s] $*"; }
-fail() {
-  echo "gpu-pass: FAILED: $*" >&2
-  exit 1
-}
-
-DEPS=/tmp/deps
-if [ -d .devdeps ] && [ ! -d $DEPS/usr ]; then
-  mkdir -p $DEPS
-  for f in .devdeps/*.deb; do dpkg -x "$f" $DEPS; done # never into /
-fi
-export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:$PATH
-BUILD=${BUILD:-build-gpu-pass}
+# shellcheck source=scripts/gpu-setup.sh
+. scripts/gpu-setup.sh # gpu_log_start, stamp, fail, gpu_configure, gpu_build, gpu_metadata
+gpu_log_start gpu-pass
 
 stamp "configure"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$DEPS/usr \
-  -DBoost_ROOT=$DEPS/usr -DEigen3_DIR=$DEPS/usr/share/eigen3/cmake -DALLOCLAB_TSAN=OFF \
-  >"$OUT/build.txt" 2>&1 || {
-  tail -40 "$OUT/build.txt"
-  fail "configure (see $OUT/build.txt)"
-}
+gpu_configure
 stamp "build"
-ninja -C "$BUILD" -j16 alloclab gpu_tests gpu_bench >>"$OUT/build.txt" 2>&1 || {
-  tail -60 "$OUT/build.txt"
-  fail "build (see $OUT/build.txt)"
-}
+gpu_build alloclab gpu_tests gpu_bench
 AL=$BUILD/cli/alloclab
 
 stamp "metadata"
 # nvidia-smi's view of the device, for the record (a JSON object; no measurement here).
-python3 - "$OUT/metadata.json" <<PY
-import json, subprocess, sys, datetime
-def sh(c):
-    r = subprocess.run(c, shell=True, capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        sys.exit(f"metadata: '{c}' failed: {r.stderr.strip()}")
-    return r.stdout.strip()
-q = "name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit,pstate,persistence_mode"
-meta = dict(zip(q.split(","), sh(f"nvidia-smi --query-gpu={q} --format=csv,noheader").split(", ")))
-meta.update({
-  "date_utc": datetime.datetime.utcnow().isoformat() + "Z",
-  "commit": "${ALLOCLAB_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}",
-  "tree_dirty": "${ALLOCLAB_DIRTY:-unknown}",
-  "nvcc": sh("nvcc --version | tail -2"),
-  "cuda_runtime_from_nvidia_smi": sh("nvidia-smi | grep -o 'CUDA Version: [0-9.]*'"),
-  "alloclab_device": sh("$AL measure --algo rwbm --N 32 --A 1000 --T 10000 --repeats 1 --format json"),
-  "hostname": sh("hostname"), "nvidia_smi_q_clocks": sh("nvidia-smi -q -d CLOCK"),
-})
-json.dump(meta, open(sys.argv[1], "w"), indent=1)
-print(json.dumps({k: meta[k] for k in list(meta)[:12]}, indent=1))
-PY
+gpu_metadata "$OUT/metadata.json" "$AL"
 
 if [ "$MODE" = standard ]; then
   stamp "standard sweep"

@@ -12,6 +12,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/git_commit.hpp"  // generated at build time (cmake/GitCommit.cmake)
 #include "alloclab/model/kernel_time.hpp"
+#include "alloclab/validation/page_size_study.hpp"
 #include "alloclab/validation/time_fit.hpp"
 
 namespace alloclab::cli {
@@ -19,6 +20,7 @@ namespace {
 
 struct FitTimeArgs {
   std::string dir, device, output, device_metadata;
+  std::vector<std::string> studies;  // page-size study JSON files (gpu_page_size_study)
   validation::TimeFitSettings settings;
 };
 
@@ -38,6 +40,15 @@ std::string percent(const std::optional<validation::ErrorSummary>& s,
 void run(const FitTimeArgs& a) {
   namespace fs = std::filesystem;
   if (a.settings.folds < 2) throw InputError("--folds", "K-fold needs at least 2 folds");
+  if (a.settings.bitmap_features && a.settings.l2_bytes == 0 && a.studies.empty())
+    throw InputError("--l2-bytes",
+                     "--bitmap-features needs the device's L2 size (--l2-bytes, or a --study)");
+  // Page-size studies of the same device add their points; the first gives the L2 size unless
+  // --l2-bytes does.
+  std::vector<validation::StudyPoints> study_points;
+  for (const auto& file : a.studies)
+    study_points.push_back(
+        validation::page_size_study_points(read_json(file, "--study"), "--study"));
   const auto csv = fs::path(a.dir) / "sweep.csv";
   if (!fs::exists(csv))
     throw InputError("DIR", csv.string() + " not found (a directory written by `alloclab sweep`)");
@@ -73,12 +84,23 @@ void run(const FitTimeArgs& a) {
 
   const auto rows = validation::read_tidy(csv.string());
   std::size_t skipped = 0;
-  const auto points = validation::time_points(rows, &skipped);
+  auto points = validation::time_points(rows, &skipped);
   if (points.empty())
     throw InputError("DIR", csv.string() +
                                 " has no GPU rows with tas, was and kernel_ms (measure "
                                 "with `alloclab sweep --backends gpu`)");
-  const auto fits = validation::fit_time(points, a.settings);
+  validation::TimeFitSettings settings = a.settings;
+  nlohmann::json studies = nlohmann::json::array();
+  for (std::size_t i = 0; i < study_points.size(); ++i) {
+    const auto& sp = study_points[i];
+    if (sp.device != device_name)
+      throw InputError("--study", a.studies[i] + " was measured on '" + sp.device +
+                                      "', the sweep on '" + device_name + "'");
+    if (settings.l2_bytes == 0) settings.l2_bytes = sp.l2_bytes;
+    points.insert(points.end(), sp.points.begin(), sp.points.end());
+    studies.push_back({{"file", a.studies[i]}, {"points", sp.points.size()}});
+  }
+  const auto fits = validation::fit_time(points, settings);
 
   validation::TimeFitProvenance prov;
   prov.device_id = model::device_slug(device_name);
@@ -88,9 +110,10 @@ void run(const FitTimeArgs& a) {
                  {"points_left_out_failed_requests", skipped},
                  {"measured_by", sweep_meta.value("command_line", std::string())},
                  {"measured_at_commit", sweep_meta.value("git_commit", std::string())}};
+  if (!studies.empty()) prov.source["page_size_studies"] = studies;
   prov.command_line = command_line();
   prov.alloclab_commit = ALLOCLAB_GIT_COMMIT;
-  const auto j = validation::time_fit_json(fits, a.settings, prov);
+  const auto j = validation::time_fit_json(fits, settings, prov);
 
   if (a.output.empty()) {
     std::cout << j.dump(1) << '\n';
@@ -144,6 +167,16 @@ void add_fit_time_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", args->settings.seed, "seed of the fold assignment")
       ->capture_default_str();
+  cmd->add_flag("--bitmap-features", args->settings.bitmap_features,
+                "also compare candidates with the bitmap features N*TAS*miss (probes that miss "
+                "the L2), N/words and N*N/words (threads per word); needs the L2 size "
+                "(--l2-bytes or a --study)");
+  cmd->add_option("--l2-bytes", args->settings.l2_bytes,
+                  "the device's L2 size in bytes for N*TAS*miss (default: the first --study's)");
+  cmd->add_option("--study", args->studies,
+                  "a page-size study of the same device (gpu_page_size_study --json; "
+                  "scripts/gpu-page-size-study.sh): its lowest-bit allocator rows with counters "
+                  "become points too (repeatable)");
   cmd->callback([args] { run(*args); });
 }
 

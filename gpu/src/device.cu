@@ -1,6 +1,7 @@
 // The device: presence, properties, free memory, CUDA error reports; and the hardware floor of
 // the throughput bench (one atomicOr per thread).
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "common.cuh"
@@ -38,13 +39,34 @@ double median(std::vector<double> v) {
 
 namespace {
 
-__global__ void atomic_floor_kernel(std::uint32_t* bitmap, std::uint64_t words, std::uint64_t n,
-                                    bool philox, std::uint64_t seed, std::uint32_t* out) {
+template <typename Word>
+__global__ void atomic_floor_kernel(Word* bitmap, std::uint64_t words, std::uint64_t n, bool philox,
+                                    std::uint64_t seed, Word* out) {
+  constexpr unsigned w = sizeof(Word) * 8;
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
   const std::uint64_t p =
       philox ? bitmap_probe_word(seed, i, 0, words) : mul_high_u64(mix64(i ^ seed), words);
-  out[i] = atomicOr(&bitmap[p], 1u << (i % 32));
+  out[i] = atomic_or_word(&bitmap[p], static_cast<Word>(Word{1} << (i % w)));
+}
+
+template <typename Word>
+double floor_ms_of(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats) {
+  const std::uint64_t words = word_count(T, sizeof(Word) * 8);
+  DeviceBuffer<Word> bitmap(words), out(threads);
+  EventTimer timer;
+  std::vector<double> times;
+  for (unsigned r = 0; r < repeats + 1; ++r) {
+    ALLOCLAB_CUDA(cudaMemset(bitmap.get(), 0, bitmap.bytes()));
+    ALLOCLAB_CUDA(cudaDeviceSynchronize());
+    timer.start();
+    atomic_floor_kernel<Word><<<blocks_for(threads, 256), 256>>>(bitmap.get(), words, threads,
+                                                                 philox, 12345 + r, out.get());
+    const double ms = timer.stop();
+    ALLOCLAB_CUDA_LAUNCH();
+    if (r > 0) times.push_back(ms);
+  }
+  return median(times);
 }
 
 }  // namespace
@@ -76,23 +98,12 @@ DeviceInfo device_info() {
   return d;
 }
 
-double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats) {
+double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats,
+                       unsigned w) {
+  if (w != 32 && w != 64) throw std::invalid_argument("atomic_floor_ms: w must be 32 or 64");
   require_device();
-  const std::uint64_t words = word_count(T, 32);
-  DeviceBuffer<std::uint32_t> bitmap(words), out(threads);
-  EventTimer timer;
-  std::vector<double> times;
-  for (unsigned r = 0; r < repeats + 1; ++r) {
-    ALLOCLAB_CUDA(cudaMemset(bitmap.get(), 0, bitmap.bytes()));
-    ALLOCLAB_CUDA(cudaDeviceSynchronize());
-    timer.start();
-    atomic_floor_kernel<<<blocks_for(threads, 256), 256>>>(bitmap.get(), words, threads, philox,
-                                                           12345 + r, out.get());
-    const double ms = timer.stop();
-    ALLOCLAB_CUDA_LAUNCH();
-    if (r > 0) times.push_back(ms);
-  }
-  return median(times);
+  return w == 32 ? floor_ms_of<std::uint32_t>(threads, T, philox, repeats)
+                 : floor_ms_of<std::uint64_t>(threads, T, philox, repeats);
 }
 
 }  // namespace alloclab::gpu

@@ -37,7 +37,7 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
   throw NoDevice(kNoCuda);
 }
 
-double atomic_floor_ms(std::uint64_t, std::uint64_t, bool, unsigned) {
+double atomic_floor_ms(std::uint64_t, std::uint64_t, bool, unsigned, unsigned) {
   throw NoDevice(kNoCuda);
 }
 

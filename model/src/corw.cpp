@@ -40,6 +40,7 @@ constexpr std::string_view kCorwHelp =
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::corw,
                         (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
                                     .evaluate = &evaluate_corw,
+                                    .probed_word_bits = [](const Scenario& s) { return s.w; },
                                     .metrics = {"tas", "was", "tas_first_warp", "was_first_warp"},
                                     .help = kCorwHelp}))
 

@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/core/slug.hpp"
+#include "alloclab/model/model_table.hpp"
 
 #ifndef ALLOCLAB_SOURCE_DATA_DIR
 #define ALLOCLAB_SOURCE_DATA_DIR "reports/data"
@@ -18,9 +21,10 @@
 namespace alloclab::model {
 
 namespace {
-constexpr TimeFeature kFeatures[] = {TimeFeature::threads, TimeFeature::probes,
-                                     TimeFeature::warp_steps, TimeFeature::was,
-                                     TimeFeature::collisions};
+constexpr TimeFeature kFeatures[] = {TimeFeature::threads,          TimeFeature::probes,
+                                     TimeFeature::warp_steps,       TimeFeature::was,
+                                     TimeFeature::collisions,       TimeFeature::l2_miss_probes,
+                                     TimeFeature::threads_per_word, TimeFeature::word_pairs};
 }  // namespace
 
 const char* feature_name(TimeFeature f) {
@@ -35,8 +39,42 @@ const char* feature_name(TimeFeature f) {
       return "WAS";
     case TimeFeature::collisions:
       return "collisions";
+    case TimeFeature::l2_miss_probes:
+      return "N*TAS*miss";
+    case TimeFeature::threads_per_word:
+      return "N/words";
+    case TimeFeature::word_pairs:
+      return "N*N/words";
   }
   return "?";
+}
+
+bool is_bitmap_feature(TimeFeature f) {
+  return f == TimeFeature::l2_miss_probes || f == TimeFeature::threads_per_word ||
+         f == TimeFeature::word_pairs;
+}
+
+bool needs_l2_bytes(TimeFeature f) {
+  return f == TimeFeature::l2_miss_probes;
+}
+
+std::uint64_t bitmap_bytes(std::uint64_t T, unsigned w) {
+  return w == 0 ? 0 : (word_count(T, w) * w + 7) / 8;  // the model also has w < 8 (w = 1: RW)
+}
+
+double l2_miss_fraction(std::uint64_t bitmap_size, std::uint64_t l2_bytes) {
+  if (bitmap_size <= l2_bytes) return 0;  // also B = 0: no bitmap, nothing to miss
+  return 1.0 - static_cast<double>(l2_bytes) / static_cast<double>(bitmap_size);
+}
+
+double threads_per_word(std::uint64_t N, std::uint64_t T, unsigned w) {
+  return w == 0 ? 0 : static_cast<double>(N) / static_cast<double>(word_count(T, w));
+}
+
+std::optional<unsigned> probed_word_bits(const Scenario& s) {
+  const ModelEntry* e = ModelTable::instance().find(s.algo);
+  if (!e || !e->probed_word_bits) return std::nullopt;
+  return e->probed_word_bits(s);
 }
 
 std::optional<TimeFeature> parse_feature(std::string_view name) {
@@ -45,22 +83,46 @@ std::optional<TimeFeature> parse_feature(std::string_view name) {
   return std::nullopt;
 }
 
-double feature_value(TimeFeature f, std::uint64_t N, unsigned lanes, double tas, double was,
-                     double collisions) {
-  const double n = static_cast<double>(N);
+double feature_value(TimeFeature f, const FeatureInputs& in) {
+  const double n = static_cast<double>(in.N);
   switch (f) {
     case TimeFeature::threads:
       return n;
     case TimeFeature::probes:
-      return n * tas;
+      return n * in.tas;
     case TimeFeature::warp_steps:
-      return static_cast<double>((N + lanes - 1) / lanes) * was;
+      return static_cast<double>((in.N + in.lanes - 1) / in.lanes) * in.was;
     case TimeFeature::was:
-      return was;
+      return in.was;
     case TimeFeature::collisions:
-      return collisions;
+      return in.collisions;
+    case TimeFeature::l2_miss_probes:
+      if (in.word_bits == 0) return 0;
+      if (in.l2_bytes == 0)
+        throw std::invalid_argument(
+            "N*TAS*miss needs the device's L2 size (fit-time --l2-bytes, or time_fit.json's "
+            "l2_bytes)");
+      return n * in.tas * l2_miss_fraction(bitmap_bytes(in.T, in.word_bits), in.l2_bytes);
+    case TimeFeature::threads_per_word:
+      return threads_per_word(in.N, in.T, in.word_bits);
+    case TimeFeature::word_pairs:
+      return n * threads_per_word(in.N, in.T, in.word_bits);
   }
   return 0;
+}
+
+double feature_value(TimeFeature f, std::uint64_t N, unsigned lanes, double tas, double was,
+                     double collisions) {
+  if (is_bitmap_feature(f))
+    throw std::invalid_argument(std::string(feature_name(f)) +
+                                " needs the pool's geometry (feature_value with FeatureInputs)");
+  FeatureInputs in;
+  in.N = N;
+  in.lanes = lanes;
+  in.tas = tas;
+  in.was = was;
+  in.collisions = collisions;
+  return feature_value(f, in);
 }
 
 std::string device_slug(const std::string& name) {
@@ -107,6 +169,7 @@ DeviceTimeFits load_time_fit(const std::string& data_dir, const std::string& dev
   DeviceTimeFits out;
   out.device_id = j.value("device_id", id);
   try {
+    if (j.contains("l2_bytes")) out.l2_bytes = j.at("l2_bytes").get<std::uint64_t>();
     for (const auto& g : j.at("fits")) {
       KernelTimeFit fit;
       const auto algo_name = g.at("algo").get<std::string>();
@@ -125,6 +188,8 @@ DeviceTimeFits load_time_fit(const std::string& data_dir, const std::string& dev
         if (!f || *f == TimeFeature::collisions)
           throw not_a_fit("its model-only fit uses '" + feature +
                           "', which the model does not give");
+        if (needs_l2_bytes(*f) && out.l2_bytes == 0)
+          throw not_a_fit("its model-only fit uses '" + feature + "' but it gives no l2_bytes");
         fit.betas_ms.emplace_back(*f, beta.get<double>());
       }
       out.fits.push_back(std::move(fit));
@@ -152,18 +217,25 @@ void add_predicted_kernel_time(Record& record, const Scenario& s, const DeviceTi
     return;
   }
   const auto tas = record.number("tas"), was = record.number("was");
+  FeatureInputs in;
+  in.N = s.N;
+  in.lanes = s.lanes;
+  in.tas = tas.value_or(0);
+  in.was = was.value_or(0);
+  in.T = s.T;
+  in.word_bits = probed_word_bits(s).value_or(0);
+  in.l2_bytes = fits.l2_bytes;
   // The terms are summed in the order of their names in time_fit.json ("alpha" among them), the
   // order in which every earlier version summed them: predictions stay the same to the last bit.
   std::vector<std::pair<std::string, double>> terms = {{"alpha", fit->alpha_ms}};
   for (const auto& [f, beta] : fit->betas_ms) {
-    if ((f == TimeFeature::probes && !tas) ||
+    if (((f == TimeFeature::probes || f == TimeFeature::l2_miss_probes) && !tas) ||
         ((f == TimeFeature::was || f == TimeFeature::warp_steps) && !was)) {
       record.set_quantity("kernel_ms_predicted", std::nullopt,
                           "the model gives no finite tas/was here");
       return;
     }
-    terms.emplace_back(feature_name(f),
-                       beta * feature_value(f, s.N, s.lanes, tas.value_or(0), was.value_or(0), 0));
+    terms.emplace_back(feature_name(f), beta * feature_value(f, in));
   }
   std::sort(terms.begin(), terms.end());
   double v = 0;

@@ -46,6 +46,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rw,
                                     .evaluate = &rw_record,
                                     .rounds = &rw_rounds_quantities,
                                     .theorems = true,
+                                    .probed_word_bits = [](const Scenario&) { return 32u; },
                                     .metrics = {"tas", "tas_approx", "was", "was_bound",
                                                 "collisions_expected", "collisions_bound"},
                                     .help = kRwHelp}))

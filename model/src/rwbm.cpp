@@ -46,6 +46,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rwbm,
                                     .evaluate = &rwbm_record,
                                     .rounds = &rwbm_rounds_quantities,
                                     .theorems = true,
+                                    .probed_word_bits = [](const Scenario& s) { return s.w; },
                                     .metrics = {"tas", "was", "was_bound", "collisions_expected",
                                                 "collisions_bound"},
                                     .help = kRwbmHelp}))

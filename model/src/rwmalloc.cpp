@@ -78,6 +78,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rwmalloc,
                                   return s.N * s.pages <= s.A && s.pages <= s.lanes * s.w;
                                 },
                             .evaluate = &evaluate_rwmalloc,
+                            .probed_word_bits = [](const Scenario& s) { return s.w; },
                             .metrics = {"tas", "was", "p_word", "p_window", "p_window_in_word",
                                         "tas_in_word", "was_in_word", "utilisation_in_word"},
                             .help = kRwmallocHelp}))

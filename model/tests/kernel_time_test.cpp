@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/model/kernel_time.hpp"
@@ -59,6 +60,93 @@ TEST_CASE("kernel time: features by hand", "[kernel_time]") {
                  TimeFeature::was, TimeFeature::collisions})
     CHECK(parse_feature(feature_name(f)) == f);
   CHECK_FALSE(parse_feature("N*WAS"));
+}
+
+TEST_CASE("kernel time: the bitmap geometry by hand", "[kernel_time]") {
+  constexpr std::uint64_t MiB = 1 << 20;
+  // T = 2^29 pages (16 B pages of 8 GiB) in 32-bit words: 2^24 words of 4 bytes = 64 MiB; the
+  // bitmap's bytes do not depend on w when w divides T.
+  CHECK(bitmap_bytes(1ull << 29, 32) == 64 * MiB);
+  CHECK(bitmap_bytes(1ull << 29, 64) == 64 * MiB);
+  CHECK(bitmap_bytes(1ull << 21, 32) == 256 * 1024);  // 4096 B pages: 256 KiB
+  CHECK(bitmap_bytes(100, 32) == 16);  // ceil(100/32) = 4 words: the last word is partial
+  CHECK(bitmap_bytes(100, 64) == 16);  // 2 words of 8 bytes
+  CHECK(bitmap_bytes(1ull << 29, 0) == 0);
+  CHECK(bitmap_bytes(100, 1) == 13);  // w = 1 (the model's RW as RW-BM): 100 bits in 13 bytes
+  // 64 MiB on a 50 MiB L2: a random probe finds its line in L2 with probability 50/64.
+  CHECK(l2_miss_fraction(64 * MiB, 50 * MiB) == 1.0 - 50.0 / 64.0);
+  CHECK(l2_miss_fraction(64 * MiB, 50 * MiB) == 0.21875);
+  CHECK(l2_miss_fraction(128 * MiB, 50 * MiB) == 0.609375);  // 1 - 50/128
+  CHECK(l2_miss_fraction(32 * MiB, 50 * MiB) == 0);          // fits: no misses
+  CHECK(l2_miss_fraction(50 * MiB, 50 * MiB) == 0);          // exactly fits
+  CHECK(l2_miss_fraction(0, 50 * MiB) == 0);
+  // 2^20 threads: 16 per word on 2^21 pages of w = 32 (65,536 words), 32 at w = 64, 1 at T =
+  // 2^25, 1/16 at T = 2^29; ceil(T/w) words for a partial last word.
+  CHECK(threads_per_word(1 << 20, 1ull << 21, 32) == 16);
+  CHECK(threads_per_word(1 << 20, 1ull << 21, 64) == 32);
+  CHECK(threads_per_word(1 << 20, 1ull << 25, 32) == 1);
+  CHECK(threads_per_word(1 << 20, 1ull << 29, 32) == 0.0625);
+  CHECK(threads_per_word(10, 100, 32) == 2.5);
+  CHECK(threads_per_word(10, 100, 0) == 0);
+}
+
+TEST_CASE("kernel time: the bitmap features by hand", "[kernel_time]") {
+  FeatureInputs in;
+  in.N = 1 << 20;
+  in.tas = 1.25;
+  in.was = 3;
+  in.T = 1ull << 29;
+  in.word_bits = 32;
+  in.l2_bytes = 50ull << 20;
+  // N * TAS * (1 - 50/64) = 2^20 * 1.25 * 0.21875 = 286,720.
+  CHECK(feature_value(TimeFeature::l2_miss_probes, in) == 286720);
+  CHECK(feature_value(TimeFeature::threads_per_word, in) == 0.0625);
+  CHECK(feature_value(TimeFeature::word_pairs, in) == 65536);  // 2^20 * 2^20 / 2^24
+  // The five others are those of the short form.
+  CHECK(feature_value(TimeFeature::probes, in) == 1310720);
+  CHECK(feature_value(TimeFeature::warp_steps, in) == 98304);  // 2^15 warps * 3
+  // 4096 B pages: the bitmap fits in L2 (no misses), 16 threads per word.
+  in.T = 1ull << 21;
+  CHECK(feature_value(TimeFeature::l2_miss_probes, in) == 0);
+  CHECK(feature_value(TimeFeature::threads_per_word, in) == 16);
+  CHECK(feature_value(TimeFeature::word_pairs, in) == 16 << 20);
+  // No bitmap (the queue): every bitmap feature is 0, the L2 size is not needed.
+  in.word_bits = 0;
+  in.l2_bytes = 0;
+  for (auto f :
+       {TimeFeature::l2_miss_probes, TimeFeature::threads_per_word, TimeFeature::word_pairs})
+    CHECK(feature_value(f, in) == 0);
+  // A bitmap without an L2 size: the miss term cannot be computed, and says so.
+  in.word_bits = 32;
+  CHECK_THROWS_AS(feature_value(TimeFeature::l2_miss_probes, in), std::invalid_argument);
+  CHECK(feature_value(TimeFeature::threads_per_word, in) == 16);
+  // The short form has no geometry.
+  CHECK_THROWS_AS(feature_value(TimeFeature::word_pairs, 100, 32, 1, 1, 0), std::invalid_argument);
+  for (auto f :
+       {TimeFeature::l2_miss_probes, TimeFeature::threads_per_word, TimeFeature::word_pairs}) {
+    CHECK(parse_feature(feature_name(f)) == f);
+    CHECK(is_bitmap_feature(f));
+  }
+  CHECK(needs_l2_bytes(TimeFeature::l2_miss_probes));
+  CHECK_FALSE(needs_l2_bytes(TimeFeature::word_pairs));
+  CHECK_FALSE(is_bitmap_feature(TimeFeature::probes));
+}
+
+TEST_CASE("kernel time: the probed word width of each modelled allocator", "[kernel_time]") {
+  Scenario s;
+  s.w = 64;
+  s.algo = Algorithm::rwbm;
+  CHECK(probed_word_bits(s) == 64u);
+  s.algo = Algorithm::corw;
+  CHECK(probed_word_bits(s) == 64u);
+  s.algo = Algorithm::rwmalloc;
+  CHECK(probed_word_bits(s) == 64u);
+  s.algo = Algorithm::rw;  // one bit per page in 32-bit words, whatever --w says
+  CHECK(probed_word_bits(s) == 32u);
+  s.algo = Algorithm::queue;  // reads queue slots, not a bitmap
+  CHECK_FALSE(probed_word_bits(s));
+  s.algo = Algorithm::cudamalloc;  // no model
+  CHECK_FALSE(probed_word_bits(s));
 }
 
 TEST_CASE("kernel time: a committed fit applied to model quantities", "[kernel_time]") {
@@ -116,6 +204,50 @@ TEST_CASE("kernel time: a committed fit applied to model quantities", "[kernel_t
   no_was.set("tas", 1.0).set_quantity("was", std::nullopt, "infinite");
   add_predicted_kernel_time(no_was, s, fits);
   CHECK_FALSE(no_was.number("kernel_ms_predicted"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("kernel time: a fit with bitmap features applied to a 16 B-page pool", "[kernel_time]") {
+  nlohmann::json fit = {
+      {"schema", "alloclab-time-fit/1"},
+      {"device_id", "gpu-l2"},
+      {"l2_bytes", 50ull << 20},
+      {"fits",
+       {{{"algo", "rwbm"},
+         {"w", 32},
+         {"pages", 1},
+         {"model_only",
+          {{"features", "N*TAS + N*TAS*miss + N/words"},
+           {"coefficients_ms",
+            {{"alpha", 0.01}, {"N*TAS", 2e-8}, {"N*TAS*miss", 5e-8}, {"N/words", 1e-3}}}}}}}}};
+  fs::path dir = write_device("gpu-l2", fit);
+  const auto fits = load_time_fit(dir.string(), "gpu-l2");
+  CHECK(fits.l2_bytes == 50ull << 20);
+  Scenario s;
+  s.algo = Algorithm::rwbm;
+  s.N = 1 << 20;
+  s.A = s.T = 1ull << 29;
+  s.w = 32;
+  Record r;
+  r.set("tas", 1.0).set("was", 2.0);
+  add_predicted_kernel_time(r, s, fits);
+  // By hand: 0.01 + 2e-8 * 2^20 + 5e-8 * 2^20 * (1 - 50/64) + 1e-3 * 2^20 / 2^24
+  //        = 0.01 + 0.02097152 + 0.0114688 + 0.0000625 = 0.04250282.
+  REQUIRE(r.number("kernel_ms_predicted"));
+  CHECK(*r.number("kernel_ms_predicted") == Approx(0.04250282).epsilon(1e-14));
+  // 4096 B pages: no misses, 16 threads per word: 0.01 + 0.02097152 + 0.016 = 0.04697152.
+  s.A = s.T = 1ull << 21;
+  Record r21;
+  r21.set("tas", 1.0).set("was", 2.0);
+  add_predicted_kernel_time(r21, s, fits);
+  REQUIRE(r21.number("kernel_ms_predicted"));
+  CHECK(*r21.number("kernel_ms_predicted") == Approx(0.04697152).epsilon(1e-14));
+
+  // The miss term without the L2 size it was fitted with cannot be applied.
+  fit.erase("l2_bytes");
+  dir = write_device("gpu-l2", fit);
+  CHECK_THROWS_WITH(load_time_fit(dir.string(), "gpu-l2"),
+                    Contains("--device") && Contains("N*TAS*miss") && Contains("l2_bytes"));
   fs::remove_all(dir);
 }
 

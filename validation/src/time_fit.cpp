@@ -36,6 +36,56 @@ const std::vector<FeatureSet>& candidate_feature_sets() {
   return sets;
 }
 
+const std::vector<FeatureSet>& bitmap_feature_sets() {
+  using F = TimeFeature;
+  // Each is one of the committed fits' shapes (throughput + critical path, with or without
+  // collisions; RW's warps*WAS + WAS) plus the L2 term, a contention term, or both.
+  static const std::vector<FeatureSet> sets = [] {
+    const std::vector<std::vector<F>> bases = {
+        {F::probes, F::was}, {F::warp_steps, F::was}, {F::probes, F::was, F::collisions}};
+    const std::vector<std::vector<F>> extras = {{F::l2_miss_probes},
+                                                {F::threads_per_word},
+                                                {F::word_pairs},
+                                                {F::l2_miss_probes, F::threads_per_word},
+                                                {F::l2_miss_probes, F::word_pairs}};
+    std::vector<FeatureSet> out;
+    for (const auto& base : bases)
+      for (const auto& extra : extras) {
+        FeatureSet fs;
+        fs.features = base;
+        fs.features.insert(fs.features.end(), extra.begin(), extra.end());
+        for (auto f : fs.features)
+          fs.name += (fs.name.empty() ? "" : " + ") + std::string(feature_name(f));
+        out.push_back(std::move(fs));
+      }
+    return out;
+  }();
+  return sets;
+}
+
+std::vector<FeatureSet> candidates_for(const TimeFitSettings& settings) {
+  std::vector<FeatureSet> out = candidate_feature_sets();
+  if (settings.bitmap_features)
+    out.insert(out.end(), bitmap_feature_sets().begin(), bitmap_feature_sets().end());
+  return out;
+}
+
+FeatureInputs feature_inputs(const TimePoint& p, const TimeFitSettings& settings) {
+  Scenario s;
+  s.algo = p.algo;
+  s.w = p.w;
+  FeatureInputs in;
+  in.N = p.N;
+  in.lanes = p.lanes;
+  in.tas = p.tas;
+  in.was = p.was;
+  in.collisions = p.collisions;
+  in.T = p.T;
+  in.word_bits = model::probed_word_bits(s).value_or(0);
+  in.l2_bytes = settings.l2_bytes;
+  return in;
+}
+
 ErrorSummary summarize_relative_errors(const std::vector<double>& measured,
                                        const std::vector<double>& predicted) {
   ErrorSummary s;
@@ -110,10 +160,11 @@ std::vector<TimePoint> time_points(const std::vector<TidyRow>& rows, std::size_t
 
 namespace {
 
-std::vector<double> design_row(const TimePoint& p, const FeatureSet& fs) {
+std::vector<double> design_row(const TimePoint& p, const FeatureSet& fs,
+                               const TimeFitSettings& settings) {
+  const FeatureInputs in = feature_inputs(p, settings);
   std::vector<double> row{1.0};
-  for (auto f : fs.features)
-    row.push_back(feature_value(f, p.N, p.lanes, p.tas, p.was, p.collisions));
+  for (auto f : fs.features) row.push_back(feature_value(f, in));
   return row;
 }
 
@@ -124,11 +175,11 @@ std::vector<std::string> column_names(const FeatureSet& fs) {
 }
 
 LinearProblem problem_for(const std::vector<TimePoint>& points, const std::vector<std::size_t>& idx,
-                          const FeatureSet& fs) {
+                          const FeatureSet& fs, const TimeFitSettings& settings) {
   LinearProblem lp;
   lp.column_names = column_names(fs);
   for (auto i : idx) {
-    lp.rows.push_back(design_row(points[i], fs));
+    lp.rows.push_back(design_row(points[i], fs, settings));
     lp.y.push_back(points[i].kernel_ms);
     // Relative least squares: minimise sum ((y - yhat)/y)^2 (see the header).
     lp.weights.push_back(1.0 / (points[i].kernel_ms * points[i].kernel_ms));
@@ -176,7 +227,9 @@ std::vector<std::size_t> kfold_assignment(const std::vector<TimePoint>& points, 
 // Returns nullopt (with why) if a training split cannot be fitted.
 std::optional<std::vector<double>> held_out_predictions(const std::vector<TimePoint>& points,
                                                         const std::vector<std::size_t>& group,
-                                                        const FeatureSet& fs, std::string& why) {
+                                                        const FeatureSet& fs,
+                                                        const TimeFitSettings& settings,
+                                                        std::string& why) {
   std::set<std::size_t> groups(group.begin(), group.end());
   if (groups.size() < 2) {
     why = "only one group";
@@ -187,8 +240,8 @@ std::optional<std::vector<double>> held_out_predictions(const std::vector<TimePo
     std::vector<std::size_t> train, test;
     for (std::size_t i = 0; i < points.size(); ++i) (group[i] == g ? test : train).push_back(i);
     try {
-      const auto fit = least_squares(problem_for(points, train, fs));
-      for (auto i : test) pred[i] = predict(fit.coefficients, design_row(points[i], fs));
+      const auto fit = least_squares(problem_for(points, train, fs, settings));
+      for (auto i : test) pred[i] = predict(fit.coefficients, design_row(points[i], fs, settings));
     } catch (const LeastSquaresError& e) {
       why = e.what();
       return std::nullopt;
@@ -213,7 +266,7 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
   c.features = fs;
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const auto fit = least_squares(problem_for(points, all, fs));
+  const auto fit = least_squares(problem_for(points, all, fs, settings));
   c.coefficients = fit.coefficients;
   c.fitted = fit.fitted;
   c.r_squared = fit.r_squared;
@@ -224,19 +277,19 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
   if (settings.folds < 2) throw InputError("--folds", "K-fold needs at least 2 folds");
   std::string why;
   if (auto pred = held_out_predictions(
-          points, kfold_assignment(points, settings.folds, settings.seed), fs, why)) {
+          points, kfold_assignment(points, settings.folds, settings.seed), fs, settings, why)) {
     c.kfold = summarize_relative_errors(measured, *pred);
     c.kfold_predicted = std::move(*pred);
   } else {
     c.note += "K-fold: " + why + "; ";
   }
-  if (auto pred =
-          held_out_predictions(points, group_by(points, [](auto& p) { return p.N; }), fs, why))
+  if (auto pred = held_out_predictions(points, group_by(points, [](auto& p) { return p.N; }), fs,
+                                       settings, why))
     c.leave_one_N_out = summarize_relative_errors(measured, *pred);
   else
     c.note += "leave-one-N-out: " + why + "; ";
   const auto by_T = group_by(points, [](auto& p) { return p.T; });
-  if (auto pred = held_out_predictions(points, by_T, fs, why))
+  if (auto pred = held_out_predictions(points, by_T, fs, settings, why))
     c.leave_one_T_out = summarize_relative_errors(measured, *pred);
   else
     c.note += "leave-one-T-out: " + why + "; ";
@@ -246,8 +299,8 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
     std::vector<TimePoint> sub;
     for (std::size_t i = 0; i < points.size(); ++i)
       if (by_T[i] == t) sub.push_back(points[i]);
-    auto pred =
-        held_out_predictions(sub, kfold_assignment(sub, settings.folds, settings.seed), fs, why);
+    auto pred = held_out_predictions(sub, kfold_assignment(sub, settings.folds, settings.seed), fs,
+                                     settings, why);
     if (!pred) {
       c.note += "K-fold per T: " + why + "; ";
       m_all.clear();
@@ -295,6 +348,10 @@ std::size_t select_candidate(const std::vector<CandidateFit>& cs, bool allow_col
 
 std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
                                    const TimeFitSettings& settings) {
+  if (settings.bitmap_features && settings.l2_bytes == 0)
+    throw InputError("--l2-bytes",
+                     "the bitmap features (N*TAS*miss) need the device's L2 size in bytes");
+  const std::vector<FeatureSet> candidates = candidates_for(settings);
   // Groups in the order of the algorithms' names (the order time_fit.json has always had).
   std::map<std::tuple<std::string_view, unsigned, unsigned>, std::vector<TimePoint>> groups;
   for (const auto& p : points)
@@ -306,7 +363,7 @@ std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
     g.w = std::get<1>(key);
     g.pages = std::get<2>(key);
     g.points = std::move(pts);
-    for (const auto& fs : candidate_feature_sets()) {
+    for (const auto& fs : candidates) {
       try {
         g.candidates.push_back(fit_candidate(g.points, fs, settings));
       } catch (const LeastSquaresError&) {
@@ -342,9 +399,12 @@ std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
           const Record r = model::evaluate(s);
           const auto tas = r.number("tas"), was = r.number("was");
           if (tas && was) {
+            FeatureInputs in = feature_inputs(p, settings);
+            in.tas = *tas;
+            in.was = *was;
+            in.collisions = 0;
             std::vector<double> row{1.0};
-            for (auto f : mfit.features.features)
-              row.push_back(feature_value(f, p.N, p.lanes, *tas, *was, 0.0));
+            for (auto f : mfit.features.features) row.push_back(feature_value(f, in));
             pred = predict(mfit.coefficients, row);
           }
         } catch (const InputError& e) {
@@ -422,6 +482,16 @@ nlohmann::json time_fit_json(const std::vector<GroupTimeFit>& fits, const TimeFi
         {"warps*WAS", "ceil(N/lanes) * WAS: warp-steps"},
         {"WAS", "mean steps of a warp's slowest lane: the critical path"},
         {"collisions", "failed atomic claims, all threads"}}}};
+  // Only with the bitmap features, so that a fit without them is written as before.
+  if (settings.bitmap_features) {
+    j["l2_bytes"] = settings.l2_bytes;
+    auto& f = j["method"]["features"];
+    f["N*TAS*miss"] =
+        "N*TAS * max(0, 1 - l2_bytes / bitmap bytes): probes that miss the L2 (bitmap bytes = "
+        "ceil(T/w) * w/8; w = 32 for rw)";
+    f["N/words"] = "N / ceil(T/w): threads per bitmap word (contention, critical path)";
+    f["N*N/words"] = "N * N / ceil(T/w): same-word thread pairs (contention, throughput)";
+  }
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& g : fits) {
     nlohmann::json gj;

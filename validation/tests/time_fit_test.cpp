@@ -3,11 +3,13 @@
 // run-time use of a fit, kernel_ms_predicted, is model/tests/kernel_time_test.cpp.)
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/least_squares.hpp"
+#include "alloclab/validation/page_size_study.hpp"
 #include "alloclab/validation/time_fit.hpp"
 
 using namespace alloclab;
@@ -291,4 +293,157 @@ TEST_CASE("time fit: the selection tolerance decides the selected features", "[t
   CHECK(best_single < 2.5 * best);
   CHECK(g.candidates[g.selected].features.name == "N*TAS + WAS");
   CHECK(g.candidates[g.selected].kfold->rms <= 1.05 * best);
+}
+
+TEST_CASE("time fit: without bitmap features the candidates are those of the committed fits",
+          "[time_fit]") {
+  // The committed time_fit.json files were selected among exactly these nine (docs/
+  // kernel-time-model.md): a fit without --bitmap-features must compare the same ones.
+  const std::vector<std::string> committed = {"N",
+                                              "N*TAS",
+                                              "warps*WAS",
+                                              "WAS",
+                                              "N*TAS + WAS",
+                                              "warps*WAS + WAS",
+                                              "N + N*TAS + WAS",
+                                              "N*TAS + WAS + collisions",
+                                              "N + N*TAS + WAS + collisions"};
+  std::vector<std::string> names;
+  for (const auto& fs : candidates_for({})) names.push_back(fs.name);
+  CHECK(names == committed);
+  TimeFitSettings on;
+  on.bitmap_features = true;
+  on.l2_bytes = 50ull << 20;
+  const auto with = candidates_for(on);
+  REQUIRE(with.size() == committed.size() + bitmap_feature_sets().size());
+  CHECK(bitmap_feature_sets().size() == 15);  // 3 committed shapes x 5 combinations
+  for (std::size_t i = committed.size(); i < with.size(); ++i) {
+    bool has_bitmap = false;
+    for (auto f : with[i].features) has_bitmap = has_bitmap || model::is_bitmap_feature(f);
+    CHECK(has_bitmap);
+  }
+  CHECK(std::find_if(with.begin(), with.end(), [](const FeatureSet& fs) {
+          return fs.name == "N*TAS + WAS + N*TAS*miss + N/words";
+        }) != with.end());
+  // Bitmap features without the L2 size: an input error naming --l2-bytes.
+  on.l2_bytes = 0;
+  CHECK_THROWS_WITH(fit_time(synthetic_points(0.006, 3e-8, 1e-3, 0), on), Contains("--l2-bytes"));
+}
+
+namespace {
+// RW-BM at N = 2^10..2^20 on pools of T = 2^21..2^31 pages (w = 32, fresh: A = T) with kernel
+// times from a known law that has an L2 term and a contention term; L2 = 50 MiB, so the bitmap
+// (T/8 bytes) outgrows it from T = 2^29 on (64 MiB: miss 1 - 50/64).
+constexpr std::uint64_t kL2 = 50ull << 20;
+std::vector<TimePoint> page_size_points(double alpha, double b_probes, double b_was, double b_miss,
+                                        double b_contention) {
+  std::vector<TimePoint> pts;
+  for (unsigned logT = 21; logT <= 31; ++logT)
+    for (unsigned logN = 10; logN <= 20; logN += 2) {
+      TimePoint p;
+      p.algo = Algorithm::rwbm;
+      p.w = 32;
+      p.N = 1ull << logN;
+      p.A = p.T = 1ull << logT;
+      const double n = static_cast<double>(p.N), words = static_cast<double>(p.T / 32);
+      p.tas = 1 + n / static_cast<double>(p.T);  // any TAS that is not constant
+      p.was = 2 + 0.1 * logN + 0.05 * logT;
+      p.collisions = n * n / words / 2;
+      // The miss fraction by hand: 0 up to 2^28 pages (32 MiB), then 1 - 50 MiB / (T/8 bytes).
+      const double bitmap = static_cast<double>(p.T) / 8;
+      const double miss = logT <= 28 ? 0.0 : 1.0 - 52428800.0 / bitmap;
+      p.kernel_ms = alpha + b_probes * n * p.tas + b_was * p.was + b_miss * n * p.tas * miss +
+                    b_contention * n / words;
+      pts.push_back(p);
+    }
+  return pts;
+}
+}  // namespace
+
+TEST_CASE("time fit: the bitmap features recover a known L2 and contention cost", "[time_fit]") {
+  const double alpha = 0.005, bp = 2e-8, bw = 1e-3, bm = 4e-8, bc = 2e-3;
+  const auto pts = page_size_points(alpha, bp, bw, bm, bc);
+  TimeFitSettings s;
+  s.bitmap_features = true;
+  s.l2_bytes = kL2;
+  FeatureSet generating;
+  for (const auto& fs : bitmap_feature_sets())
+    if (fs.name == "N*TAS + WAS + N*TAS*miss + N/words") generating = fs;
+  REQUIRE(generating.features.size() == 4);
+  const auto c = fit_candidate(pts, generating, s);
+  REQUIRE(c.coefficients.size() == 5);
+  CHECK(c.coefficients[0] == Approx(alpha).epsilon(1e-8));
+  CHECK(c.coefficients[1] == Approx(bp).epsilon(1e-8));
+  CHECK(c.coefficients[2] == Approx(bw).epsilon(1e-8));
+  CHECK(c.coefficients[3] == Approx(bm).epsilon(1e-8));
+  CHECK(c.coefficients[4] == Approx(bc).epsilon(1e-8));
+  // Without the two terms the same data are explained badly: the committed shape misses.
+  const auto plain = fit_candidate(pts, feature_set("N*TAS + WAS"), s);
+  REQUIRE(plain.kfold);
+  CHECK(plain.kfold->max > 0.05);
+  // The selection finds the generating set among all candidates, and it is model-only.
+  const auto fits = fit_time(pts, s);
+  REQUIRE(fits.size() == 1);
+  CHECK(fits[0].candidates[fits[0].selected].features.name == generating.name);
+  CHECK(fits[0].candidates[fits[0].model_only].features.name == generating.name);
+  // The JSON records the L2 size the features used (model/kernel_time.hpp reads it back).
+  const auto j = time_fit_json(fits, s, {});
+  CHECK(j.at("l2_bytes").get<std::uint64_t>() == kL2);
+  CHECK(j.at("method").at("features").contains("N*TAS*miss"));
+  // Without bitmap features the JSON is as it always was: no l2_bytes.
+  const auto plain_json =
+      time_fit_json(fit_time(synthetic_points(0.006, 3e-8, 1e-3, 0), {}), {}, {});
+  CHECK_FALSE(plain_json.contains("l2_bytes"));
+  CHECK_FALSE(plain_json.at("method").at("features").contains("N*TAS*miss"));
+}
+
+TEST_CASE("time fit: the page-size study's rows as fit points", "[time_fit]") {
+  auto row = [](const std::string& kind, const std::string& algo, const std::string& choice,
+                bool counters, std::uint64_t failed) {
+    nlohmann::json r = {{"kind", kind},          {"algo", algo},       {"bit_choice", choice},
+                        {"counters", counters},  {"failed", failed},   {"w", 64},
+                        {"lanes", 32},           {"N", 1 << 20},       {"A", 1 << 21},
+                        {"T", 1 << 21},          {"tas", 1.0},         {"was", 1.5},
+                        {"collisions", 12345.0}, {"kernel_ms", 0.066}, {"kernel_ms_sd", 0.001}};
+    if (!counters) r["tas"] = r["was"] = r["collisions"] = nullptr;
+    return r;
+  };
+  nlohmann::json study = {{"schema", "alloclab-page-size-study/1"},
+                          {"device", {{"name", "GPU X"}, {"l2_bytes", 52428800}}},
+                          {"rows",
+                           {{{"kind", "floor"}, {"variant", "philox"}},  // not an allocator
+                            row("allocator", "rwbm", "lowest", true, 0),
+                            row("allocator", "rwbm", "random", true, 0),   // another kernel
+                            row("allocator", "rwbm", "lowest", false, 0),  // no counters
+                            row("allocator", "corw", "lowest", true, 3),   // failed requests
+                            row("candidate", "rwbm", "lowest", true, 0),
+                            {{"kind", "allocator"}, {"error", "verification: ..."}}}}};
+  const auto sp = page_size_study_points(study, "--study");
+  CHECK(sp.device == "GPU X");
+  CHECK(sp.l2_bytes == 52428800);
+  CHECK(sp.left_out == 4);
+  REQUIRE(sp.points.size() == 1);
+  const auto& p = sp.points[0];
+  CHECK(p.algo == Algorithm::rwbm);
+  CHECK(p.w == 64);
+  CHECK(p.N == 1 << 20);
+  CHECK(p.T == 1 << 21);
+  CHECK(p.collisions == 12345.0);
+  CHECK(p.kernel_ms == 0.066);
+  // 2^20 threads on 2^21 / 64 words: 32 per word, the bitmap (256 KiB) well inside the L2.
+  TimeFitSettings s;
+  s.l2_bytes = sp.l2_bytes;
+  CHECK(feature_value(TimeFeature::threads_per_word, feature_inputs(p, s)) == 32);
+  CHECK(feature_value(TimeFeature::l2_miss_probes, feature_inputs(p, s)) == 0);
+
+  auto bad = study;
+  bad["schema"] = "alloclab-sweep/1";
+  CHECK_THROWS_WITH(page_size_study_points(bad, "--study"),
+                    Contains("--study") && Contains("alloclab-page-size-study/1"));
+  bad = study;
+  bad["rows"][1].erase("kernel_ms");
+  CHECK_THROWS_AS(page_size_study_points(bad, "--study"), InputError);
+  bad = study;
+  bad["rows"][1]["algo"] = "slab";
+  CHECK_THROWS_WITH(page_size_study_points(bad, "--study"), Contains("unknown algorithm 'slab'"));
 }

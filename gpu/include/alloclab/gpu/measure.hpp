@@ -106,8 +106,10 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
                       std::uint64_t trial = 0);
 
 // The hardware floor of the throughput bench: one atomicOr per thread (return value used) on a
-// random word of a bitmap of T/32 32-bit words. philox=true draws the word with the probe stream
-// (what the allocators pay), false with one mix64 hash. Median kernel ms over `repeats`.
-double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats);
+// random word of a bitmap of ceil(T/w) w-bit words (w = 32 or 64: the same T/8 bytes, twice the
+// threads per word at 64). philox=true draws the word with the probe stream (what the allocators
+// pay), false with one mix64 hash. Median kernel ms over `repeats`.
+double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats,
+                       unsigned w = 32);
 
 }  // namespace alloclab::gpu

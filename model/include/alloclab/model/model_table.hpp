@@ -32,6 +32,11 @@ struct ModelEntry {
   void (*rounds)(const Scenario& s, const RoundsOptions& options, Record& out) = nullptr;
   // Theorems 1 and 2 of §4.1 (theorem_records) are statements about this model.
   bool theorems = false;
+  // Bits per word of the bitmap its steps read at uniformly random places (RW: 32, its one bit
+  // per page lives in 32-bit words; the others: s.w). The kernel-time model's bitmap features
+  // (bitmap bytes against the L2, threads per word: kernel_time.hpp) are computed from it. Null
+  // where a step is no random bitmap read (the queue): those features are 0 there.
+  unsigned (*probed_word_bits)(const Scenario& s) = nullptr;
   // The keys of evaluate's record that a sweep writes as rows, in the record's order.
   std::vector<std::string> metrics;
   // Its paragraph of `alloclab model --help`: what the quantities are and how they are computed.

@@ -18,6 +18,9 @@
 //   WAS        the critical path: with few warps (N = 1024 is 32 warps on 132 SMs) the kernel
 //              lasts as long as its slowest warp, each step costing one memory latency;
 //   collisions failed atomic claims: each is one extra atomic round trip.
+// With TimeFitSettings::bitmap_features, also the pool-geometry features of model/kernel_time.hpp
+// (bitmap_feature_sets()): N*TAS*miss (probes that miss the L2: the bitmap outgrows it at small
+// pages), N/words and N*N/words (threads per word: contention at large pages).
 // Fits are weighted by 1/kernel_ms^2 (relative least squares): kernel times span three decades
 // (7 us to several ms) and their noise is roughly proportional (sd/mean 5-13% on the H200), so
 // an unweighted fit would match the slowest points and miss the fast ones by more than 100%.
@@ -39,6 +42,7 @@ namespace alloclab::validation {
 // The features and their names are the model's: what is fitted here is what model/ applies.
 using model::feature_name;
 using model::feature_value;
+using model::FeatureInputs;
 using model::TimeFeature;
 
 // One measured grid point of one algorithm: the quantities the fit uses.
@@ -56,8 +60,11 @@ struct FeatureSet {
   bool uses_collisions() const;
 };
 
-// The candidates compared by held-out error, simplest first.
+// The candidates compared by held-out error, simplest first (those of the committed fits).
 const std::vector<FeatureSet>& candidate_feature_sets();
+// The candidates that add the bitmap features (model/kernel_time.hpp) to the throughput plus
+// critical-path sets that the committed fits select: compared too with bitmap_features on.
+const std::vector<FeatureSet>& bitmap_feature_sets();
 
 // Relative prediction errors |predicted - measured| / measured over some points.
 struct ErrorSummary {
@@ -70,7 +77,19 @@ ErrorSummary summarize_relative_errors(const std::vector<double>& measured,
 struct TimeFitSettings {
   unsigned folds = 5;      // K of K-fold cross-validation
   std::uint64_t seed = 1;  // fold assignment: a hash of (seed, grid point), not of row order
+  // Also compare bitmap_feature_sets() (off: the candidates, and so the fits, of the committed
+  // time_fit.json files, which predate them).
+  bool bitmap_features = false;
+  // The device's L2 in bytes, for N*TAS*miss (needed with bitmap_features; 0 = unknown).
+  std::uint64_t l2_bytes = 0;
 };
+
+// The candidates fit_time compares under these settings: candidate_feature_sets(), then
+// bitmap_feature_sets() with bitmap_features.
+std::vector<FeatureSet> candidates_for(const TimeFitSettings& settings);
+
+// The features of one point (its probed bitmap from the model's table, the settings' L2).
+FeatureInputs feature_inputs(const TimePoint& p, const TimeFitSettings& settings);
 
 // One feature set fitted to one group's points.
 struct CandidateFit {
@@ -129,7 +148,8 @@ CandidateFit fit_candidate(const std::vector<TimePoint>& points, const FeatureSe
 inline constexpr double kSelectionTolerance = 1.05;
 
 // Groups points by (algo, w, pages) (w only where the algorithm uses bitmap words), fits every
-// candidate, selects (see kSelectionTolerance) and evaluates the model-only prediction.
+// candidate, selects (see kSelectionTolerance) and evaluates the model-only prediction. Throws
+// InputError("--l2-bytes") for bitmap features without an L2 size.
 std::vector<GroupTimeFit> fit_time(const std::vector<TimePoint>& points,
                                    const TimeFitSettings& settings);
 
