@@ -24,6 +24,7 @@ struct WorkloadArgs {
   std::string page_bytes = "256";
   std::uint64_t rounds = 1;
   double free_fraction = 0.5;
+  double initial_free = 1.0;
   std::uint64_t batch = 1024;
   unsigned block = 256;
   bool warp_uniform = false;
@@ -61,7 +62,7 @@ struct PointSummary {
   double requests = 0, allocs = 0, failed = 0, freed = 0, live_bytes = 0;
   double init_s = 0, alloc_s = 0, free_s = 0;
   double steps_mean = 0, steps_p99 = 0, steps_max = 0;
-  double atomics = 0, failed_claims = 0, retries = 0;
+  double atomics = 0, failed_claims = 0, retries = 0, free_atomics = 0;
   std::optional<double> address_range = 0, count_at_failure = 0;
   void add(const WorkloadPoint& p) {
     ++trials;
@@ -77,6 +78,7 @@ struct PointSummary {
     atomics += static_cast<double>(p.atomics_issued);
     failed_claims += static_cast<double>(p.failed_claims);
     retries += static_cast<double>(p.retries);
+    free_atomics += static_cast<double>(p.free_atomics_issued);
     std::vector<std::uint32_t> steps = p.steps;
     std::sort(steps.begin(), steps.end());
     if (!steps.empty()) {
@@ -115,6 +117,7 @@ void run(const WorkloadArgs& a) {
   base.page_bytes = parse_bytes("--page-bytes", a.page_bytes);
   base.rounds = a.rounds;
   base.free_fraction = a.free_fraction;
+  base.initial_free = a.initial_free;
   base.batch = a.batch;
   base.block = a.block;
   base.warp_uniform = a.warp_uniform;
@@ -200,11 +203,15 @@ void run(const WorkloadArgs& a) {
             "count_at_failure",
             s.count_at_failure ? std::optional<double>(*s.count_at_failure / K) : std::nullopt,
             "no request failed");
-      // Per allocation request (frees are not counted), summed over trials: docs/workloads.md.
+      // Per allocation request, summed over trials (atomics_per_free: per object freed):
+      // docs/workloads.md.
       auto per_request = [&](double total) {
         return s.requests > 0 ? std::optional<double>(total / s.requests) : std::nullopt;
       };
       rec.set_quantity("atomics_per_op", per_request(s.atomics), "no request");
+      rec.set_quantity("atomics_per_free",
+                       s.freed > 0 ? std::optional<double>(s.free_atomics / s.freed) : std::nullopt,
+                       "nothing freed");
       rec.set_quantity("failed_claims_per_op", per_request(s.failed_claims), "no request");
       rec.set_quantity("retries_per_op", per_request(s.retries), "no request");
       rec.set("steps_mean", s.steps_mean / K);
@@ -217,6 +224,12 @@ void run(const WorkloadArgs& a) {
                           "the pool state, those that found their target taken, steps beyond "
                           "the first); a request that searches gives up after " +
                           std::to_string(bound) + " steps (--max-steps)");
+      if (pt.w.pages_free_at_start() < pt.w.pages_total())
+        rec.notes.push_back("pool prefilled: " + std::to_string(pt.w.pages_free_at_start()) +
+                            " of " + std::to_string(pt.w.pages_total()) +
+                            " pages free at the start (--free); the others, chosen by the pool's "
+                            "keyed permutation, are never freed; utilisation counts the "
+                            "workload's bytes only");
       records.push_back(std::move(rec));
     }
   }
@@ -270,6 +283,11 @@ void add_workload_command(CLI::App& app) {
                   "churn: fraction of the live objects freed per round, in [0, 1]")
       ->capture_default_str();
   cmd->add_option("--batch", args->batch, "oom: objects per batch")->capture_default_str();
+  cmd->add_option("--free", args->initial_free,
+                  "fraction of the pool's pages free at the start, in (0, 1]; the others are "
+                  "used before the workload (chosen as simulate --free chooses them) and never "
+                  "freed")
+      ->capture_default_str();
   cmd->add_option("--block", args->block,
                   "threads per block of the GPU launches (a multiple of 32, at most 1024); the "
                   "simulator's warps are 32 consecutive threads either way")
