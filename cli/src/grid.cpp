@@ -161,7 +161,7 @@ std::vector<GridPoint> expand_grid_points(const GridOptions& options, Algorithm 
           else
             a_values.emplace_back(A, std::nullopt);
         for (double f : fractions) {
-          const auto A = static_cast<std::uint64_t>(std::llround(f * static_cast<double>(T)));
+          const auto A = free_pages_of_fraction(f, T);
           if (A < 1)
             a_values.emplace_back(A, InputError("--free", fmt::format("fraction {} of T={} leaves "
                                                                       "no free page",

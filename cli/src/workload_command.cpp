@@ -26,6 +26,7 @@ struct WorkloadArgs {
   std::string page_bytes = "256";
   std::uint64_t rounds = 1;
   double free_fraction = 0.5;
+  double initial_free = 1.0;
   std::uint64_t batch = 1024;
   unsigned block = 256;
   bool warp_uniform = false;
@@ -70,7 +71,7 @@ struct PointSummary {
   double requests = 0, allocs = 0, failed = 0, freed = 0, live_bytes = 0;
   double init_s = 0, alloc_s = 0, free_s = 0;
   double steps_mean = 0, steps_p99 = 0, steps_max = 0;
-  double atomics = 0, failed_claims = 0, retries = 0;
+  double atomics = 0, failed_claims = 0, retries = 0, free_atomics = 0;
   bool has_atomic_counts = true, has_claim_counts = true, has_steps = true;
   std::optional<double> address_range = 0, count_at_failure = 0;
   void add(const WorkloadPoint& p) {
@@ -87,6 +88,7 @@ struct PointSummary {
     atomics += static_cast<double>(p.atomics_issued);
     failed_claims += static_cast<double>(p.failed_claims);
     retries += static_cast<double>(p.retries);
+    free_atomics += static_cast<double>(p.free_atomics_issued);
     has_atomic_counts = has_atomic_counts && p.has_atomic_counts;
     has_claim_counts = has_claim_counts && p.has_claim_counts;
     has_steps = has_steps && !p.steps.empty();
@@ -211,6 +213,11 @@ Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
   const std::string not_counted = backend.name == "gpu" ? "not counted on the GPU" : "no request";
   rec.set_quantity("atomics_per_op", per_request(s.atomics, s.has_atomic_counts),
                    s.has_atomic_counts ? "no request" : not_counted);
+  rec.set_quantity("atomics_per_free",
+                   s.has_atomic_counts && s.freed > 0
+                       ? std::optional<double>(s.free_atomics / s.freed)
+                       : std::nullopt,
+                   s.has_atomic_counts ? "nothing freed" : not_counted);
   const char* no_claims = s.has_claim_counts ? "no request" : "no per-request counters";
   rec.set_quantity("failed_claims_per_op", per_request(s.failed_claims, s.has_claim_counts),
                    no_claims);
@@ -230,6 +237,12 @@ Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
                         "the pool state, those that found their target taken, steps beyond "
                         "the first); a request that searches gives up after " +
                         std::to_string(bound) + " steps (--max-steps)");
+  if (w.pages_free_at_start() < w.pages_total())
+    rec.notes.push_back("pool prefilled: " + std::to_string(w.pages_free_at_start()) + " of " +
+                        std::to_string(w.pages_total()) +
+                        " pages free at the start (--free); the others, chosen by the pool's "
+                        "keyed permutation, are never freed; utilisation counts the workload's "
+                        "bytes only");
   for (const auto& n : run_notes) rec.notes.push_back(n);
   return rec;
 }
@@ -244,6 +257,7 @@ void run(const WorkloadArgs& a) {
   base.page_bytes = parse_bytes("--page-bytes", a.page_bytes);
   base.rounds = a.rounds;
   base.free_fraction = a.free_fraction;
+  base.initial_free = a.initial_free;
   base.batch = a.batch;
   base.block = a.block;
   base.warp_uniform = a.warp_uniform;
@@ -349,6 +363,11 @@ void add_workload_command(CLI::App& app) {
                   "churn: fraction of the live objects freed per round, in [0, 1]")
       ->capture_default_str();
   cmd->add_option("--batch", args->batch, "oom: objects per batch")->capture_default_str();
+  cmd->add_option("--free", args->initial_free,
+                  "fraction of the pool's pages free at the start, in (0, 1]; the others are "
+                  "used before the workload (chosen as simulate --free chooses them) and never "
+                  "freed")
+      ->capture_default_str();
   cmd->add_option("--block", args->block,
                   "threads per block of the GPU launches (a multiple of 32, at most 1024); the "
                   "simulator's warps are 32 consecutive threads either way")

@@ -46,8 +46,9 @@ class Bitmap {
   // (one OR per word piece up to the first that found a bit set, then one AND per piece
   // undone) to `atomics`.
   bool claim_range(std::uint64_t first, std::uint64_t n, std::uint64_t& atomics);
-  // Clears pages [first, first + n); throws VerificationError if one was not in use.
-  void release_range(std::uint64_t first, std::uint64_t n);
+  // Clears pages [first, first + n), one atomic AND per word piece; returns the ANDs issued.
+  // Throws VerificationError if a page was not in use.
+  std::uint64_t release_range(std::uint64_t first, std::uint64_t n);
 
   std::uint64_t count_free() const;
   std::vector<std::uint64_t> used_pages() const;  // packed 64 pages per element
@@ -76,6 +77,8 @@ void parallel_for(std::uint64_t units, unsigned workers,
 // Sequential mode: the order in which units (threads or warps) are served: sorted by
 // PhiloxStream(seed, order, unit).bits(0), ties by id.
 std::vector<std::uint64_t> service_order(std::uint64_t seed, std::uint64_t units);
+// The ids 0..keys.size()-1 sorted by (keys[id], id): service_order's sort.
+std::vector<std::uint64_t> order_by_keys(const std::vector<std::uint64_t>& keys);
 // Lockstep mode: priority of thread `thread` in round r (>= 0): lower wins a conflict.
 inline std::uint64_t round_priority(std::uint64_t seed, std::uint64_t thread, std::uint64_t r) {
   return PhiloxStream(seed, StreamDomain::order, thread).bits(r + 1);
@@ -115,9 +118,10 @@ class BitmapAllocator : public Allocator {
     build_pool(bm_, s, o.occupancy, pool_seed, resolve_host_threads(o.host_threads));
     free_.store(bm_.count_free());
   }
-  void free(std::uint64_t first_page, unsigned n) override {
-    bm_.release_range(first_page, n);
-    free_.fetch_add(n, std::memory_order_relaxed);
+  std::uint64_t free(std::uint64_t first_page, unsigned n) override {
+    const std::uint64_t ands = bm_.release_range(first_page, n);
+    free_.fetch_add(n, std::memory_order_relaxed);  // the simulator's counter: not counted
+    return ands;
   }
   std::vector<std::uint64_t> used_pages() const override { return bm_.used_pages(); }
   std::uint64_t free_count() const override { return free_.load(); }

@@ -67,14 +67,63 @@ void parallel_for(std::uint64_t units, unsigned workers,
   if (error) std::rethrow_exception(error);
 }
 
-std::vector<std::uint64_t> service_order(std::uint64_t seed, std::uint64_t units) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> keyed(units);
-  for (std::uint64_t u = 0; u < units; ++u)
-    keyed[u] = {PhiloxStream(seed, StreamDomain::order, u).bits(0), u};
-  std::sort(keyed.begin(), keyed.end());
+std::vector<std::uint64_t> order_by_keys(const std::vector<std::uint64_t>& keys) {
+  const std::uint64_t units = keys.size();
   std::vector<std::uint64_t> out(units);
-  for (std::uint64_t u = 0; u < units; ++u) out[u] = keyed[u].second;
+  if (units < 64) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> keyed(units);
+    for (std::uint64_t u = 0; u < units; ++u) keyed[u] = {keys[u], u};
+    std::sort(keyed.begin(), keyed.end());
+    for (std::uint64_t u = 0; u < units; ++u) out[u] = keyed[u].second;
+    return out;
+  }
+  // Bucket sort on the top `b` bits of the key (about one unit per bucket for the uniform keys
+  // of the order stream; 2^20 buckets at most), each bucket then sorted by (key, id). std::sort
+  // of the (key, id) pairs took 60 ns per unit at 2^15 units; this takes about a fifth.
+  unsigned b = 1;
+  while (b < 20 && (std::uint64_t{1} << b) < units) ++b;
+  const unsigned shift = 64 - b;
+  std::vector<std::uint64_t> start((std::size_t{1} << b) + 1, 0);
+  for (std::uint64_t u = 0; u < units; ++u) ++start[(keys[u] >> shift) + 1];
+  for (std::size_t j = 1; j < start.size(); ++j) start[j] += start[j - 1];
+  // Scattered in id order, so each bucket holds its units by ascending id: a stable sort by key
+  // alone then breaks ties by id.
+  std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
+  std::vector<std::uint64_t> sorted_keys(units);
+  for (std::uint64_t u = 0; u < units; ++u) {
+    const std::uint64_t at = fill[keys[u] >> shift]++;
+    sorted_keys[at] = keys[u];
+    out[at] = u;
+  }
+  for (std::size_t j = 0; j + 1 < start.size(); ++j) {
+    const std::uint64_t lo = start[j], hi = start[j + 1];
+    if (hi - lo < 2) continue;
+    if (hi - lo <= 32) {  // stable insertion sort by key
+      for (std::uint64_t i = lo + 1; i < hi; ++i) {
+        const std::uint64_t k = sorted_keys[i], id = out[i];
+        std::uint64_t at = i;
+        for (; at > lo && sorted_keys[at - 1] > k; --at) {
+          sorted_keys[at] = sorted_keys[at - 1];
+          out[at] = out[at - 1];
+        }
+        sorted_keys[at] = k;
+        out[at] = id;
+      }
+    } else {  // keys that are not uniform (or a huge unit count): any comparison sort
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> keyed(hi - lo);
+      for (std::uint64_t i = lo; i < hi; ++i) keyed[i - lo] = {sorted_keys[i], out[i]};
+      std::sort(keyed.begin(), keyed.end());
+      for (std::uint64_t i = lo; i < hi; ++i) out[i] = keyed[i - lo].second;
+    }
+  }
   return out;
+}
+
+std::vector<std::uint64_t> service_order(std::uint64_t seed, std::uint64_t units) {
+  std::vector<std::uint64_t> keys(units);
+  for (std::uint64_t u = 0; u < units; ++u)
+    keys[u] = PhiloxStream(seed, StreamDomain::order, u).bits(0);
+  return order_by_keys(keys);
 }
 
 // Philox4x32-10 on 8 consecutive counters at once, written as structure-of-arrays so the

@@ -62,16 +62,19 @@ bool Bitmap::claim_range(std::uint64_t first, std::uint64_t n, std::uint64_t& at
   return false;
 }
 
-void Bitmap::release_range(std::uint64_t first, std::uint64_t n) {
+std::uint64_t Bitmap::release_range(std::uint64_t first, std::uint64_t n) {
   if (first + n > T_ || n == 0)
     throw VerificationError("free of pages [" + std::to_string(first) + ", " +
                             std::to_string(first + n) + ") outside the pool");
+  std::uint64_t ands = 0;
   for_each_word_piece(first, n, w_, [&](std::uint64_t j, std::uint64_t m) {
+    ++ands;
     if ((fetch_and(j, ~m) & m) != m)
       throw VerificationError("double free: a page in [" + std::to_string(first) + ", " +
                               std::to_string(first + n) + ") was not in use");
     return true;
   });
+  return ands;
 }
 
 std::uint64_t Bitmap::count_free() const {
@@ -111,6 +114,11 @@ std::vector<std::uint64_t> free_set(const Scenario& s, Occupancy occ, std::uint6
   if (occ == Occupancy::contiguous) {
     const std::uint64_t a = contiguous_start(s, pool_seed);
     for (std::uint64_t p = a; p < a + s.A; ++p) out[p / 64] |= std::uint64_t{1} << (p % 64);
+    return out;
+  }
+  if (s.A == s.T) {  // pi(p) < T for every page: all free, without evaluating pi T times
+    for (std::uint64_t e = 0; e < out.size(); ++e) out[e] = ~std::uint64_t{0};
+    if (s.T % 64) out.back() = bits::low_mask(static_cast<unsigned>(s.T % 64));
     return out;
   }
   const PagePermutation pi(s.T, pool_seed);

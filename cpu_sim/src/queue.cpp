@@ -15,7 +15,8 @@
 //    failed one is a failed claim and a collision); sequential and lockstep serialise the
 //    dequeues, so there each successful one counts as one atomic that cannot fail. A request
 //    that finds the queue empty issues none. The ring-slot hand-off and the mirror are the
-//    simulator's bookkeeping and are not counted.
+//    simulator's bookkeeping and are not counted. A free issues one atomic per page: the
+//    fetch_add on tail (the used-page mirror's AND is bookkeeping).
 #include <thread>
 
 #include "alloclab/core/errors.hpp"
@@ -101,15 +102,18 @@ class QueueAllocator final : public Allocator {
     return r;
   }
 
-  void free(std::uint64_t first_page, unsigned n) override {
+  std::uint64_t free(std::uint64_t first_page, unsigned n) override {
+    std::uint64_t enqueues = 0;
     for (std::uint64_t p = first_page; p < first_page + n; ++p) {
       if (p >= s_.T) throw VerificationError("free of a page outside the pool");
       const std::uint64_t bit = std::uint64_t{1} << (p % 64);
       if (!(used_.fetch_and(p / 64, ~bit) & bit))
         throw VerificationError("double free of page " + std::to_string(p));
-      const std::uint64_t t = tail_.fetch_add(1);
+      const std::uint64_t t = tail_.fetch_add(1);  // the enqueue's one atomic
+      ++enqueues;
       slots_[t % s_.T].store(static_cast<std::int64_t>(p), std::memory_order_release);
     }
+    return enqueues;
   }
   std::vector<std::uint64_t> used_pages() const override { return used_.used_pages(); }
   std::uint64_t free_count() const override { return tail_.load() - head_.load(); }

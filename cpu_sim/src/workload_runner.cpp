@@ -1,5 +1,8 @@
 // Workloads over the simulator's allocators (workload_runner.hpp). Decisions:
-//  * The pool starts fully free (A = T); prefill is not part of this slice.
+//  * The pool starts with A = Workload::pages_free_at_start() free pages (round(f T) for
+//    --free f, 1 by default), chosen by the keyed permutation of core/pool.hpp from the trial's
+//    seed, as run_once builds it; the workload never frees the others, and every page handed out
+//    is checked to be one of the A.
 //  * An Allocator serves a fixed number of requests per allocate() call (the scenario's N), so
 //    each family builds its allocator with the requests of one call: alloc, mixed and
 //    fragmentation N; oom the batch B; churn k = round(f N) (at least 1 when f > 0). Churn's
@@ -8,7 +11,13 @@
 //  * Every call draws its probe streams from its own seed, derived from the trial seed and the
 //    call's index, so no two calls share random numbers.
 //  * Addresses: page p starts at byte p * page_bytes. The verifier checks the extent handed out
-//    (whole pages); address_range_bytes measures the bytes requested (highest end - lowest start).
+//    (whole pages) as each object is handed out and freed (LivePages); address_range_bytes
+//    measures the bytes requested (highest end - lowest start).
+//  * Written patterns (pattern_store.hpp): each object's first and last min(8, size) bytes are
+//    written when it is handed out and checked before it is freed; once everything is freed
+//    nothing may be left in the store.
+//  * Times: one clock reading around each allocate() call and around each batch of free()
+//    calls (the frees of a round, or the surplus of a call); the checks run outside them.
 #include "alloclab/cpu_sim/workload_runner.hpp"
 
 #include <algorithm>
@@ -21,6 +30,8 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
+#include "alloclab/cpu_sim/pattern_store.hpp"
+#include "live_pages.hpp"
 
 namespace alloclab::sim {
 namespace {
@@ -50,6 +61,12 @@ std::uint64_t requests_per_call(const Workload& w) {
   }
 }
 
+std::vector<std::uint64_t> request_bytes_of_call(const Workload& w, std::uint64_t seed) {
+  std::vector<std::uint64_t> out(requests_per_call(w));
+  for (std::uint64_t j = 0; j < out.size(); ++j) out[j] = thread_request_bytes(w, seed, j);
+  return out;
+}
+
 struct Setup {
   Scenario s;
   SimOptions so;
@@ -63,13 +80,12 @@ Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, st
   st.s.algo = algo;
   st.s.N = per_call;
   st.s.T = w.pages_total();
-  st.s.A = st.s.T;
+  st.s.A = w.pages_free_at_start();
   st.s.seed = seed;
   st.so.mode = o.mode;
   st.so.host_threads = o.host_threads;
   st.so.max_probes_per_request = o.max_probes_per_request;
-  st.bytes_of.resize(per_call);
-  for (std::uint64_t j = 0; j < per_call; ++j) st.bytes_of[j] = thread_request_bytes(w, seed, j);
+  st.bytes_of = request_bytes_of_call(w, seed);
   if (caps(algo).requests == RequestKind::pages) {
     if (w.size.is_range()) {
       st.so.pages_per_thread.resize(per_call);
@@ -87,7 +103,11 @@ struct Object {
   std::int64_t first_page = -1;  // -1: this thread holds nothing
   std::uint64_t pages = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t id = 0;  // the run's allocation number: keys the object's written pattern
 };
+
+// Objects ahead whose pattern slots are prefetched (PatternStore::prefetch).
+constexpr std::uint64_t kPrefetchAhead = 8;
 
 class Runner {
  public:
@@ -96,6 +116,7 @@ class Runner {
     const auto t0 = Clock::now();
     try {
       alloc_ = make_allocator(st_.s, st_.so, seed_);
+      live_pages_.emplace(st_.s.T);
     } catch (const std::bad_alloc&) {
       throw InputError("--pool", "the simulator cannot hold the metadata of " +
                                      std::to_string(st_.s.T) + " pages (" +
@@ -103,6 +124,9 @@ class Runner {
     }
     init_seconds_ = seconds_since(t0);
     initial_free_ = alloc_->free_count();
+    // The allocator's pool is built from the run's seed (make_allocator's pool seed): page p is
+    // free at the start iff pi(p) < A.
+    if (st_.s.A < st_.s.T) prefill_.emplace(st_.s.T, seed_);
     run_.pages_total = st_.s.T;
     run_.step_bound = default_step_bound(st_.s, st_.so);
     run_.device = "cpu simulator";
@@ -120,66 +144,108 @@ class Runner {
         run_static();
         break;
     }
+    if (patterns_.bytes_held() != 0)
+      throw VerificationError(std::to_string(patterns_.bytes_held()) +
+                              " bytes of written patterns are left after every object was freed");
+    run_.pattern_bytes_checked = pattern_bytes_checked_;
     return std::move(run_);
   }
 
  private:
-  // One allocate() call; returns one Object per request (first_page -1 = failed), checked to lie
-  // inside the pool.
-  std::vector<Object> call(WorkloadPoint& p) {
+  // One allocate() call: got_ holds one Object per request (first_page -1 = failed), each
+  // verified and its pattern written (accept).
+  const std::vector<Object>& call(WorkloadPoint& p) {
     const std::uint64_t call_seed = mix64(seed_ ^ mix64(++calls_));
     const auto t0 = Clock::now();
     RunResult r = alloc_->allocate(call_seed);
     p.alloc_seconds += seconds_since(t0);
-    std::vector<Object> got(st_.s.N);
+    got_.assign(st_.s.N, Object{});
+    p.requests += st_.s.N;
     for (std::uint64_t j = 0; j < st_.s.N; ++j) {
-      const std::uint64_t pages =
-          st_.so.pages_per_thread.empty() ? st_.s.pages : st_.so.pages_per_thread[j];
+      if (j + kPrefetchAhead < st_.s.N && r.first_page[j + kPrefetchAhead] >= 0)
+        patterns_.prefetch(
+            static_cast<std::uint64_t>(r.first_page[j + kPrefetchAhead]) * w_.page_bytes,
+            st_.bytes_of[j + kPrefetchAhead]);
       const std::int64_t fp = r.first_page[j];
-      ++p.requests;
       if (fp < 0) {
         ++p.failed;
         continue;
       }
-      if (static_cast<std::uint64_t>(fp) + pages > st_.s.T)
-        throw VerificationError(std::string(name(st_.s.algo)) + " handed out pages " +
-                                std::to_string(fp) + "+" + std::to_string(pages) +
-                                " outside the pool of " + std::to_string(st_.s.T) + " pages");
+      const std::uint64_t pages =
+          st_.so.pages_per_thread.empty() ? st_.s.pages : st_.so.pages_per_thread[j];
+      got_[j] = {fp, pages, st_.bytes_of[j], next_id_++};
+      accept(got_[j]);
       ++p.allocs;
-      got[j] = {fp, pages, st_.bytes_of[j]};
     }
     p.steps.insert(p.steps.end(), r.steps.begin(), r.steps.end());
     p.collisions += r.collisions;
     p.atomics_issued += r.atomics_issued;
     p.failed_claims += r.failed_claims;
     p.retries += r.retries;
-    return got;
+    return got_;
   }
 
-  void release(Object& ob, WorkloadPoint& p) {
+  // The checks of one object handed out, then its pattern is written.
+  void accept(const Object& ob) {
+    const auto first = static_cast<std::uint64_t>(ob.first_page);
+    auto fail = [&](const std::string& why) {
+      throw VerificationError(std::string(name(st_.s.algo)) + " handed out pages " +
+                              std::to_string(first) + "+" + std::to_string(ob.pages) + " " + why);
+    };
+    if (first + ob.pages > st_.s.T)
+      fail("outside the pool of " + std::to_string(st_.s.T) + " pages");
+    if (!live_pages_->claim(first, ob.pages)) fail("of which a live object holds one");
+    if (prefill_)
+      for (std::uint64_t q = first; q < first + ob.pages; ++q)
+        if (!initially_free(*prefill_, q, st_.s.A))
+          fail("including page " + std::to_string(q) + ", used before the workload (--free)");
+    patterns_.write(ob.id, first * w_.page_bytes, ob.bytes);
+  }
+
+  // Frees the objects of to_free_ (in order): each one's pattern is checked and its pages
+  // released from the live map, then the allocator's frees run, timed as one batch.
+  void flush_frees(WorkloadPoint& p) {
+    for (std::size_t i = 0; i < to_free_.size(); ++i) {
+      if (i + kPrefetchAhead < to_free_.size()) {
+        const Object& next = to_free_[i + kPrefetchAhead];
+        patterns_.prefetch(static_cast<std::uint64_t>(next.first_page) * w_.page_bytes, next.bytes);
+      }
+      const Object& ob = to_free_[i];
+      const auto first = static_cast<std::uint64_t>(ob.first_page);
+      pattern_bytes_checked_ += patterns_.check_and_forget(ob.id, first * w_.page_bytes, ob.bytes);
+      if (!live_pages_->release(first, ob.pages))
+        throw VerificationError("the workload frees pages " + std::to_string(first) + "+" +
+                                std::to_string(ob.pages) + " that no live object holds");
+    }
+    std::uint64_t atomics = 0;
     const auto t0 = Clock::now();
-    alloc_->free(static_cast<std::uint64_t>(ob.first_page), static_cast<unsigned>(ob.pages));
+    for (const Object& ob : to_free_)
+      atomics +=
+          alloc_->free(static_cast<std::uint64_t>(ob.first_page), static_cast<unsigned>(ob.pages));
     p.free_seconds += seconds_since(t0);
-    ++p.freed;
+    p.freed += to_free_.size();
+    p.free_atomics_issued += atomics;
+    to_free_.clear();
+  }
+  void schedule_free(Object& ob) {
+    to_free_.push_back(ob);
     ob = Object{};
   }
 
-  // Verifies the live objects and fills the point's live-state fields.
+  // Checks the allocator's free count against the live pages and fills the point's live-state
+  // fields (the live objects' disjointness was checked as each was handed out).
   void checkpoint(WorkloadPoint& p) {
-    std::vector<ByteRange> extents;
     std::uint64_t pages = 0, lo = ~std::uint64_t{0}, hi = 0;
     p.live_objects = p.live_bytes = 0;
     for (const auto& ob : live_) {
       if (ob.first_page < 0) continue;
       const std::uint64_t begin = static_cast<std::uint64_t>(ob.first_page) * w_.page_bytes;
-      extents.push_back({begin, begin + ob.pages * w_.page_bytes});
       pages += ob.pages;
       lo = std::min(lo, begin);
       hi = std::max(hi, begin + ob.bytes);
       ++p.live_objects;
       p.live_bytes += ob.bytes;
     }
-    verify_ranges(std::move(extents), st_.s.T * w_.page_bytes);
     if (alloc_->free_count() + pages != initial_free_)
       throw VerificationError("free count " + std::to_string(alloc_->free_count()) + " + " +
                               std::to_string(pages) + " live pages != initial free count " +
@@ -189,7 +255,8 @@ class Runner {
 
   void free_everything(WorkloadPoint& p) {
     for (auto& ob : live_)
-      if (ob.first_page >= 0) release(ob, p);
+      if (ob.first_page >= 0) schedule_free(ob);
+    flush_frees(p);
     if (alloc_->free_count() != initial_free_)
       throw VerificationError("after every object was freed the free count is " +
                               std::to_string(alloc_->free_count()) + ", not the initial " +
@@ -216,8 +283,7 @@ class Runner {
         throw VerificationError("oom: " + std::to_string(c) + " batches of " +
                                 std::to_string(st_.s.N) + " without a failure on " +
                                 std::to_string(st_.s.T) + " pages");
-      auto got = call(p);
-      for (auto& ob : got)
+      for (const auto& ob : call(p))
         if (ob.first_page >= 0) live_.push_back(ob);
       if (p.failed > 0) {
         p.count_at_failure = p.allocs;
@@ -237,43 +303,47 @@ class Runner {
       p.init_seconds = init_seconds_;
       std::uint64_t next = 0;
       while (next < w_.N) {
-        auto got = call(p);
-        for (auto& ob : got) {
+        for (const auto& ob : call(p)) {
           if (next < w_.N)
             live_[next++] = ob;
           else if (ob.first_page >= 0)
-            release(ob, p);
+            to_free_.push_back(ob);
         }
+        flush_frees(p);
       }
       checkpoint(p);
       run_.points.push_back(std::move(p));
     }
+    std::vector<std::uint64_t> holding, empty, freed;
     for (std::uint64_t r = 1; r <= w_.rounds; ++r) {
       WorkloadPoint p;
       p.round = r;
-      std::vector<std::uint64_t> holding, empty;
+      holding.clear();
+      empty.clear();
+      freed.clear();
       for (std::uint64_t i = 0; i < w_.N; ++i)
         (live_[i].first_page >= 0 ? holding : empty).push_back(i);
       // k victims among the live objects, uniformly at random (partial Fisher-Yates on the
       // workload stream of this round).
       const std::uint64_t victims = std::min<std::uint64_t>(k, holding.size());
       const PhiloxStream pick(mix64(seed_ + r), StreamDomain::workload, 0);
-      std::vector<std::uint64_t> freed;
       for (std::uint64_t j = 0; j < victims; ++j) {
         std::swap(holding[j], holding[j + pick.below(j, holding.size() - j)]);
         freed.push_back(holding[j]);
-        release(live_[holding[j]], p);
+        schedule_free(live_[holding[j]]);
       }
+      flush_frees(p);
       if (k > 0) {
         // The same threads allocate again (then any thread left empty by an earlier failure).
         freed.insert(freed.end(), empty.begin(), empty.end());
-        auto got = call(p);
+        const auto& got = call(p);
         for (std::uint64_t j = 0; j < got.size(); ++j) {
           if (j < freed.size())
             live_[freed[j]] = got[j];
           else if (got[j].first_page >= 0)
-            release(got[j], p);
+            to_free_.push_back(got[j]);
         }
+        flush_frees(p);
       }
       checkpoint(p);
       run_.points.push_back(std::move(p));
@@ -290,10 +360,17 @@ class Runner {
   std::uint64_t seed_;
   Setup st_;
   std::unique_ptr<Allocator> alloc_;
+  std::optional<detail::LivePages> live_pages_;
+  std::optional<PagePermutation> prefill_;  // the pool's permutation when A < T
+  PatternStore patterns_;
+  std::uint64_t pattern_bytes_checked_ = 0;
   double init_seconds_ = 0;
   std::uint64_t initial_free_ = 0;
   std::uint64_t calls_ = 0;
+  std::uint64_t next_id_ = 0;
   std::vector<Object> live_;
+  std::vector<Object> got_;      // the last call's objects
+  std::vector<Object> to_free_;  // objects to free at the next flush_frees
   WorkloadRun run_;
 };
 
@@ -342,6 +419,10 @@ void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptio
                                    " bytes as pages of " + std::to_string(w.page_bytes) + " B (" +
                                    e.what() + ")");
   }
+}
+
+std::vector<std::uint64_t> call_request_bytes(const Workload& w, std::uint64_t trial) {
+  return request_bytes_of_call(w, trial_seed(w.seed, trial));
 }
 
 WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,

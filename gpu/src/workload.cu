@@ -47,7 +47,9 @@ Scenario workload_scenario(Algorithm algo, const Workload& w, std::uint64_t seed
   s.algo = algo;
   s.N = launch_threads(w);
   s.T = hands_out_pages(algo) ? w.pages_total() : 1;
-  s.A = s.T;  // the pool starts fully free
+  // --free: A of T pages free at the start (core/scenario.hpp's one formula), the others chosen
+  // by the pool's keyed permutation as every command chooses them.
+  s.A = hands_out_pages(algo) ? w.pages_free_at_start() : 1;
   s.w = kRunWordBits;
   s.lanes = 32;
   s.pages = caps(algo).requests == RequestKind::pages
@@ -148,7 +150,7 @@ class WorkloadDriver {
     if (w_.family != WorkloadFamily::oom) return w_.N;
     const std::uint64_t capacity_bytes = std::max(w_.pool_bytes, mo_.heap_bytes);
     const std::uint64_t most_objects =
-        pages_ ? s_.T / s_.pages : (capacity_bytes + w_.size.lo - 1) / w_.size.lo;
+        pages_ ? s_.A / s_.pages : (capacity_bytes + w_.size.lo - 1) / w_.size.lo;
     return (most_objects / w_.batch + 2) * w_.batch;
   }
 

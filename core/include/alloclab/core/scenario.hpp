@@ -1,6 +1,7 @@
 // One grid point: what every backend (model, simulator, GPU) is asked to evaluate.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "alloclab/core/algorithm.hpp"
@@ -20,6 +21,12 @@ struct Scenario {
   // RW-BM: which free bit of a word a thread claims (bit_choice.hpp); other algorithms ignore it.
   BitChoice bit_choice = BitChoice::lowest;
 };
+
+// Free pages A of a pool of T pages of which a fraction f is free (--free f, every command):
+// f * T rounded to the nearest integer. The GPU builds the same pool from the same A.
+inline std::uint64_t free_pages_of_fraction(double f, std::uint64_t T) {
+  return static_cast<std::uint64_t>(std::llround(f * static_cast<double>(T)));
+}
 
 // Warps are consecutive groups of `lanes` threads; the last one may be partial.
 inline std::uint64_t warp_count(const Scenario& s) {

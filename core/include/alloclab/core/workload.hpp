@@ -14,6 +14,7 @@
 #include "alloclab/core/algorithm.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
+#include "alloclab/core/scenario.hpp"
 
 namespace alloclab {
 
@@ -71,8 +72,15 @@ struct Workload {
   std::uint64_t batch = 1024;      // oom: objects per batch
   unsigned block = 256;            // GPU launch: threads per block (--block)
   bool warp_uniform = false;       // mixed: all lanes of a warp ask for the same size
+  // --free: fraction of the pool's pages free at the start (1: an empty pool). The others are
+  // used before the workload starts, chosen by the keyed permutation of pool.hpp as in every
+  // command; the workload never frees them.
+  double initial_free = 1.0;
   std::uint64_t seed = 1;
   std::uint64_t pages_total() const { return pool_bytes / page_bytes; }  // T
+  std::uint64_t pages_free_at_start() const {                            // A
+    return free_pages_of_fraction(initial_free, pages_total());
+  }
 };
 
 // "4096", "512MiB", "8GiB", "64KiB", "1TiB", "100B": a positive whole number of bytes (binary
@@ -196,6 +204,13 @@ inline void check_workload(const Workload& w) {
                                    std::to_string(w.page_bytes) + " B, --page-bytes)");
   if (!(w.free_fraction >= 0.0 && w.free_fraction <= 1.0))
     throw InputError("--free-fraction", "must be in [0, 1]");
+  if (!(w.initial_free > 0.0 && w.initial_free <= 1.0))
+    throw InputError("--free",
+                     "must be in (0, 1] (the fraction of the pool's pages free at the "
+                     "start)");
+  if (w.pages_free_at_start() < 1)
+    throw InputError("--free", "leaves no free page: round(f * T) = 0 for the pool's " +
+                                   std::to_string(w.pages_total()) + " pages");
   if (w.family == WorkloadFamily::oom && w.batch < 1)
     throw InputError("--batch", "need at least one object per batch");
   // A CUDA block holds 1..1024 threads; whole warps keep the warp-collective allocators' lanes

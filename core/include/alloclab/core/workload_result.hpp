@@ -35,11 +35,16 @@ struct WorkloadPoint {
   // steps are not observable (CUDA's malloc, GPU runs without counters).
   std::vector<std::uint32_t> steps;
   std::uint64_t collisions = 0;  // collisions reported by the allocator
-  // The allocations' atomics issued, failed atomic claims and retries, summed (frees are not
-  // counted). Exact in the simulator (RunResult); on the GPU failed claims are the kernels'
+  // The allocations' atomics issued, failed atomic claims and retries, summed (frees: see
+  // below). Exact in the simulator (RunResult); on the GPU failed claims are the kernels'
   // collision counters and retries the steps beyond the first, and atomics are not counted
   // (has_atomic_counts = false).
   std::uint64_t atomics_issued = 0, failed_claims = 0, retries = 0;
+  // The frees' atomics issued, summed over the point's `freed` objects, counted as the
+  // allocations' are: the bitmap allocators' one AND per word piece of the object's run of pages,
+  // the queue's enqueue (one fetch_add per page). Like atomics_issued, only where
+  // has_atomic_counts.
+  std::uint64_t free_atomics_issued = 0;
   bool has_atomic_counts = true;
   bool has_claim_counts = true;  // failed_claims and retries
 };
@@ -50,6 +55,9 @@ struct WorkloadRun {
   std::uint64_t step_bound = 0;       // steps after which one request gives up (0: none)
   std::string device;                 // "cpu simulator", or the GPU's name
   std::vector<std::string> notes;     // what the backend wants a reader to know about this run
+  // Bytes of the objects' written patterns (first and last min(8, size) bytes of each) found
+  // intact before their frees; 0 where the backend writes none.
+  std::uint64_t pattern_bytes_checked = 0;
 };
 
 }  // namespace alloclab

@@ -131,8 +131,11 @@ class Allocator {
   virtual ~Allocator() = default;
   virtual RunResult allocate(std::uint64_t seed) = 0;
   // Returns the n pages starting at first_page (a previous allocation); a page that is not in
-  // use throws VerificationError (double free).
-  virtual void free(std::uint64_t first_page, unsigned n) = 0;
+  // use throws VerificationError (double free). Returns the atomic read-modify-writes the free
+  // issued on the pool state, counted as RunResult::atomics_issued counts an allocation's: the
+  // bitmap allocators' one AND per word piece of the run, the queue's enqueue (one fetch_add on
+  // its tail per page); the queue's used-page mirror is bookkeeping and not counted.
+  virtual std::uint64_t free(std::uint64_t first_page, unsigned n) = 0;
   // Packed used-page set: bit p % 64 of element p / 64 set = page p in use.
   virtual std::vector<std::uint64_t> used_pages() const = 0;
   virtual std::uint64_t free_count() const = 0;

@@ -1,8 +1,9 @@
 // Workloads (core/workload.hpp) in the CPU simulator, over the allocators' own allocate/free
 // (simulator.hpp: make_allocator, Allocator). Every run is verified, never optionally: each
-// result is failed or inside the pool, the live objects' byte ranges are pairwise disjoint, and
-// once everything is freed the allocator's free count is back to its initial value
-// (VerificationError otherwise).
+// result is failed or inside the pool and on a page free at the start, the live objects' byte
+// ranges are pairwise disjoint, each object's written pattern (pattern_store.hpp) is intact
+// before its free, and once everything is freed the allocator's free count is back to its
+// initial value (VerificationError otherwise).
 #pragma once
 
 #include <cstdint>
@@ -27,9 +28,13 @@ struct WorkloadOptions {
 void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o);
 
 // Runs trial `trial` (seed trial_seed(w.seed, trial)) of workload w with allocator algo on a
-// pool of w.pool_bytes bytes that starts fully free.
+// pool of w.pool_bytes bytes of which w.pages_free_at_start() pages are free at the start.
 WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
                          std::uint64_t trial);
+
+// The bytes thread j of every allocate() call of trial `trial` asks for (j below the requests
+// per call): thread_request_bytes(w, trial_seed(w.seed, trial), j), the same on every backend.
+std::vector<std::uint64_t> call_request_bytes(const Workload& w, std::uint64_t trial);
 
 // A live object as the verifier sees it: bytes [begin, end) of the pool.
 struct ByteRange {

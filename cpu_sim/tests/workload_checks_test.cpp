@@ -1,0 +1,188 @@
+// Workloads in the simulator, against hand-worked counts: the frees' atomics, the written
+// patterns checked, a prefilled pool (--free), and --warp-uniform sizes.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/pool.hpp"
+#include "alloclab/cpu_sim/workload_runner.hpp"
+
+using namespace alloclab;
+using namespace alloclab::sim;
+
+namespace {
+Workload make(WorkloadFamily f, std::uint64_t N, std::uint64_t size, std::uint64_t pages) {
+  Workload w;
+  w.family = f;
+  w.N = N;
+  w.size = {size, size};
+  w.page_bytes = 256;
+  w.pool_bytes = pages * 256;
+  w.seed = 11;
+  return w;
+}
+std::string parameter_of(Algorithm a, const Workload& w) {
+  try {
+    check_workload_input(a, w, {});
+  } catch (const InputError& e) {
+    return e.parameter();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("free atomics: one per one-page object (an AND, or the queue's enqueue)",
+          "[workload][counters]") {
+  for (auto algo : algorithms_on(BackendKind::sim)) {
+    INFO(name(algo));
+    Workload w = make(WorkloadFamily::churn, 100, 200, 4096);
+    w.rounds = 4;
+    w.free_fraction = 0.3;
+    const WorkloadRun r = run_workload(algo, w, {}, 0);
+    std::uint64_t freed = 0;
+    for (const auto& p : r.points) {
+      CHECK(p.free_atomics_issued == p.freed);
+      freed += p.freed;
+    }
+    CHECK(freed == 120 + 4 * 30);  // every object allocated is freed once
+  }
+}
+
+TEST_CASE("free atomics: RW_malloc issues one AND per 32-page word its run spans",
+          "[workload][counters]") {
+  // (object pages, pool pages) -> words the run spans, whatever pages it got: 40 pages in a
+  // 64-page pool cover part of both words; 64 pages are the whole pool; 65 pages in a 96-page
+  // pool cover parts of all three words; one page lies in one word.
+  const std::vector<std::array<std::uint64_t, 3>> cases = {
+      {40, 64, 2}, {64, 64, 2}, {65, 96, 3}, {1, 64, 1}};
+  for (const auto& [pages, pool_pages, ands] : cases) {
+    INFO(pages << " pages in a pool of " << pool_pages);
+    const WorkloadRun r = run_workload(
+        Algorithm::rwmalloc, make(WorkloadFamily::alloc, 1, pages * 256, pool_pages), {}, 0);
+    REQUIRE(r.points.size() == 1);
+    REQUIRE(r.points[0].allocs == 1);
+    CHECK(r.points[0].freed == 1);
+    CHECK(r.points[0].free_atomics_issued == ands);
+  }
+}
+
+TEST_CASE("written patterns: every object's first and last bytes are checked before its free",
+          "[workload][pattern]") {
+  // Ten objects of 100 B write 8 + 8 bytes each; of 5 B, all 5.
+  CHECK(run_workload(Algorithm::queue, make(WorkloadFamily::alloc, 10, 100, 64), {}, 0)
+            .pattern_bytes_checked == 160);
+  CHECK(run_workload(Algorithm::queue, make(WorkloadFamily::alloc, 10, 5, 64), {}, 0)
+            .pattern_bytes_checked == 50);
+  // Churn: 120 objects in round 0 (4 calls of 30) and 30 per round, 16 bytes each, all intact.
+  for (auto algo : algorithms_on(BackendKind::sim)) {
+    INFO(name(algo));
+    Workload w = make(WorkloadFamily::churn, 100, 200, 4096);
+    w.rounds = 5;
+    w.free_fraction = 0.3;
+    CHECK(run_workload(algo, w, {}, 0).pattern_bytes_checked == 16 * (120 + 5 * 30));
+  }
+}
+
+TEST_CASE("prefill: --free f leaves round(f T) pages free, as simulate --free does",
+          "[workload][prefill]") {
+  Workload w = make(WorkloadFamily::oom, 1, 256, 3);
+  w.initial_free = 0.5;
+  CHECK(w.pages_free_at_start() == 2);  // 1.5 rounds up
+  w.pool_bytes = 1000 * 256;
+  w.initial_free = 0.3;
+  CHECK(w.pages_free_at_start() == 300);
+}
+
+TEST_CASE("prefill: the queue hands out exactly the A pages free at the start",
+          "[workload][prefill]") {
+  // 64 pages, half free: batches of 10 until a request fails; the queue serves until empty.
+  Workload w = make(WorkloadFamily::oom, 1, 256, 64);
+  w.batch = 10;
+  w.initial_free = 0.5;
+  const WorkloadPoint p = run_workload(Algorithm::queue, w, {}, 0).points[0];
+  REQUIRE(p.count_at_failure);
+  CHECK(*p.count_at_failure == 32);
+  CHECK(p.live_bytes == 32 * 256);  // utilisation 0.5: the workload's bytes only
+
+  // Fragmentation of 10 objects: the queue hands out the 10 lowest free pages of the pool that
+  // core/pool.hpp's permutation leaves free (trial 0 uses the seed itself).
+  Workload f = make(WorkloadFamily::fragmentation, 10, 256, 1000);
+  f.initial_free = 0.3;
+  const PagePermutation pi(1000, f.seed);
+  std::vector<std::uint64_t> free_pages;
+  for (std::uint64_t q = 0; q < 1000 && free_pages.size() < 10; ++q)
+    if (pi(q) < 300) free_pages.push_back(q);
+  REQUIRE(free_pages.size() == 10);
+  const WorkloadPoint fp = run_workload(Algorithm::queue, f, {}, 0).points[0];
+  REQUIRE(fp.address_range_bytes);
+  CHECK(*fp.address_range_bytes == (free_pages[9] - free_pages[0]) * 256 + 256);
+}
+
+TEST_CASE("prefill: no allocator hands out more than the free pages", "[workload][prefill]") {
+  for (auto algo : algorithms_on(BackendKind::sim)) {
+    INFO(name(algo));
+    Workload w = make(WorkloadFamily::oom, 1, 256, 1024);
+    w.batch = 16;
+    w.initial_free = 0.25;
+    const WorkloadPoint p = run_workload(algo, w, {}, 0).points[0];
+    CHECK(p.allocs <= 256);
+    CHECK(p.allocs > 0);
+    CHECK(p.freed == p.allocs);
+  }
+}
+
+TEST_CASE("prefill: a fraction outside (0, 1] or one that leaves no page is an input error",
+          "[workload][prefill]") {
+  for (double f : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN(), 0.001}) {
+    INFO("f = " << f);
+    Workload w = make(WorkloadFamily::alloc, 1, 256, 64);
+    w.initial_free = f;  // 0.001 of 64 pages rounds to 0
+    CHECK(parameter_of(Algorithm::rw, w) == "--free");
+  }
+  Workload w = make(WorkloadFamily::alloc, 1, 256, 64);
+  w.initial_free = 1.0;
+  CHECK(parameter_of(Algorithm::rw, w).empty());
+}
+
+TEST_CASE("--warp-uniform: the 32 threads of a warp ask for one size", "[workload][warp]") {
+  Workload w = make(WorkloadFamily::mixed, 256, 0, 1 << 16);
+  w.size = {16, 4096};
+  auto warps_uniform = [](const std::vector<std::uint64_t>& sizes) {
+    std::uint64_t uniform = 0;
+    for (std::size_t warp = 0; warp < sizes.size() / 32; ++warp) {
+      bool same = true;
+      for (std::size_t lane = 1; lane < 32; ++lane)
+        same = same && sizes[32 * warp + lane] == sizes[32 * warp];
+      uniform += same;
+    }
+    return uniform;
+  };
+  for (std::uint64_t trial : {0u, 1u}) {
+    w.warp_uniform = true;
+    const auto uniform = call_request_bytes(w, trial);
+    REQUIRE(uniform.size() == 256);
+    CHECK(warps_uniform(uniform) == 8);
+    // The warps' sizes are drawn, not one size for all: 7 draws of 9 sizes agree by chance with
+    // probability 9^-7.
+    bool differ = false;
+    for (std::size_t warp = 1; warp < 8; ++warp)
+      differ = differ || uniform[32 * warp] != uniform[0];
+    CHECK(differ);
+    w.warp_uniform = false;
+    CHECK(warps_uniform(call_request_bytes(w, trial)) == 0);  // 9 sizes: 32 alike, 9^-31
+  }
+  // A run with RW_malloc holds 32 objects of each warp's draw (core's request_bytes on the
+  // warp's index), 8 warps.
+  w.warp_uniform = true;
+  std::uint64_t bytes = 0;
+  for (std::uint64_t warp = 0; warp < 8; ++warp) bytes += 32 * request_bytes(w.size, w.seed, warp);
+  const WorkloadPoint p = run_workload(Algorithm::rwmalloc, w, {}, 0).points[0];
+  CHECK(p.allocs == 256);
+  CHECK(p.live_bytes == bytes);
+}
