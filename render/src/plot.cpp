@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -46,6 +47,17 @@ std::string render_svg(const PlotSpec& spec, int width, int height) {
   gp << "set key outside right top\nset grid\n";
   if (spec.logx) gp << "set logscale x\n";
   if (spec.logy) gp << "set logscale y\n";
+  if (!spec.xtics.empty()) {
+    double lo = spec.xtics.front().first, hi = lo;
+    std::string tics;
+    for (const auto& [x, label] : spec.xtics) {
+      tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gnuplot_quote(label), x);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    gp << "set xtics (" << tics << ")\n";
+    gp << fmt::format("set xrange [{}:{}]\n", lo - 0.5, hi + 0.5);
+  }
   std::string plot_cmd;
   int index = 0;
   for (const auto& s : spec.series) {

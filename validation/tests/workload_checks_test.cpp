@@ -113,7 +113,8 @@ TEST_CASE("workload checks: failed requests on an ample pool fail, on a tight on
   CHECK(of_claim(v, kWorkloadRequestsCheck)[0]->outcome == Outcome::pass);
 }
 
-TEST_CASE("workload checks: requests other than N fail; a null quantity fails", "[workload]") {
+TEST_CASE("workload checks: requests other than N fail, and so does a null quantity",
+          "[workload]") {
   auto r = row_of("workloads/fixture-gpu/fragmentation.csv", 3);  // rw, N = 1024
   r.values.set("requests", 1000.0);
   auto v = of_claim(workload_verdicts({r}), kWorkloadRequestsCheck);
