@@ -64,7 +64,10 @@ struct Draft {
 // Collects a figure's series; finish() picks styles, titles and (categorical x) offsets.
 class FigureBuilder {
  public:
-  FigureBuilder(std::string id, PlotSpec spec) : id_(std::move(id)), spec_(std::move(spec)) {}
+  // Series titles name allocator and source (GPU names are long): the key goes under the plot.
+  FigureBuilder(std::string id, PlotSpec spec) : id_(std::move(id)), spec_(std::move(spec)) {
+    spec_.key_below = true;
+  }
 
   // Allocators on the x axis (in registry order), for per-allocator plots.
   void categories(const std::vector<Algorithm>& allocators) {
@@ -189,10 +192,6 @@ std::vector<Algorithm> allocators_of(const std::vector<WorkloadRow>& rows, Keep 
 
 const std::vector<std::string> kTimeQuantities = {"requests", "failed", "alloc_ms", "free_ms",
                                                   "allocs_per_s"};
-
-std::optional<double> as_x(std::optional<std::uint64_t> v) {
-  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
-}
 
 }  // namespace
 
@@ -323,12 +322,18 @@ std::vector<WorkloadFigure> churn_figures(const std::vector<WorkloadRow>& rows) 
     p.xlabel = "round (0: the initial fill)";
     p.ylabel = "allocation time (ms)";
     p.logy = true;
+    // Rounds are few: each gets its tic, and the first and last stand off the borders.
+    std::set<std::uint64_t> rounds;
+    for (const WorkloadRow* r : group) rounds.insert(*r->round);
+    if (rounds.size() <= 24)
+      for (const auto round : rounds)
+        p.xtics.emplace_back(static_cast<double>(round), fmt::format("{}", round));
     FigureBuilder b(anchor_id(fmt::format("workloads-churn-{}-{}-{}-{}", first.size, *first.N,
                                           first.pool_bytes, first.page_bytes)),
                     p);
     for (const WorkloadRow* r : group)
-      b.add(allocator_series(*r), allocator_title(*r), allocator_colour(*r), *as_x(r->round),
-            r->number("alloc_ms"), *r);
+      b.add(allocator_series(*r), allocator_title(*r), allocator_colour(*r),
+            static_cast<double>(*r->round), r->number("alloc_ms"), *r);
     auto f = b.finish(
         "Round 0 allocates N objects into the empty pool; each later round frees a random fraction "
         "of the live objects and the same threads allocate again (`requests` says how many), so "
