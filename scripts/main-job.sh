@@ -138,7 +138,7 @@ fi
   --trials 5 --seed 1 --out "$out"
 
 # 7. Workloads, for the report's "Allocators side by side": a small fixed grid on the simulator
-#    (about 2 s quick, 30 s full, on 2 cores), each `alloclab workload --format csv` output one
+#    (about 2 s quick, 40 s full, on 2 cores), each `alloclab workload --format csv` output one
 #    file of $out/workloads/, which validate and report read (validation/workload_rows.hpp says why
 #    these are files of their own and not sweep rows); then the GPUs' committed workload rows,
 #    reports/data/<gpu>/workloads/*.csv, copied to $out/workloads/<gpu>/ where there are any.
