@@ -137,7 +137,41 @@ fi
   --bit-choice lowest,random,rotated --w 32 --N "1024..8192*$factor" --free 0.01 --T 1e6 \
   --trials 5 --seed 1 --out "$out"
 
-# 7. Validate, then write the report whatever the verdicts (it shows them).
+# 7. Workloads, for the report's "Allocators side by side": a small fixed grid on the simulator
+#    (about 2 s quick, 40 s full, on 2 cores), each `alloclab workload --format csv` output one
+#    file of $out/workloads/, which validate and report read (validation/workload_rows.hpp says why
+#    these are files of their own and not sweep rows); then the GPUs' committed workload rows,
+#    reports/data/<gpu>/workloads/*.csv, copied to $out/workloads/<gpu>/ where there are any.
+#    The allocators both the simulator and the GPU run (not corw-lockmap: simulator only);
+#    RW_malloc alone takes objects over a page. Pools hold every object with room to spare (the
+#    alloc rows' "no failed request on an ample pool" check applies up to a quarter full).
+step "workloads: simulator grid, committed GPU rows"
+wl="$out/workloads"
+mkdir -p "$wl/sim"
+allocators=queue,rw,rwbm,corw,rwmalloc
+if [ "$kind" = full ]; then
+  wl_alloc=(--N '1024..262144*4' --pool 1GiB --trials 5)
+else
+  wl_alloc=(--N '1024..16384*4' --pool 64MiB --trials 3)
+fi
+"$alloclab" workload --allocator "$allocators" --workload alloc --size 16,64,256 \
+  "${wl_alloc[@]}" --format csv >"$wl/sim/alloc.csv"
+"$alloclab" workload --allocator rwmalloc --workload alloc --size 1KiB,2KiB \
+  "${wl_alloc[@]}" --format csv >"$wl/sim/alloc_pages.csv"
+"$alloclab" workload --allocator "$allocators" --workload oom --size 16,64,256 --pool 4MiB \
+  --batch 1024 --format csv >"$wl/sim/oom.csv"
+"$alloclab" workload --allocator "$allocators" --workload fragmentation --N 1024,16384 \
+  --size 64,256 --pool 16MiB --format csv >"$wl/sim/fragmentation.csv"
+"$alloclab" workload --allocator "$allocators" --workload churn --N 16384 --size 256 \
+  --pool 16MiB --rounds 8 --free-fraction 0.5 --trials 3 --format csv >"$wl/sim/churn.csv"
+for gpu_rows in reports/data/*/workloads; do
+  [ -d "$gpu_rows" ] || continue
+  gpu=$(basename "$(dirname "$gpu_rows")")
+  mkdir -p "$wl/$gpu"
+  cp -r "$gpu_rows"/. "$wl/$gpu/"
+done
+
+# 8. Validate, then write the report whatever the verdicts (it shows them).
 step "validate and report"
 validation=0
 "$alloclab" validate "$out" >"$out/validate.txt" || validation=$?

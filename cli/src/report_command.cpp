@@ -1,7 +1,10 @@
 // alloclab report DIR: HTML (inline SVG plots) and Markdown report of a sweep directory.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/sweep_provenance.hpp"
@@ -11,6 +14,8 @@
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/workload_checks.hpp"
+#include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -18,11 +23,17 @@ namespace {
 void run(const std::string& dir) {
   namespace fs = std::filesystem;
   const auto csv = (fs::path(dir) / "sweep.csv").string();
-  if (!fs::exists(csv))
-    throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + dir + "`)");
+  // The workload rows: every DIR/workloads/**.csv, as `alloclab workload --format csv` wrote it
+  // (validation/workload_rows.hpp says why they are files of their own, not sweep.csv rows).
+  const auto workload_dir = (fs::path(dir) / validation::kWorkloadsDir).string();
+  const auto workload_rows = validation::read_workload_dir(workload_dir);
+  if (!fs::exists(csv) && workload_rows.empty())
+    throw InputError("DIR", csv + " not found and no " + workload_dir +
+                                "/*.csv (make them with `alloclab sweep --out " + dir +
+                                "` or `alloclab workload ... --format csv`)");
   render::ReportInputs in;
   in.dir = dir;
-  in.rows = validation::read_tidy(csv);
+  if (fs::exists(csv)) in.rows = validation::read_tidy(csv);
   const auto json_path = fs::path(dir) / "sweep.json";
   if (fs::exists(json_path)) {
     std::ifstream j(json_path);
@@ -30,6 +41,7 @@ void run(const std::string& dir) {
     if (in.metadata.is_discarded()) throw InputError("DIR", json_path.string() + " is not JSON");
   }
   in.verdicts = validation::all_verdicts(in.rows);
+  for (auto& v : validation::workload_verdicts(workload_rows)) in.verdicts.push_back(std::move(v));
   in.errata = validation::paper000_errata();
   in.theorem_checks = validation::theorem_checks();
   in.provenance.runs = render::sweep_runs(in.metadata);
@@ -45,6 +57,19 @@ void run(const std::string& dir) {
         "time_fit.json (kernel-time fit)",
         j.value("command_line", std::string("alloclab fit-time")));
   }
+  // Allocators side by side: always there, saying so where DIR has no workload (or GPU) rows.
+  in.extra_sections.push_back(render::workloads_section(workload_rows));
+  std::map<std::string, std::pair<std::size_t, std::string>> per_file;  // rows, source
+  for (const auto& r : workload_rows) {
+    auto& [count, source] = per_file[r.file];
+    ++count;
+    if (source.find(r.source()) == std::string::npos)
+      source += (source.empty() ? "" : ", ") + r.source();
+  }
+  for (const auto& [file, info] : per_file)
+    in.provenance.other_inputs.emplace_back(
+        fmt::format("{} ({} workload rows: {})", file, info.first, info.second),
+        "alloclab workload ... --format csv");
   const auto files = render::write_report(in);
   std::cout << "report: " << files.figures << " figures\nwrote " << files.html << "\nwrote "
             << files.markdown << '\n';
@@ -61,9 +86,13 @@ void add_report_command(CLI::App& app) {
       "verdicts per allocator and claim, linked to their tables), then the paper's Figure 4 from "
       "the model, Figure 7 from hardware (model curves over measured points), model vs "
       "simulation, the models the paper lacks, comparison and verdict tables, Theorem 1/2 checks "
-      "and the errata of paper 000, and ends with an appendix on provenance (every sweep command, "
-      "device, commit, date). Each figure names the sweep command that wrote its rows.");
-  cmd->add_option("DIR", *dir, "a directory written by `alloclab sweep`")->required();
+      "and the errata of paper 000, the allocators side by side under the workloads of "
+      "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), and ends "
+      "with an appendix on provenance (every sweep command, device, commit, date). Each figure "
+      "names the sweep command that wrote its rows.");
+  cmd->add_option("DIR", *dir,
+                  "a directory written by `alloclab sweep`, and/or holding workloads/*.csv")
+      ->required();
   cmd->callback([dir] { run(*dir); });
 }
 

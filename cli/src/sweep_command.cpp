@@ -158,6 +158,9 @@ void add_sweep_command(CLI::App& app) {
       "Writes DIR/sweep.csv (one row per point, algorithm, backend and metric: mean, sd, ci95, "
       "n) and DIR/sweep.json (versions, seed, device, command line). An interrupted sweep "
       "resumes: points already in DIR/sweep.csv are skipped.\n"
+      "Workload rows (sizes, churn, out of memory) are not grid points: `alloclab workload ... "
+      "--format csv > DIR/workloads/NAME.csv` puts them where validate and report read them "
+      "(any *.csv under DIR/workloads/, simulator or GPU).\n"
       "Example: alloclab sweep --algos rw,rwbm --backends model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
   cmd->add_option("--algos", args->algos,

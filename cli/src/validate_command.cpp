@@ -12,6 +12,8 @@
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/workload_checks.hpp"
+#include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -34,11 +36,20 @@ std::vector<Record> errata_records() {
 }
 
 void run(const ValidateArgs& a) {
-  const auto csv = (std::filesystem::path(a.dir) / "sweep.csv").string();
-  if (!std::filesystem::exists(csv))
-    throw InputError("DIR", csv + " not found (make it with `alloclab sweep --out " + a.dir + "`)");
-  const auto rows = validation::read_tidy(csv);
-  const auto verdicts = validation::all_verdicts(rows, a.options);
+  namespace fs = std::filesystem;
+  const auto csv = (fs::path(a.dir) / "sweep.csv").string();
+  // Workload rows: DIR/workloads/**.csv as `alloclab workload --format csv` wrote them
+  // (validation/workload_rows.hpp), checked where the workload alone fixes the answer.
+  const auto workload_dir = (fs::path(a.dir) / validation::kWorkloadsDir).string();
+  const auto workload_rows = validation::read_workload_dir(workload_dir);
+  if (!fs::exists(csv) && workload_rows.empty())
+    throw InputError("DIR", csv + " not found and no " + workload_dir +
+                                "/*.csv (make them with `alloclab sweep --out " + a.dir +
+                                "` or `alloclab workload ... --format csv`)");
+  const auto rows =
+      fs::exists(csv) ? validation::read_tidy(csv) : std::vector<validation::TidyRow>{};
+  auto verdicts = validation::all_verdicts(rows, a.options);
+  for (auto& v : validation::workload_verdicts(workload_rows)) verdicts.push_back(std::move(v));
   const auto verdict_recs = validation::verdict_records(verdicts);
   const auto theorems = validation::theorem_checks();
   const auto errata = errata_records();
@@ -63,7 +74,8 @@ void run(const ValidateArgs& a) {
       dep += v.outcome == validation::Outcome::expected_departure;
       fail += v.outcome == validation::Outcome::fail;
     }
-    std::cout << "Verdicts (" << rows.size() << " tidy rows from " << csv << ")\n\n";
+    std::cout << "Verdicts (" << rows.size() << " tidy rows from " << csv << "; "
+              << workload_rows.size() << " workload rows from " << workload_dir << ")\n\n";
     write_records(std::cout, verdict_recs, Format::table);
     std::cout << "\nTheorems 1 and 2, checked numerically\n\n";
     write_records(std::cout, theorems, Format::table);
@@ -83,14 +95,18 @@ void add_validate_command(CLI::App& app) {
   auto args = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand(
       "validate",
-      "Compare model, simulation and hardware point by point in a sweep directory.\n"
+      "Compare model, simulation and hardware point by point in a sweep directory, and check "
+      "the workload rows of DIR/workloads/*.csv (verified; requests = N; no failed request on "
+      "an ample pool; utilisation = allocs x size / pool; the queue's oom hands out every page).\n"
       "model vs sim: z = (mean - model) / (sd / sqrt(n)), judged against a family-wise 95% "
       "threshold (Bonferroni over all comparisons); WAS against the bound of Eq. (3)/(5); model vs "
       "gpu: relative TAS error, with departures explained from the data (parallel rounds, failed "
       "atomic claims). Also prints the Theorem 1/2 checks and the paper's errata.\n"
       "Exit status: 0 when every verdict passes or is an expected, explained departure; 1 "
       "otherwise.");
-  cmd->add_option("DIR", args->dir, "a directory written by `alloclab sweep`")->required();
+  cmd->add_option("DIR", args->dir,
+                  "a directory written by `alloclab sweep`, and/or holding workloads/*.csv")
+      ->required();
   add_format_option(*cmd, args->format);
   cmd->add_option("--alpha", args->options.family_alpha, "family-wise significance level")
       ->capture_default_str()

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -38,14 +39,40 @@ std::string render_svg(const PlotSpec& spec, int width, int height) {
   const fs::path script = dir / "plot.gp", svg = dir / "plot.svg";
 
   std::ofstream gp(script);
+  if (spec.key_below) {
+    // gnuplot sets the key in as many columns as the widest title allows (about 7 px a
+    // character at this font, plus the sample); the figure grows by a line per row of it.
+    std::size_t widest = 0, drawn = 0;
+    for (const auto& s : spec.series)
+      if (!s.x.empty()) {
+        widest = std::max(widest, s.title.size());
+        ++drawn;
+      }
+    const std::size_t columns =
+        std::max<std::size_t>(1, static_cast<std::size_t>(width) / (7 * widest + 80));
+    height += static_cast<int>(18 * ((drawn + columns - 1) / columns));
+  }
   gp << fmt::format("set terminal svg size {},{} dynamic enhanced font 'sans,11'\n", width, height);
   gp << "set output " << gnuplot_quote(svg.string()) << "\n";
   gp << "set title " << gnuplot_quote(spec.title) << "\n";
   gp << "set xlabel " << gnuplot_quote(spec.xlabel) << "\n";
   gp << "set ylabel " << gnuplot_quote(spec.ylabel) << "\n";
-  gp << "set key outside right top\nset grid\n";
+  gp << (spec.key_below ? "set key below\n" : "set key outside right top\n") << "set grid\n";
   if (spec.logx) gp << "set logscale x\n";
   if (spec.logy) gp << "set logscale y\n";
+  if (!spec.xtics.empty()) {
+    double lo = spec.xtics.front().first, hi = lo;
+    std::string tics;
+    for (const auto& [x, label] : spec.xtics) {
+      tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gnuplot_quote(label), x);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    gp << "set xtics (" << tics << ")\n";
+    gp << fmt::format("set xrange [{}:{}]\n", lo - 0.5, hi + 0.5);
+    // Points on the top or bottom border (a utilisation of 1) stay visible.
+    gp << "set offsets 0, 0, graph 0.05, graph 0.05\n";
+  }
   std::string plot_cmd;
   int index = 0;
   for (const auto& s : spec.series) {

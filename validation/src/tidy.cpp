@@ -1,9 +1,10 @@
 #include "alloclab/validation/tidy.hpp"
 
+#include "alloclab/validation/record_csv.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace alloclab::validation {
@@ -43,17 +44,6 @@ void write_row(std::ostream& out, const TidyRow& r) {
                      r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n);
 }
 
-namespace {
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
-}  // namespace
-
 std::vector<TidyRow> read_tidy(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");
@@ -79,7 +69,8 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
   std::vector<TidyRow> rows;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const bool last = i + 1 == lines.size();
-    const auto c = split_csv_line(lines[i]);
+    // Tidy cells are never quoted; an unbalanced quote reads as a malformed line.
+    const auto c = split_csv_record(lines[i]).value_or(std::vector<std::string>{});
     if (c.size() != columns) {
       if (last && torn_tail) break;
       throw std::runtime_error(

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace alloclab::render {
@@ -22,6 +23,12 @@ struct PlotSpec {
   std::string title, xlabel, ylabel;
   bool logx = false, logy = false;
   std::vector<Series> series;
+  // Named x positions (x, label), e.g. one per allocator in a per-allocator point plot; the x
+  // range then spans them with half a step either side. Empty: gnuplot's own tics and range.
+  std::vector<std::pair<double, std::string>> xtics;
+  // The key under the plot, in columns, the figure taller by its rows: for many or long series
+  // titles, which beside the plot would squeeze it. Default: outside right.
+  bool key_below = false;
 };
 
 // Renders with gnuplot's svg terminal; returns the <svg>...</svg> text. Throws std::runtime_error

@@ -12,6 +12,7 @@
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::render {
 
@@ -32,6 +33,12 @@ std::vector<Section> warp_chain_sections(const std::vector<validation::TidyRow>&
 Section collisions_section(const std::vector<validation::TidyRow>& rows);
 // The kernel-time model of a time_fit.json written by `alloclab fit-time` (time_fit_section.cpp).
 Section time_fit_section(const nlohmann::json& time_fit);
+
+// ---- workloads (workload_section.cpp) ---------------------------------------------------------
+// "Allocators side by side": the survey's plots of the workload rows (simulator and GPU) of a
+// report directory's workloads/, each followed by the rows it draws; says so where there are no
+// rows, or no GPU rows.
+Section workloads_section(const std::vector<validation::WorkloadRow>& rows);
 
 // ---- verdicts (verdict_sections.cpp) ----------------------------------------------------------
 // The claim a verdict checks: its check with the simulator mode named where the check does not

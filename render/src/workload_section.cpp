@@ -1,0 +1,162 @@
+// The report's section "Allocators side by side": the workload rows of DIR/workloads/ (simulator
+// and GPU) as the survey's plots (workload_figures.hpp), each followed by the table of the rows
+// it draws, and plain words on where the rows come from and what is missing.
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "alloclab/render/sections.hpp"
+#include "alloclab/render/text.hpp"
+#include "alloclab/render/workload_figures.hpp"
+#include "alloclab/validation/workload_checks.hpp"
+
+namespace alloclab::render {
+namespace {
+
+using validation::WorkloadRow;
+
+std::string optional_text(std::optional<std::uint64_t> v) {
+  return v ? fmt::format("{}", *v) : std::string("-");
+}
+
+// The rows a figure draws, the point's coordinates first, then the figure's quantities; the
+// backend and device of every row named, and where it was read.
+Table rows_table(const WorkloadFigure& f) {
+  std::vector<std::string> head = {"allocator", "backend", "device", "N", "size", "pool_bytes"};
+  std::vector<Align> align = {Align::left, Align::left, Align::left};
+  for (const auto& q : f.quantities) head.push_back(q);
+  for (const char* tail : {"trials", "verified", "row"}) head.emplace_back(tail);
+  align.resize(head.size(), Align::right);
+  align.back() = Align::left;
+  Table t(head, align);
+  for (const WorkloadRow* r : f.rows) {
+    std::vector<Cell> cells = {std::string(name(r->allocator)),
+                               r->backend == "sim" ? "sim (" + r->mode + ")" : r->backend,
+                               r->device,
+                               optional_text(r->N),
+                               r->size,
+                               fmt::format("{}", r->pool_bytes)};
+    for (const auto& q : f.quantities) cells.emplace_back(field_text(r->values.find(q)));
+    cells.emplace_back(field_text(r->values.find("trials")));
+    cells.emplace_back(r->verified ? "yes" : "NO");
+    cells.emplace_back(r->where());
+    t.add_row(std::move(cells), !r->verified);
+  }
+  return t;
+}
+
+// The files the figure's rows came from, for its caption.
+std::string files_of(const WorkloadFigure& f) {
+  std::vector<std::string> files;
+  for (const WorkloadRow* r : f.rows)
+    if (std::find(files.begin(), files.end(), r->file) == files.end()) files.push_back(r->file);
+  std::string out;
+  for (const auto& file : files) out += (out.empty() ? "`" : ", `") + file + "`";
+  return out;
+}
+
+void add(Section& s, std::optional<WorkloadFigure> f) {
+  if (!f) return;
+  auto figure = make_figure(
+      f->id, f->plot,
+      f->caption + " The table below lists the rows drawn (from " + files_of(*f) + ").");
+  // Not sweep rows: the figure names the command that writes workload rows instead.
+  if (figure) figure->made_by = "alloclab workload ... --format csv";
+  s.figure(std::move(figure));
+  s.table(rows_table(*f));
+}
+
+// One line per source: its rows, families and files.
+std::vector<std::string> sources_list(const std::vector<WorkloadRow>& rows) {
+  struct Summary {
+    std::string backend, device;
+    std::size_t rows = 0;
+    std::set<std::string> families, files;
+  };
+  std::map<std::string, Summary> by_source;
+  for (const auto& r : rows) {
+    auto& s = by_source[r.source()];
+    s.backend = r.backend;
+    s.device = r.device;
+    ++s.rows;
+    s.families.insert(r.workload);
+    s.files.insert(r.file);
+  }
+  std::vector<std::string> out;
+  for (const auto& [source, s] : by_source) {
+    std::string families, files;
+    for (const auto& f : s.families) families += (families.empty() ? "" : ", ") + f;
+    for (const auto& f : s.files) files += (files.empty() ? "`" : ", `") + f + "`";
+    out.push_back(fmt::format("{}: backend `{}`, device {}, {} rows ({}) from {}", source,
+                              s.backend, s.device, s.rows, families, files));
+  }
+  return out;
+}
+
+}  // namespace
+
+Section workloads_section(const std::vector<WorkloadRow>& rows) {
+  Section s("allocators-side-by-side", "Allocators side by side");
+  if (rows.empty()) {
+    s.paragraph(
+        "No workload rows: the report directory has no `workloads/*.csv`. Each is what "
+        "`alloclab workload ... --format csv` prints, e.g. `alloclab workload --allocator "
+        "queue,rw,rwbm,corw,rwmalloc --workload alloc --N 1024..65536*4 --size 16,256 --pool "
+        "64MiB --format csv > DIR/workloads/sim/alloc.csv`; the main job writes a small grid of "
+        "them and copies the committed GPU rows.");
+    return s;
+  }
+  s.paragraph(
+      "The allocators under the same workloads, in the style of the GPU memory manager survey "
+      "(Winter et al., PPoPP'21): time against threads and against object size, memory handed "
+      "out before the first failure, fragmentation and churn. Every row is one `alloclab "
+      "workload` measurement read from the report directory's `workloads/`; the simulator's rows "
+      "and each GPU's are drawn in the same plots (an allocator has one colour; the simulator's "
+      "sequential rows are lines, the other sources points) and every plot is followed by the "
+      "rows it draws. The simulator's times are the wall time of its `allocate` calls on one CPU "
+      "core, one request at a time: they show how the work grows with N, size and rounds, not "
+      "how fast a GPU is, so compare the shapes across sources, not the values.");
+  s.list(sources_list(rows));
+  if (std::none_of(rows.begin(), rows.end(),
+                   [](const WorkloadRow& r) { return r.backend == "gpu"; }))
+    s.paragraph(
+        "No GPU rows: every workload row here is the simulator's. GPU workload rows are "
+        "committed under `reports/data/<gpu>/workloads/*.csv` and the main job copies them to "
+        "`workloads/<gpu>/`; there were none when this report was made.");
+  s.paragraph(fmt::format(
+      "Checked for every row, with the sweep's verdicts (summary and verdict tables): `{}`, `{}`, "
+      "`{}`, `{}` and `{}`. These hold exactly on every backend, so a simulator row and a GPU row "
+      "of the same point meet the same reference.",
+      validation::kWorkloadVerifiedCheck, validation::kWorkloadRequestsCheck,
+      validation::kWorkloadNoFailureCheck, validation::kWorkloadUtilisationCheck,
+      validation::kWorkloadFillsPoolCheck));
+
+  s.heading("Time vs threads", "workloads-time-threads");
+  const auto threads = time_vs_threads_figures(rows);
+  if (threads.empty()) s.paragraph("No `alloc` or `mixed` rows.");
+  for (const auto& f : threads) add(s, f);
+
+  s.heading("Time vs object size", "workloads-time-size");
+  auto size = time_vs_size_figure(rows);
+  if (!size) s.paragraph("No `alloc` rows of one object size.");
+  add(s, std::move(size));
+
+  s.heading("Utilisation at out-of-memory", "workloads-utilisation");
+  auto utilisation = utilisation_figure(rows);
+  if (!utilisation) s.paragraph("No `oom` rows.");
+  add(s, std::move(utilisation));
+
+  s.heading("Fragmentation", "workloads-fragmentation");
+  const auto fragmentation = fragmentation_figures(rows);
+  if (fragmentation.empty()) s.paragraph("No `fragmentation` rows.");
+  for (const auto& f : fragmentation) add(s, f);
+
+  s.heading("Churn rounds", "workloads-churn");
+  const auto churn = churn_figures(rows);
+  if (churn.empty()) s.paragraph("No `churn` rows.");
+  for (const auto& f : churn) add(s, f);
+  return s;
+}
+
+}  // namespace alloclab::render
