@@ -37,8 +37,9 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
                                              "mixed sizes");
   }
   if (caps(algo).requests == RequestKind::bytes && w.initial_free < 1.0)
-    throw InputError("--free", who + "'s pool is CUDA's malloc heap, which cannot be prefilled; "
-                                     "--free applies to the pools of pages");
+    throw InputError("--free", who +
+                                   "'s pool is CUDA's malloc heap, which cannot be prefilled; "
+                                   "--free applies to the pools of pages");
   if (caps(algo).requests != RequestKind::bytes && w.pages_total() > 0xffffffffull)
     throw InputError("--pool", std::to_string(w.pages_total()) +
                                    " pages (pool / --page-bytes): the GPU workloads keep page "
