@@ -210,7 +210,9 @@ Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
   auto per_request = [&](double total, bool counted) {
     return counted && s.requests > 0 ? std::optional<double>(total / s.requests) : std::nullopt;
   };
-  const std::string not_counted = backend.name == "gpu" ? "not counted on the GPU" : "no request";
+  const std::string not_counted = backend.name == "gpu"
+                                      ? "no per-request counters (--counters off, or CUDA's malloc)"
+                                      : "no request";
   rec.set_quantity("atomics_per_op", per_request(s.atomics, s.has_atomic_counts),
                    s.has_atomic_counts ? "no request" : not_counted);
   rec.set_quantity("atomics_per_free",

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kBlock) rwbm_variant_kernel(KernelArgs a, Bitm
         word = old | bit;
       }
     }
-    record_request<kCounters>(a, r, i, got, steps, lost);
+    record_request<kCounters>(a, r, i, got, steps, lost, 0);  // atomics: not kept by the bench
   }
 }
 
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(kBlock) corw_rotated_kernel(KernelArgs a, Bitm
       need_mask = __ballot_sync(members, need);
     }
     if (need) steps = round;
-    record_request<kCounters>(a, r, i, got_page, steps, lost);
+    record_request<kCounters>(a, r, i, got_page, steps, lost, 0);  // atomics: not kept by the bench
   }
 }
 

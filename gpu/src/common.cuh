@@ -32,6 +32,7 @@ struct KernelArgs {
   std::uint64_t* page = nullptr;
   std::uint32_t* steps = nullptr;
   std::uint32_t* collisions = nullptr;
+  std::uint32_t* atomics = nullptr;  // per request, with the counters (workloads; null: not kept)
   // Workloads (workload.cu; one request per thread): thread i asks only where active[i] != 0
   // (null: every thread), for pages_of[i] pages (allocators of runs and their free; null:
   // `pages`) or bytes_of[i] bytes (allocators of bytes; null: pages * page bytes). A thread that
@@ -47,15 +48,29 @@ __device__ __forceinline__ bool asks(const KernelArgs& a, std::uint64_t i) {
 
 // The result of request r of thread i, in the layout above: every allocation kernel ends a
 // request with this (counters only in the kCounters instantiation).
+// `atomics`: the atomic read-modify-writes the request issued on the pool (stored only where
+// a.atomics is set: workloads).
+// A lane that did not ask but issued atomics for its warp (warp-collective allocators): its
+// atomics are added to the slot of `slot_thread` (its own, or a real lane's) so totals are exact.
+template <bool kCounters>
+__device__ __forceinline__ void record_helper_atomics(const KernelArgs& a, std::uint64_t r,
+                                                      std::uint64_t slot_thread,
+                                                      std::uint32_t atomics) {
+  if constexpr (kCounters)
+    if (a.atomics && atomics) atomicAdd(&a.atomics[r * a.N + slot_thread], atomics);
+}
+
 template <bool kCounters>
 __device__ __forceinline__ void record_request(const KernelArgs& a, std::uint64_t r,
                                                std::uint64_t i, std::uint64_t page,
-                                               std::uint32_t steps, std::uint32_t collisions) {
+                                               std::uint32_t steps, std::uint32_t collisions,
+                                               std::uint32_t atomics) {
   const std::uint64_t slot = r * a.N + i;
   a.page[slot] = page;
   if constexpr (kCounters) {
     a.steps[slot] = steps;
     a.collisions[slot] = collisions;
+    if (a.atomics && atomics) atomicAdd(&a.atomics[slot], atomics);  // helpers add to it too
   }
 }
 

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
     bool need = asking;
-    std::uint32_t steps = 0, lost = 0;
+    std::uint32_t steps = 0, lost = 0, ors = 0;
     std::uint64_t got_page = kFailed;
     unsigned need_mask = a.active ? __ballot_sync(members, need) : members;
     std::uint32_t round = 0;
@@ -130,6 +130,7 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
       // Bits are only ever set during allocation, so each pass either wins or fills the word.
       while (claim != 0) {
         const Word old = atomic_or_word(&bitmap[p], claim);
+        if constexpr (kCounters) ++ors;
         won |= static_cast<Word>(claim & ~old);
         const unsigned lost_now = bits::popcount(claim & old);
         lost += lost_now;
@@ -179,7 +180,10 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
       need_mask = __ballot_sync(members, need);
     }
     if (need) steps = round;
-    if (asking) record_request<kCounters>(a, r, i, got_page, steps, lost);
+    if (asking)
+      record_request<kCounters>(a, r, i, got_page, steps, lost, ors);
+    else
+      record_helper_atomics<kCounters>(a, r, i, ors);
   }
 }
 

@@ -24,8 +24,9 @@ __global__ void queue_alloc_kernel(KernelArgs a, QueueView pool) {
     const bool served = ticket < tail;
     if (!served) atomicAdd(&pool.head[0], ~0ull);
     // The request served k-th in this launch waited for k tickets (base: head at its start).
+    // Atomics: the ticket, and the give-back of a failed one.
     record_request<kCounters>(a, r, i, served ? pool.ring[ticket % a.A] : kFailed,
-                              static_cast<std::uint32_t>(ticket - base + 1), 0);
+                              static_cast<std::uint32_t>(ticket - base + 1), 0, served ? 1u : 2u);
   }
 }
 

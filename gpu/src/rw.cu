@@ -27,7 +27,8 @@ __global__ void rw_alloc_kernel(KernelArgs a, BitmapView pool) {
       }
       ++lost;
     }
-    record_request<kCounters>(a, r, i, got, steps, lost);
+    // Every atomicOr either won (once) or was lost.
+    record_request<kCounters>(a, r, i, got, steps, lost, lost + (got != kFailed ? 1u : 0u));
   }
 }
 

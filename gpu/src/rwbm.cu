@@ -44,7 +44,8 @@ __global__ void rwbm_alloc_kernel(KernelArgs a, BitmapView pool) {
         word = old | bit;
       }
     }
-    record_request<kCounters>(a, r, i, got, steps, lost);
+    // Every atomicOr either won (once) or was lost.
+    record_request<kCounters>(a, r, i, got, steps, lost, lost + (got != kFailed ? 1u : 0u));
   }
 }
 

@@ -46,7 +46,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
 
   for (unsigned r = 0; r < a.per_thread; ++r) {
     bool need = asking;
-    std::uint32_t steps = 0, lost = 0;
+    std::uint32_t steps = 0, lost = 0, cas = 0;
     std::uint64_t got_page = kFailed;
     unsigned need_mask = __ballot_sync(members, need);
     std::uint32_t round = 0;
@@ -76,6 +76,7 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
                 break;
               }
               const Word old = atomic_cas_word(&bitmap[wi], cur, static_cast<Word>(cur | m));
+              if constexpr (kCounters) ++cas;
               if (old == cur) {
                 ok = true;
                 cur = static_cast<Word>(cur | m);
@@ -102,8 +103,12 @@ __global__ void rwmalloc_alloc_kernel(KernelArgs a, BitmapView pool) {
       }
     }
     if (need) steps = round;
-    if (!asking) continue;
-    record_request<kCounters>(a, r, i, got_page, steps, lost);
+    if (!asking) {
+      // Lanes past N (no slot of their own) count on the warp's first lane, which is real.
+      record_helper_atomics<kCounters>(a, r, real ? i : warp_base, cas);
+      continue;
+    }
+    record_request<kCounters>(a, r, i, got_page, steps, lost, cas);
   }
 }
 

@@ -83,6 +83,7 @@ struct Launch {
   double ms = 0;
   std::vector<std::uint32_t> steps;  // of the requests that asked (counters on)
   std::uint64_t collisions = 0;
+  std::uint64_t atomics = 0;  // issued by every lane of the launch, helpers included
 };
 
 class WorkloadDriver {
@@ -198,6 +199,7 @@ class WorkloadDriver {
     result_.resize(launch_);
     steps_.resize(launch_);
     collisions_.resize(launch_);
+    atomics_.resize(launch_);
     view_.where = where_.get();
     view_.bytes = bytes_.get();
     view_.pages = pages_ ? pages_of_.get() : nullptr;
@@ -230,8 +232,10 @@ class WorkloadDriver {
     if (mo_.counters) {
       a.steps = steps_.get();
       a.collisions = collisions_.get();
+      a.atomics = atomics_.get();
       ALLOCLAB_CUDA(cudaMemset(steps_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(collisions_.get(), 0, count * sizeof(std::uint32_t)));
+      ALLOCLAB_CUDA(cudaMemset(atomics_.get(), 0, count * sizeof(std::uint32_t)));
     }
     pool_->begin_allocations();
     ALLOCLAB_CUDA(cudaDeviceSynchronize());
@@ -250,9 +254,10 @@ class WorkloadDriver {
   }
 
   void collect_counters(std::uint64_t count, const std::uint8_t* active, Launch& l) const {
-    std::vector<std::uint32_t> steps(count), collisions(count);
+    std::vector<std::uint32_t> steps(count), collisions(count), atomics(count);
     std::vector<std::uint8_t> asked;
     ALLOCLAB_CUDA(cudaMemcpy(steps.data(), steps_.get(), count * 4, cudaMemcpyDeviceToHost));
+    ALLOCLAB_CUDA(cudaMemcpy(atomics.data(), atomics_.get(), count * 4, cudaMemcpyDeviceToHost));
     ALLOCLAB_CUDA(
         cudaMemcpy(collisions.data(), collisions_.get(), count * 4, cudaMemcpyDeviceToHost));
     if (active) {
@@ -260,6 +265,7 @@ class WorkloadDriver {
       ALLOCLAB_CUDA(cudaMemcpy(asked.data(), active, count, cudaMemcpyDeviceToHost));
     }
     for (std::uint64_t j = 0; j < count; ++j) {
+      l.atomics += atomics[j];
       if (active && !asked[j]) continue;
       l.steps.push_back(steps[j]);
       l.collisions += collisions[j];
@@ -341,14 +347,19 @@ class WorkloadDriver {
     p.alloc_seconds += l.ms / 1e3;
     p.steps.insert(p.steps.end(), l.steps.begin(), l.steps.end());
     p.collisions += l.collisions;
+    p.atomics_issued += l.atomics;
   }
 
   WorkloadPoint counted_point() const {
     WorkloadPoint p;
-    p.has_atomic_counts = false;
+    p.has_atomic_counts = mo_.counters;  // CUDA's malloc: no counters (steps not observable)
     p.has_claim_counts = mo_.counters;
     return p;
   }
+
+  // The free kernels of the pools of pages issue one atomic per object (the bitmap: one AND on
+  // the object's word, runs lying inside one word; the queue: one add on the tail).
+  std::uint64_t free_atomics(std::uint64_t freed) const { return pages_ ? freed : 0; }
 
   static void finish_counts(WorkloadPoint& p) {
     p.failed_claims = p.collisions;
@@ -364,6 +375,7 @@ class WorkloadDriver {
     verify(p, "after the allocations");
     const auto [freed, ms] = release(nullptr);
     p.freed = freed;
+    p.free_atomics_issued = free_atomics(freed);
     p.free_seconds = ms / 1e3;
     WorkloadPoint after;
     verify(after, "after the frees");
@@ -395,6 +407,7 @@ class WorkloadDriver {
       choose_victims(view_, k, mix64(seed_ + r), active_.get());
       const auto [freed, free_ms] = release(active_.get());
       p.freed = freed;
+      p.free_atomics_issued = free_atomics(freed);
       p.free_seconds = free_ms / 1e3;
       add_launch(p, allocate(0, w_.N, active_.get(), freed, r));
       finish_counts(p);
@@ -432,6 +445,7 @@ class WorkloadDriver {
     verify(p, "when the first request failed");
     const double ms = release_all("after the frees");
     p.freed = p.allocs;
+    p.free_atomics_issued = free_atomics(p.freed);
     p.free_seconds = ms / 1e3;
     std::uint64_t again_batches = 0;
     const WorkloadPoint again = oom_batches(again_batches);
@@ -456,8 +470,10 @@ class WorkloadDriver {
                                            : ""));
     if (mo_.counters)
       out.push_back(who_ +
-                    ": failed_claims_per_op = the kernels' collisions, retries_per_op = steps "
-                    "beyond the first; atomics issued are not counted on the GPU");
+                    ": atomics_per_op = the atomic RMWs the kernels counted (lanes that serve "
+                    "others included), failed_claims_per_op = the kernels' collisions (CoRW: lost "
+                    "bits), retries_per_op = steps beyond the first; atomics_per_free = 1 (one "
+                    "atomic per object in the free kernels)");
     else
       out.push_back(who_ + ": no per-request counters (" +
                     (info(algo_).step_definition.empty() ? std::string("steps not observable")
@@ -489,7 +505,7 @@ class WorkloadDriver {
   std::unique_ptr<GpuAllocator> allocator_;
   PoolPolicy* pool_ = nullptr;
   DeviceBuffer<std::uint64_t> where_, bytes_, free_list_, result_;
-  DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_;
+  DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_, atomics_;
   DeviceBuffer<std::uint8_t> active_;
   DeviceBuffer<unsigned char> arena_;
   ObjectsView view_;

@@ -135,6 +135,31 @@ TEST_CASE("GPU oom: the queue fills the pool exactly, the others never beyond it
   }
 }
 
+TEST_CASE("GPU atomics counted per request match each protocol's arithmetic", "[gpu]") {
+  require_device();
+  // The queue: one ticket per request, one more to give a failed ticket back; 300 of 256 pages.
+  auto q = workload(WorkloadFamily::alloc, 300, 256, 64 * 1024);
+  const WorkloadPoint qp = run_workload(Algorithm::queue, q, heap_options(), 0).points[0];
+  CHECK(qp.allocs == 256);
+  CHECK(qp.atomics_issued == 300 + 44);
+  CHECK(qp.free_atomics_issued == 256);
+  // RW and RW-BM: every atomicOr wins once or is lost (a collision).
+  auto w = workload(WorkloadFamily::alloc, 4000, 256, 1 << 20);
+  for (Algorithm algo : {Algorithm::rw, Algorithm::rwbm}) {
+    CAPTURE(name(algo));
+    const WorkloadPoint p = run_workload(algo, w, heap_options(), 0).points[0];
+    CHECK(p.atomics_issued == p.allocs + p.failed_claims);
+  }
+  // CoRW: every atomicOr wins at least one bit (all handed out) or loses at least one (a
+  // collision counts a lost bit): allocs / 32 <= ORs <= allocs + collisions.
+  const WorkloadPoint c = run_workload(Algorithm::corw, w, heap_options(), 0).points[0];
+  CHECK(c.atomics_issued >= (c.allocs + 31) / 32);
+  CHECK(c.atomics_issued <= c.allocs + c.failed_claims);
+  // RW_malloc: one successful compare-and-swap per request served, failed ones besides.
+  const WorkloadPoint m = run_workload(Algorithm::rwmalloc, w, heap_options(), 0).points[0];
+  CHECK(m.atomics_issued >= m.allocs);
+}
+
 TEST_CASE("GPU mixed sizes: requested bytes are what the workload stream draws", "[gpu]") {
   require_device();
   auto w = workload(WorkloadFamily::mixed, 1024, 256, 4 << 20);
