@@ -35,10 +35,10 @@ csv "$OUT/alloc.csv" --allocator rwmalloc --workload alloc --N '2^20' --size 409
   --page-bytes 256 --pool 8GiB --trials 5 --counters off
 csv "$OUT/alloc.csv" --allocator cudamalloc --workload alloc --N '2^20' --size 16,256 \
   --pool 8GiB --trials 2
-stamp "scaling: alloc over N = 2^10 .. 2^20, 256 B, counters on"
-csv "$OUT/scaling.csv" --allocator queue,rw,rwbm,corw,rwmalloc --workload alloc \
-  --N '1024..1048576*4' --size 256 --pool 8GiB --trials 3
-csv "$OUT/scaling.csv" --allocator cudamalloc --workload alloc --N '1024..262144*4' --size 256 \
+stamp "scaling: alloc over N = 2^0 .. 2^20, 256 B, counters on"
+csv "$OUT/scaling.csv" --allocator queue,rw,rwbm,corw,rwmalloc --workload scaling --size 256 \
+  --pool 8GiB --trials 3
+csv "$OUT/scaling.csv" --allocator cudamalloc --workload scaling --N '1..262144*4' --size 256 \
   --pool 8GiB --trials 2
 stamp "mixed: 16..4096 B, warp-uniform and divergent"
 csv "$OUT/mixed.csv" --allocator queue,rw,rwbm,corw --workload mixed --N '2^20' \

@@ -22,7 +22,7 @@ namespace alloclab::cli {
 namespace {
 
 struct WorkloadArgs {
-  std::string allocators, backend = "sim", mode = "sequential", family, N = "1024", size, pool;
+  std::string allocators, backend = "sim", mode = "sequential", family, N, size, pool;
   std::string page_bytes = "256";
   std::uint64_t rounds = 1;
   double free_fraction = 0.5;
@@ -266,7 +266,11 @@ void run(const WorkloadArgs& a) {
   base.seed = a.seed;
   if (base.family == WorkloadFamily::churn && a.rounds < 1)
     throw InputError("--rounds", "need at least one round");
-  const auto Ns = parse_count_list("--N", a.N);
+  // scaling is alloc over an axis of N; without --N it is the survey's 2^0 .. 2^20.
+  const std::string N_text = !a.N.empty()                             ? a.N
+                             : base.family == WorkloadFamily::scaling ? "1..1048576*2"
+                                                                      : "1024";
+  const auto Ns = parse_count_list("--N", N_text);
   const auto sizes = parse_size_list("--size", a.size);
 
   struct Point {
@@ -335,6 +339,8 @@ void add_workload_command(CLI::App& app) {
       "                 bytes handed out / pool bytes, count_at_failure (N is not used)\n"
       "  fragmentation  N objects: address_range_bytes = highest end - lowest start handed\n"
       "                 out; fragmentation = that over the bytes requested (1 = packed)\n"
+      "  scaling        alloc over an axis of N, by default 2^0 .. 2^20 (the time-vs-threads\n"
+      "                 curve; rows say scaling)\n"
       "Bytes are written 4096, 100B, 64KiB, 512MiB, 8GiB (binary units). The page allocators\n"
       "take a request up to one page as one page (larger: an input error); RW_malloc takes\n"
       "ceil(size / page) consecutive pages; T = pool / --page-bytes. Every run is verified: each\n"
@@ -350,8 +356,8 @@ void add_workload_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--workload", args->family, std::string(kWorkloadFamilyNames))->required();
   cmd->add_option("--N", args->N,
-                  "threads = live objects (list: 'v', 'v1,v2', 'a:b:step', 'a..b*factor')")
-      ->capture_default_str();
+                  "threads = live objects (list: 'v', 'v1,v2', 'a:b:step', 'a..b*factor'); "
+                  "default 1024, for scaling 1..1048576*2");
   cmd->add_option("--size", args->size,
                   "bytes per object, or lo..hi (powers of two, mixed only); a comma list gives "
                   "one run per entry")

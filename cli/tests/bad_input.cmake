@@ -86,7 +86,7 @@ set(cases
   "--free|workload --allocator rw --workload alloc --N 10 --size 256 --pool 64KiB --free 0.0001"
   "--batch|workload --allocator queue --workload oom --size 256 --pool 1MiB --batch 0"
   "--rounds|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --rounds 0"
-  "--workload|workload --allocator queue --workload scaling --N 10 --size 256 --pool 1MiB"
+  "--workload|workload --allocator queue --workload sprint --N 10 --size 256 --pool 1MiB"
   "--allocator|workload --allocator nope --workload alloc --N 10 --size 256 --pool 1MiB"
   "--allocator|workload --allocator cudamalloc --workload alloc --N 10 --size 256 --pool 1MiB"
   "--counters|workload --allocator queue --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --counters maybe"

@@ -202,7 +202,7 @@ std::vector<WorkloadFigure> time_vs_threads_figures(const std::vector<WorkloadRo
            std::vector<const WorkloadRow*>>
       groups;
   for (const auto& r : rows)
-    if ((r.workload == "alloc" || r.workload == "mixed") && r.N)
+    if ((r.workload == "alloc" || r.workload == "mixed" || r.workload == "scaling") && r.N)
       groups[{r.workload, !r.size_bytes, r.size_bytes.value_or(0), r.size}].push_back(&r);
   std::vector<WorkloadFigure> out;
   for (const auto& [key, group] : groups) {

@@ -18,7 +18,8 @@ bool fills_pool_before_failing(Algorithm a) {
 }
 
 bool one_request_per_thread(const WorkloadRow& r) {
-  return r.workload == "alloc" || r.workload == "mixed" || r.workload == "fragmentation";
+  return r.workload == "alloc" || r.workload == "mixed" || r.workload == "fragmentation" ||
+         r.workload == "scaling";
 }
 
 // The largest object of the row: its size, or the top of a mixed range ("16..4096").
@@ -121,8 +122,8 @@ std::vector<Verdict> workload_verdicts(const std::vector<WorkloadRow>& rows) {
                             N * static_cast<double>(*pages)));
     }
 
-    const bool whole_run =
-        r.workload == "alloc" || r.workload == "fragmentation" || r.workload == "oom";
+    const bool whole_run = r.workload == "alloc" || r.workload == "fragmentation" ||
+                           r.workload == "oom" || r.workload == "scaling";
     if (whole_run && r.size_bytes)
       if (const auto allocs = r.number("allocs"))
         c.check(r, kWorkloadUtilisationCheck, "utilisation", r.number("utilisation"),

@@ -24,9 +24,11 @@ enum class WorkloadFamily {
   churn,          // R rounds: free a random fraction of the live objects, allocate them again
   oom,            // batches of B objects until a request fails
   fragmentation,  // N objects: highest minus lowest address handed out, over bytes requested
+  scaling,        // alloc over an axis of N (by default 2^0 .. 2^20): the time-vs-threads curve
 };
 
-inline constexpr std::string_view kWorkloadFamilyNames = "alloc|mixed|churn|oom|fragmentation";
+inline constexpr std::string_view kWorkloadFamilyNames =
+    "alloc|mixed|churn|oom|fragmentation|scaling";
 
 inline std::string_view workload_family_name(WorkloadFamily f) {
   switch (f) {
@@ -40,13 +42,15 @@ inline std::string_view workload_family_name(WorkloadFamily f) {
       return "oom";
     case WorkloadFamily::fragmentation:
       return "fragmentation";
+    case WorkloadFamily::scaling:
+      return "scaling";
   }
   return "?";
 }
 
 inline WorkloadFamily parse_workload_family(const std::string& text) {
   for (auto f : {WorkloadFamily::alloc, WorkloadFamily::mixed, WorkloadFamily::churn,
-                 WorkloadFamily::oom, WorkloadFamily::fragmentation})
+                 WorkloadFamily::oom, WorkloadFamily::fragmentation, WorkloadFamily::scaling})
     if (workload_family_name(f) == text) return f;
   throw InputError("--workload",
                    "unknown workload '" + text + "' (" + std::string(kWorkloadFamilyNames) + ")");
