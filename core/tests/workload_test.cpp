@@ -121,5 +121,6 @@ TEST_CASE("workload checks name the parameter", "[core][workload]") {
           v.size = {16, 64};
         }).empty());
   CHECK(parse_workload_family("churn") == WorkloadFamily::churn);
-  CHECK(rejected_parameter([] { parse_workload_family("scaling"); }) == "--workload");
+  CHECK(rejected_parameter([] { parse_workload_family("sprint"); }) == "--workload");
+  CHECK(parse_workload_family("scaling") == WorkloadFamily::scaling);
 }
