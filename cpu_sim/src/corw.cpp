@@ -23,30 +23,28 @@
 //  * Free: clear the page's bit with an atomic AND.
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/corw_share.hpp"
+#include "alloclab/cpu_sim/warp_collectives.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 
 namespace alloclab::sim {
 
 CorwShareResult corw_share(const std::vector<CorwLaneInput>& lanes, unsigned w, bool keep_trace) {
+  // The simulator's warps have up to 64 lanes (--lanes), so the 64-lane warp holds any of them.
+  using Warp64 = warp::BasicWarp<64>;
   const unsigned m = static_cast<unsigned>(lanes.size());
+  const Warp64 warp = Warp64::first_lanes(m);
   const std::uint64_t full = bits::low_mask(w);
   CorwShareResult out;
   out.pageID.assign(m, -1);
   out.handed_out.assign(m, 0);
   std::vector<std::uint64_t> P(m);
-  std::uint64_t need = 0, has = 0;
-  for (unsigned t = 0; t < m; ++t) {
-    P[t] = lanes[t].P | ~full;
-    if (lanes[t].needs) need |= std::uint64_t{1} << t;
-  }
+  for (unsigned t = 0; t < m; ++t) P[t] = lanes[t].P | ~full;
+  std::uint64_t need = warp.ballot_of([&](unsigned t) { return lanes[t].needs; });
   auto has_mask = [&] {  // line 8 / 16: ballot(P != all ones)
-    std::uint64_t h = 0;
-    for (unsigned t = 0; t < m; ++t)
-      if (~P[t]) h |= std::uint64_t{1} << t;
-    return h;
+    return warp.ballot_of([&](unsigned t) { return ~P[t] != 0; });
   };
-  has = has_mask();
+  std::uint64_t has = has_mask();
   while (need && has) {  // line 9
     CorwShareIteration it;
     it.b.assign(m, -1);
@@ -59,10 +57,11 @@ CorwShareResult corw_share(const std::vector<CorwLaneInput>& lanes, unsigned w, 
       it.b[t] = static_cast<std::int64_t>(lanes[t].word_index * w + static_cast<unsigned>(bit[t]));
     }
     std::vector<std::int64_t> got(m, -1);
+    const Warp64::Lanes<unsigned> s = warp.rank(need);  // line 12: popc(need & lanemask_lt)
     for (unsigned t = 0; t < m; ++t) {
-      it.s[t] = static_cast<int>(bits::popcount(need & bits::low_mask(t)));  // line 12
-      if (!((need >> t) & 1u)) continue;  // line 13: only lanes with pageID == -1
-      it.t_prime[t] = bits::find_kth_set_bit(has, static_cast<unsigned>(it.s[t]) + 1);
+      it.s[t] = static_cast<int>(s[t]);
+      if (!((need >> t) & 1u)) continue;            // line 13: only lanes with pageID == -1
+      it.t_prime[t] = Warp64::nth_lane(has, s[t]);  // fks(hasMask, s + 1) - 1
     }
     for (unsigned t = 0; t < m; ++t) {  // line 14: shfl_sync(b, t')
       const int src = it.t_prime[t];
