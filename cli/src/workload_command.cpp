@@ -12,6 +12,7 @@
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
+#include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/workload.hpp"
@@ -114,6 +115,27 @@ struct PointSummary {
   }
 };
 
+// A pool the host cannot hold is bad input on --pool (the simulator's own estimate for a pool of
+// T pages, resource_limits.hpp), checked before anything is built.
+void check_workload_memory(Algorithm algo, const Workload& w, const sim::WorkloadOptions& o) {
+  Scenario s;
+  s.algo = algo;
+  s.N = w.family == WorkloadFamily::oom ? w.batch : w.N;
+  s.T = w.pages_total();
+  s.A = w.pages_free_at_start();
+  sim::SimOptions so;
+  so.mode = o.mode;
+  so.host_threads = o.host_threads;
+  try {
+    check_simulator_memory(s, so, 1);
+  } catch (const InputError& e) {
+    if (e.parameter() != "--T") throw;
+    throw InputError("--pool", std::to_string(w.pool_bytes) + " bytes in pages of " +
+                                   std::to_string(w.page_bytes) +
+                                   " B: " + std::string(e.what()).substr(e.parameter().size() + 2));
+  }
+}
+
 // The backend a run goes to: its input checks (before any output) and one trial of one point.
 struct Backend {
   std::string name, mode;
@@ -131,7 +153,10 @@ Backend make_backend(const WorkloadArgs& a) {
     o.host_threads = a.threads;
     o.max_probes_per_request = a.max_steps;
     return {"sim", std::string(sim::mode_name(o.mode)),
-            [o](Algorithm algo, const Workload& w) { sim::check_workload_input(algo, w, o); },
+            [o](Algorithm algo, const Workload& w) {
+              sim::check_workload_input(algo, w, o);
+              check_workload_memory(algo, w, o);
+            },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return sim::run_workload(algo, w, o, t);
             }};
