@@ -414,13 +414,15 @@ void add_workload_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "root seed")->capture_default_str();
   cmd->add_option("--max-steps", args->max_steps,
-                  "steps before a request gives up; 0 = the simulator's default bound")
+                  "steps before a request gives up; 0 = the default (simulator: its bound for the "
+                  "pool and the call; gpu: 2^20)")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();
   cmd->add_option("--counters", args->counters,
-                  "gpu: on = the timed kernels store per-request steps and collisions (steps_*, "
-                  "failed_claims_per_op, retries_per_op); off = time without them")
+                  "gpu: on = the timed kernels store per-request steps, collisions and atomics "
+                  "(steps_*, failed_claims_per_op, retries_per_op, atomics_per_op); off = time "
+                  "without them")
       ->capture_default_str();
   cmd->add_option("--warmup", args->warmup,
                   "gpu: untimed allocation runs (and their frees) before the timed ones, the pool "

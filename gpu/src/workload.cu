@@ -340,6 +340,16 @@ class WorkloadDriver {
                        "; requests that reach the step bound depend on the schedule)";
   }
 
+  // The first allocation phase again (same seed) on the emptied pool, verified, freed, and
+  // compared with the first run's `served`.
+  void rerun_first_phase(std::uint64_t served) {
+    const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
+    WorkloadPoint second;
+    verify(second, "in the second run");
+    release_all("after the second run's frees");
+    check_second_run(served, again.served, w_.N);
+  }
+
   static void add_launch(WorkloadPoint& p, const Launch& l) {
     p.requests += l.requests;
     p.allocs += l.served;
@@ -380,11 +390,7 @@ class WorkloadDriver {
     WorkloadPoint after;
     verify(after, "after the frees");
     if (after.live_objects != 0) throw VerificationError(who_ + ": objects live after the frees");
-    const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
-    WorkloadPoint second;
-    verify(second, "in the second run");
-    release_all("after the second run's frees");
-    check_second_run(l.served, again.served, w_.N);
+    rerun_first_phase(l.served);
     return p;
   }
 
@@ -415,11 +421,7 @@ class WorkloadDriver {
       points.push_back(p);
     }
     release_all("after the final frees");
-    const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
-    WorkloadPoint second;
-    verify(second, "in the second run");
-    release_all("after the second run's frees");
-    check_second_run(l.served, again.served, w_.N);
+    rerun_first_phase(l.served);
     return points;
   }
 
