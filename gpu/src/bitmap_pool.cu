@@ -82,12 +82,9 @@ template <typename Word>
 __global__ void bitmap_free_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread) return;
-  constexpr unsigned w = sizeof(Word) * 8;
   const std::uint64_t p = a.page[i];
   if (p == kFailed) return;
-  const unsigned n = a.pages_of ? a.pages_of[i] : a.pages;
-  const Word run = static_cast<Word>(bits::run_mask(static_cast<unsigned>(p % w), n));
-  atomic_and_word(&static_cast<Word*>(pool.bitmap)[p / w], static_cast<Word>(~run));
+  bitmap_free_run<Word>(pool, p, a.pages_of ? a.pages_of[i] : a.pages);
 }
 
 }  // namespace

@@ -45,6 +45,16 @@ class BitmapPool final : public PoolPolicy {
   DeviceBuffer<unsigned char> bitmap_, pristine_;
 };
 
+// Frees the run of n pages from `page` (inside one word): one atomic AND. Every bitmap
+// allocator's device-side free.
+template <typename Word>
+__device__ __forceinline__ void bitmap_free_run(const BitmapView& pool, std::uint64_t page,
+                                                unsigned n) {
+  constexpr unsigned w = sizeof(Word) * 8;
+  const Word run = static_cast<Word>(bits::run_mask(static_cast<unsigned>(page % w), n));
+  atomic_and_word(&static_cast<Word*>(pool.bitmap)[page / w], static_cast<Word>(~run));
+}
+
 // The free launch of every bitmap allocator (RW, RW-BM, CoRW, RW_malloc): clears the run of
 // a.pages bits (one bit for one-page allocators) of every request served.
 void launch_bitmap_free(const KernelArgs& a, const BitmapView& pool);

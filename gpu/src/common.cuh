@@ -42,6 +42,13 @@ struct KernelArgs {
   const std::uint64_t* bytes_of = nullptr;
 };
 
+// What one device-side page allocation returned (the device APIs, e.g. rw.cuh): the first page
+// or kFailed, its steps (the registry's unit), lost claims and the atomics it issued.
+struct PageRequest {
+  std::uint64_t page = kFailed;
+  std::uint32_t steps = 0, lost = 0, atomics = 0;
+};
+
 __device__ __forceinline__ bool asks(const KernelArgs& a, std::uint64_t i) {
   return a.active == nullptr || a.active[i] != 0;
 }

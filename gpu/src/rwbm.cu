@@ -1,13 +1,12 @@
-// RW-BM (paper 000, Sec. 4.1): each step reads one random w-bit word (bitmap_probe_word) and, if
-// it has a free bit, claims the lowest one with atomicOr; a lost claim retries on the next free
-// bit of the value the atomic returned, within the same word and the same step (a collision
-// each), so only an exhausted word costs a new step. `--bit-choice` (core/bit_choice.hpp, a
-// template parameter: lowest compiles to the original loop) replaces "lowest free bit" by a
-// random free bit ranked by the low 32 bits of the probe number, or by the first free bit at or
-// after lane * w / lanes; the probed words stay those of bitmap_probe_word. Free clears one bit
-// per page (the bitmap pool's launch_bitmap_free).
-#include "bitmap_pool.cuh"
+// RW-BM (paper 000, Sec. 4.1): the allocation kernel over its device-side API (rwbm.cuh: one
+// random word per step, a free bit claimed with atomicOr, lost claims retried on the returned
+// value) and its registration. `--bit-choice` (core/bit_choice.hpp, a template parameter: lowest
+// compiles to the original loop) replaces "lowest free bit" by a random free bit ranked by the
+// low 32 bits of the probe number, or by the first free bit at or after lane * w / lanes; the
+// probed words stay those of bitmap_probe_word. Free clears one bit per page (the bitmap pool's
+// launch_bitmap_free).
 #include "gpu_entry.cuh"
+#include "rwbm.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -16,36 +15,11 @@ template <typename Word, bool kCounters, BitChoice kChoice>
 __global__ void rwbm_alloc_kernel(KernelArgs a, BitmapView pool) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
-  constexpr unsigned w = sizeof(Word) * 8;
-  auto* bitmap = static_cast<Word*>(pool.bitmap);
-  std::uint64_t k = 0;
+  const RwbmDevice<Word, kChoice> rwbm{pool, a.seed, a.max_steps, a.lanes};
+  std::uint64_t k = 0;  // this thread's probe counter, continued across its requests
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    std::uint32_t steps = 0, lost = 0;
-    std::uint64_t got = kFailed;
-    while (steps < a.max_steps && got == kFailed) {
-      // == bitmap_probe_word(a.seed, i, k, pool.words); the low bits also key the bit choice
-      const std::uint64_t probe = probe_bits(a.seed, i, k++);
-      const std::uint64_t p = mul_high_u64(probe, pool.words);
-      ++steps;
-      Word word = load_word(&bitmap[p]);
-      while (word != static_cast<Word>(~Word{0})) {
-        int b;
-        if constexpr (kChoice == BitChoice::lowest)
-          b = bits::first_free_bit(word, w);
-        else
-          b = choose_free_bit(kChoice, word, w, bit_choice_key(probe, i, w, a.lanes));
-        const Word bit = Word{1} << b;
-        const Word old = atomic_or_word(&bitmap[p], bit);
-        if (!(old & bit)) {
-          got = p * w + static_cast<unsigned>(b);
-          break;
-        }
-        ++lost;
-        word = old | bit;
-      }
-    }
-    // Every atomicOr either won (once) or was lost.
-    record_request<kCounters>(a, r, i, got, steps, lost, lost + (got != kFailed ? 1u : 0u));
+    const PageRequest got = rwbm.malloc_page(i, k);
+    record_request<kCounters>(a, r, i, got.page, got.steps, got.lost, got.atomics);
   }
 }
 

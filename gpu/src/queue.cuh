@@ -1,0 +1,42 @@
+// The queue baseline's device-side API (Ouroboros-style page queue, paper 000 Eq. 1): a ring of
+// the A free page ids; a request takes ticket = atomicAdd(head, 1) and gets ring[ticket] if the
+// ticket is below the tail, else it gives the ticket back and fails (out of memory). Frees push at
+// the tail. Allocation and free must not run at the same time (the tail is read as fixed); the
+// allocation kernel (queue.cu) is one call per request.
+#pragma once
+
+#include "queue_pool.cuh"
+
+namespace alloclab::gpu::detail {
+
+struct QueueDevice {
+  QueueView pool;
+  std::uint64_t A = 0;  // ring capacity: the free pages at the start
+
+  // One page. Steps = the position of the ticket since the launch began (head[2]): the request
+  // served k-th waited for k tickets.
+  __device__ __forceinline__ PageRequest malloc_page() const {
+    const unsigned long long tail = __ldcg(&pool.head[1]);
+    const unsigned long long ticket = atomicAdd(&pool.head[0], 1ull);
+    // The first failure happens only once all tickets below the tail are drawn, so a returned
+    // ticket is never one a later request could be served by; after the launch head =
+    // min(tail, tickets drawn), and pages freed at the tail stay reachable.
+    PageRequest r;
+    r.atomics = 1;
+    if (ticket < tail) {
+      r.page = pool.ring[ticket % A];
+    } else {
+      atomicAdd(&pool.head[0], ~0ull);
+      r.atomics = 2;
+    }
+    r.steps = static_cast<std::uint32_t>(ticket - __ldcg(&pool.head[2]) + 1);
+    return r;
+  }
+
+  __device__ __forceinline__ void free_page(std::uint64_t page) const {
+    const unsigned long long t = atomicAdd(&pool.head[1], 1ull);
+    pool.ring[t % A] = static_cast<std::uint32_t>(page);
+  }
+};
+
+}  // namespace alloclab::gpu::detail
