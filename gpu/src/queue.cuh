@@ -13,11 +13,11 @@ struct QueueDevice {
   QueueView pool;
   std::uint64_t A = 0;  // ring capacity: the free pages at the start
 
-  // One page. Steps = the position of the ticket since the launch began (head[2]): the request
+  // One page. Steps = the position of the ticket since the launch began (kBase): the request
   // served k-th waited for k tickets.
   __device__ __forceinline__ PageRequest malloc_page() const {
-    const unsigned long long tail = __ldcg(&pool.head[1]);
-    const unsigned long long ticket = atomicAdd(&pool.head[0], 1ull);
+    const unsigned long long tail = __ldcg(&pool.head[QueueView::kTail]);
+    const unsigned long long ticket = atomicAdd(&pool.head[QueueView::kHead], 1ull);
     // The first failure happens only once all tickets below the tail are drawn, so a returned
     // ticket is never one a later request could be served by; after the launch head =
     // min(tail, tickets drawn), and pages freed at the tail stay reachable.
@@ -26,15 +26,15 @@ struct QueueDevice {
     if (ticket < tail) {
       r.page = pool.ring[ticket % A];
     } else {
-      atomicAdd(&pool.head[0], ~0ull);
+      atomicAdd(&pool.head[QueueView::kHead], ~0ull);
       r.atomics = 2;
     }
-    r.steps = static_cast<std::uint32_t>(ticket - __ldcg(&pool.head[2]) + 1);
+    r.steps = static_cast<std::uint32_t>(ticket - __ldcg(&pool.head[QueueView::kBase]) + 1);
     return r;
   }
 
   __device__ __forceinline__ void free_page(std::uint64_t page) const {
-    const unsigned long long t = atomicAdd(&pool.head[1], 1ull);
+    const unsigned long long t = atomicAdd(&pool.head[QueueView::kTail], 1ull);
     pool.ring[t % A] = static_cast<std::uint32_t>(page);
   }
 };

@@ -39,13 +39,13 @@ std::uint64_t QueuePool::device_bytes() const {
   const FreePage pred{PagePermutation(T_, seed_), A_};
   const std::size_t temp = select_free(nullptr, 0, nullptr, nullptr, T_, pred);
   return 2 * std::max<std::uint64_t>(A_, 1) * sizeof(std::uint32_t) +
-         3 * sizeof(unsigned long long) + temp + sizeof(unsigned long long);
+         QueueView::kSlots * sizeof(unsigned long long) + temp + sizeof(unsigned long long);
 }
 
 void QueuePool::set_up() {
   ring_.resize(std::max<std::uint64_t>(A_, 1));
   pristine_.resize(ring_.size());
-  head_.resize(3);
+  head_.resize(QueueView::kSlots);
   const FreePage pred{PagePermutation(T_, seed_), A_};
   DeviceBuffer<unsigned long long> count(1);
   const std::size_t temp_bytes = select_free(nullptr, 0, pristine_.get(), count.get(), T_, pred);
@@ -59,14 +59,15 @@ void QueuePool::set_up() {
 
 void QueuePool::reset() {
   ALLOCLAB_CUDA(cudaMemcpy(ring_.get(), pristine_.get(), ring_.bytes(), cudaMemcpyDeviceToDevice));
-  const unsigned long long h[3] = {0, A_, 0};
+  unsigned long long h[QueueView::kSlots] = {};
+  h[QueueView::kTail] = A_;
   ALLOCLAB_CUDA(cudaMemcpy(head_.get(), h, sizeof h, cudaMemcpyHostToDevice));
 }
 
 void QueuePool::verify_allocated(const Allocation& run) const {
   // Out of memory is exact: every request draws one ticket, the first A tickets are served and
   // the others given back.
-  const unsigned long long tickets = read_scalar(head_.get());
+  const unsigned long long tickets = read_scalar(head_.get() + QueueView::kHead);
   if (tickets != std::min<std::uint64_t>(run.requests, A_))
     throw VerificationError(name_ + ": " + std::to_string(tickets) + " tickets kept by " +
                             std::to_string(run.requests) + " requests, expected min(N*k, A)");
@@ -76,7 +77,7 @@ void QueuePool::verify_allocated(const Allocation& run) const {
 }
 
 void QueuePool::verify_freed(const Allocation& run) const {
-  const unsigned long long tail = read_scalar(head_.get() + 1);
+  const unsigned long long tail = read_scalar(head_.get() + QueueView::kTail);
   if (tail != A_ + run.taken)
     throw VerificationError(name_ + ": free pushed " + std::to_string(tail - A_) +
                             " pages, expected " + std::to_string(run.taken));
@@ -86,25 +87,23 @@ std::optional<std::vector<std::uint64_t>> QueuePool::free_pages() const {
   // The live entries are the slots [first unserved ticket, tail), modulo the capacity A.
   std::vector<std::uint32_t> ring(ring_.size());
   ALLOCLAB_CUDA(cudaMemcpy(ring.data(), ring_.get(), ring_.bytes(), cudaMemcpyDeviceToHost));
-  unsigned long long h[2];
-  ALLOCLAB_CUDA(cudaMemcpy(h, head_.get(), sizeof h, cudaMemcpyDeviceToHost));
-  const std::uint64_t first = h[0];
+  const std::uint64_t first = read_scalar(head_.get() + QueueView::kHead);
+  const std::uint64_t tail = read_scalar(head_.get() + QueueView::kTail);
   std::vector<std::uint64_t> out;
-  for (std::uint64_t t = first; t < h[1]; ++t) out.push_back(ring[t % A_]);
+  for (std::uint64_t t = first; t < tail; ++t) out.push_back(ring[t % A_]);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 void QueuePool::begin_allocations() {
-  ALLOCLAB_CUDA(cudaMemcpy(head_.get() + 2, head_.get(), sizeof(unsigned long long),
-                           cudaMemcpyDeviceToDevice));
+  ALLOCLAB_CUDA(cudaMemcpy(head_.get() + QueueView::kBase, head_.get() + QueueView::kHead,
+                           sizeof(unsigned long long), cudaMemcpyDeviceToDevice));
 }
 
 std::optional<std::uint64_t> QueuePool::pages_in_use() const {
   // Dequeued (head) minus returned (tail - A).
-  unsigned long long h[2];
-  ALLOCLAB_CUDA(cudaMemcpy(h, head_.get(), sizeof h, cudaMemcpyDeviceToHost));
-  return h[0] + A_ - h[1];
+  return read_scalar(head_.get() + QueueView::kHead) + A_ -
+         read_scalar(head_.get() + QueueView::kTail);
 }
 
 }  // namespace alloclab::gpu::detail
