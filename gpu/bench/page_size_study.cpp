@@ -2,7 +2,8 @@
 // device): why the bitmap allocators are slower at 16 B and 4096 B pages than at 256 B pages of
 // an 8 GiB pool. A fresh pool (A = T, every page free) and N = 2^20 threads, one page each; T
 // pages from 2^21 (4096 B pages: 65,536 32-bit words, 16 threads per word) to 2^31 (4 B pages:
-// a 256 MiB bitmap, over four times the 60 MiB L2 an H200 reports), so that the two effects show apart:
+// a 256 MiB bitmap, over four times the 60 MiB L2 an H200 reports), so that the two effects show
+// apart:
 //   curve       every T: the atomic floor (Philox word; 32- and 64-bit words) and, counters on,
 //               RW-BM and CoRW at w = 32 and 64 and RW - the L2 crossing (bitmap bytes T/8
 //               against the L2) and the contention (N/words threads per word) as curves;
