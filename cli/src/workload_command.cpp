@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
@@ -18,6 +20,7 @@
 #include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/gpu/workload.hpp"
+#include "workload_output_dir.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -38,6 +41,7 @@ struct WorkloadArgs {
   std::string counters = "on";
   unsigned warmup = 1;
   std::string heap_bytes;
+  std::string out;
   Format format = Format::table;
 };
 
@@ -180,11 +184,9 @@ Backend make_backend(const WorkloadArgs& a) {
   throw InputError("--backend", "must be sim or gpu");
 }
 
-// One row: the point's summary over its trials (docs/workloads.md lists the keys).
-Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
-                    const PointSummary& s, std::uint64_t bound, const std::string& device,
-                    const std::vector<std::string>& run_notes) {
-  const double K = static_cast<double>(s.trials);
+// Which measurement a row is (workload_output_dir.hpp's coordinate keys, in this order).
+Record coordinate_record(Algorithm algo, const Workload& w, const Backend& backend,
+                         std::uint64_t trials) {
   Record rec;
   rec.set("allocator", std::string(name(algo)));
   rec.set("backend", backend.name);
@@ -200,11 +202,26 @@ Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
     rec.set_int("size", w.size.lo);
   rec.set_int("pool_bytes", w.pool_bytes);
   rec.set_int("page_bytes", w.page_bytes);
-  if (w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
   if (w.family == WorkloadFamily::oom) rec.set_int("batch", w.batch);
+  if (w.family == WorkloadFamily::churn) {
+    rec.set_int("rounds", w.rounds);
+    rec.set("free_fraction", w.free_fraction);
+  }
   rec.set_int("block", w.block);
   rec.set("warp_uniform", w.warp_uniform);
-  rec.set_int("trials", s.trials);
+  rec.set("free", w.initial_free);
+  rec.set_int("trials", trials);
+  rec.set_int("seed", w.seed);
+  return rec;
+}
+
+// One row: the point's summary over its trials (docs/workloads.md lists the keys).
+Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
+                    const PointSummary& s, std::uint64_t bound, const std::string& device,
+                    const std::vector<std::string>& run_notes) {
+  const double K = static_cast<double>(s.trials);
+  Record rec = coordinate_record(algo, w, backend, s.trials);
+  if (w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
   rec.set("requests", s.requests / K);
   rec.set("allocs", s.allocs / K);
   rec.set("alloc_ms", 1e3 * s.alloc_s / K);
@@ -326,8 +343,23 @@ void run(const WorkloadArgs& a) {
     }
   }
 
+  std::optional<WorkloadOutputDir> out;
+  if (!a.out.empty())
+    out.emplace(a.out, backend.name, std::string(workload_family_name(base.family)));
+  std::uint64_t written = 0, skipped = 0, index = 0;
   std::vector<Record> records;
   for (const auto& pt : points) {
+    ++index;
+    const std::string what =
+        fmt::format("{} size {} N {}", name(pt.algo), pt.w.size.text(),
+                    pt.w.family == WorkloadFamily::oom ? std::string("-") : std::to_string(pt.w.N));
+    if (out && out->has(coordinate_record(pt.algo, pt.w, backend, a.trials))) {
+      ++skipped;
+      std::cerr << fmt::format("workload: [{}/{}] {}: already in {}\n", index, points.size(), what,
+                               out->path());
+      continue;
+    }
+    if (out) std::cerr << fmt::format("workload: [{}/{}] {} ...\n", index, points.size(), what);
     std::vector<PointSummary> sums;
     std::uint64_t bound = 0;
     std::string device;
@@ -340,10 +372,21 @@ void run(const WorkloadArgs& a) {
       sums.resize(r.points.size());
       for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);
     }
+    std::vector<Record> rows;
     for (const auto& s : sums)
-      records.push_back(point_record(pt.algo, pt.w, backend, s, bound, device, run_notes));
+      rows.push_back(point_record(pt.algo, pt.w, backend, s, bound, device, run_notes));
+    if (out) {
+      out->append(rows);  // a whole point at a time: a killed run leaves no half point
+      ++written;
+    } else {
+      records.insert(records.end(), rows.begin(), rows.end());
+    }
   }
-  write_records(std::cout, records, a.format);
+  if (out)
+    std::cout << fmt::format("workload: {} points written to {}, {} already there\n", written,
+                             out->path(), skipped);
+  else
+    write_records(std::cout, records, a.format);
 }
 
 }  // namespace
@@ -431,6 +474,10 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--heap-bytes", args->heap_bytes,
                   "gpu: CUDA's malloc heap (cudamalloc's pool), sized once per process; default "
                   "the largest --pool of the run");
+  cmd->add_option("--out", args->out,
+                  "append the rows to DIR/workloads/<backend>/<workload>.csv (what validate DIR "
+                  "and report DIR read) instead of printing them; points already there (same "
+                  "coordinates, trials and seed) are skipped, so a killed run resumes");
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
 }

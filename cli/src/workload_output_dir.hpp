@@ -1,0 +1,43 @@
+// `alloclab workload --out DIR`: the rows of a run appended to
+// DIR/workloads/<backend>/<family>.csv, the folder `validate DIR` and `report DIR` read
+// (validation/workload_rows.hpp), and resumable: a point whose coordinates already have rows there
+// is skipped, as `sweep` skips points already in its sweep.csv. Rows are appended a whole point at
+// a time (all of a churn run's rounds), so a run killed mid-way leaves no half point.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+
+namespace alloclab::cli {
+
+// The columns that say which measurement a row is (not what it measured): the same point run
+// again has the same key. Rows keep them as the workload command writes them.
+inline constexpr const char* kWorkloadCoordinateKeys[] = {
+    "allocator",  "backend", "mode",   "workload",      "N",     "size",         "pool_bytes",
+    "page_bytes", "batch",   "rounds", "free_fraction", "block", "warp_uniform", "free",
+    "trials",     "seed"};
+
+// The coordinates of a row, as one string (numbers compared as numbers: 1 and 1.0 are one).
+std::string workload_point_key(const Record& r);
+
+class WorkloadOutputDir {
+ public:
+  // Reads the rows already in DIR/workloads/<backend>/<family>.csv, if any (InputError on --out
+  // when it is not a workload CSV).
+  WorkloadOutputDir(const std::string& dir, const std::string& backend, const std::string& family);
+  const std::string& path() const { return path_; }
+  bool has(const Record& coordinates) const { return keys_.count(workload_point_key(coordinates)); }
+  // Appends one point's rows (the header first in a new file; InputError on --out when the file's
+  // columns differ from these rows', e.g. written by another version).
+  void append(const std::vector<Record>& rows);
+
+ private:
+  std::string path_;
+  std::set<std::string> keys_;
+  std::string header_;  // the existing file's header line, empty for a new file
+};
+
+}  // namespace alloclab::cli
