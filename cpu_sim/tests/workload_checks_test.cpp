@@ -12,20 +12,15 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
+#include "alloclab/testing/workload_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
 
 namespace {
+// A pool of `pages` pages of 256 B.
 Workload make(WorkloadFamily f, std::uint64_t N, std::uint64_t size, std::uint64_t pages) {
-  Workload w;
-  w.family = f;
-  w.N = N;
-  w.size = {size, size};
-  w.page_bytes = 256;
-  w.pool_bytes = pages * 256;
-  w.seed = 11;
-  return w;
+  return alloclab::testing::one_size_workload(f, N, size, pages * 256);
 }
 std::string parameter_of(Algorithm a, const Workload& w) {
   try {

@@ -7,21 +7,13 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
+#include "alloclab/testing/workload_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::testing::one_size_workload;
 
 namespace {
-Workload make(WorkloadFamily f, std::uint64_t N, std::uint64_t size, std::uint64_t pool) {
-  Workload w;
-  w.family = f;
-  w.N = N;
-  w.size = {size, size};
-  w.pool_bytes = pool;
-  w.page_bytes = 256;
-  w.seed = 11;
-  return w;
-}
 double mean(const std::vector<std::uint32_t>& v) {
   double s = 0;
   for (auto x : v) s += x;
@@ -31,7 +23,7 @@ double mean(const std::vector<std::uint32_t>& v) {
 
 TEST_CASE("oom, queue, 64 pages in batches of 10: 6 full batches, then 4 of 10", "[workload]") {
   for (std::uint64_t size : {256u, 100u}) {
-    Workload w = make(WorkloadFamily::oom, 1, size, 64 * 256);
+    Workload w = one_size_workload(WorkloadFamily::oom, 1, size, 64 * 256);
     w.batch = 10;
     const WorkloadRun r = run_workload(Algorithm::queue, w, {}, 0);
     REQUIRE(r.points.size() == 1);
@@ -61,8 +53,9 @@ TEST_CASE("oom, queue, 64 pages in batches of 10: 6 full batches, then 4 of 10",
 TEST_CASE("fragmentation of a fully free pool with the queue: N consecutive pages", "[workload]") {
   // Pages 0..9 of 256 B: the last object starts at 9 * 256 and ends `size` bytes later.
   auto range = [](std::uint64_t size) {
-    const WorkloadRun r = run_workload(
-        Algorithm::queue, make(WorkloadFamily::fragmentation, 10, size, 1 << 16), {}, 0);
+    const WorkloadRun r =
+        run_workload(Algorithm::queue,
+                     one_size_workload(WorkloadFamily::fragmentation, 10, size, 1 << 16), {}, 0);
     REQUIRE(r.points.size() == 1);
     REQUIRE(r.points[0].address_range_bytes);
     CHECK(r.points[0].live_bytes == 10 * size);
@@ -75,7 +68,7 @@ TEST_CASE("fragmentation of a fully free pool with the queue: N consecutive page
 TEST_CASE("churn on a pool exactly as large as the live set conserves pages", "[workload]") {
   // 100 pages, 100 live one-page objects, half freed and reallocated each round: a single
   // lost or duplicated page makes a request fail (the queue fails only when it is empty).
-  Workload w = make(WorkloadFamily::churn, 100, 256, 100 * 256);
+  Workload w = one_size_workload(WorkloadFamily::churn, 100, 256, 100 * 256);
   w.rounds = 8;
   w.free_fraction = 0.5;
   const WorkloadRun r = run_workload(Algorithm::queue, w, {}, 0);
@@ -95,7 +88,7 @@ TEST_CASE("churn on a pool exactly as large as the live set conserves pages", "[
 TEST_CASE("churn: every simulated allocator keeps its live set over rounds", "[workload]") {
   for (auto algo : algorithms_on(BackendKind::sim)) {
     INFO(name(algo));
-    Workload w = make(WorkloadFamily::churn, 100, 200, 4096 * 256);
+    Workload w = one_size_workload(WorkloadFamily::churn, 100, 200, 4096 * 256);
     w.rounds = 5;
     w.free_fraction = 0.3;
     const WorkloadRun r = run_workload(algo, w, {}, 0);
@@ -114,7 +107,7 @@ TEST_CASE("churn: every simulated allocator keeps its live set over rounds", "[w
 }
 
 TEST_CASE("mixed sizes with RW_malloc: the drawn sizes are what is live", "[workload]") {
-  Workload w = make(WorkloadFamily::mixed, 64, 0, 1 << 20);
+  Workload w = one_size_workload(WorkloadFamily::mixed, 64, 0, 1 << 20);
   w.size = {16, 4096};
   const WorkloadRun r = run_workload(Algorithm::rwmalloc, w, {}, 0);
   REQUIRE(r.points.size() == 1);
@@ -129,7 +122,7 @@ TEST_CASE("mixed sizes with RW_malloc: the drawn sizes are what is live", "[work
 TEST_CASE("a second identical run gives the same successes and addresses", "[workload]") {
   for (auto algo : algorithms_on(BackendKind::sim)) {
     INFO(name(algo));
-    Workload w = make(WorkloadFamily::oom, 1, 256, 512 * 256);
+    Workload w = one_size_workload(WorkloadFamily::oom, 1, 256, 512 * 256);
     w.batch = 32;
     const auto a = run_workload(algo, w, {}, 3).points[0];
     const auto b = run_workload(algo, w, {}, 3).points[0];
@@ -158,10 +151,13 @@ TEST_CASE("workloads a simulated allocator cannot serve are input errors", "[wor
     }
     return "";
   };
-  CHECK(parameter(Algorithm::queue, make(WorkloadFamily::alloc, 10, 512, 1 << 20)) == "--size");
-  CHECK(parameter(Algorithm::cudamalloc, make(WorkloadFamily::alloc, 10, 64, 1 << 20)) ==
-        "--allocator");
+  CHECK(parameter(Algorithm::queue, one_size_workload(WorkloadFamily::alloc, 10, 512, 1 << 20)) ==
+        "--size");
+  CHECK(parameter(Algorithm::cudamalloc,
+                  one_size_workload(WorkloadFamily::alloc, 10, 64, 1 << 20)) == "--allocator");
   // 300 B of RW_malloc takes 2 pages; a 300-byte pool has one.
-  CHECK(parameter(Algorithm::rwmalloc, make(WorkloadFamily::alloc, 1, 300, 300)) == "--pool");
-  CHECK(parameter(Algorithm::rwmalloc, make(WorkloadFamily::alloc, 10, 300, 1 << 20)).empty());
+  CHECK(parameter(Algorithm::rwmalloc, one_size_workload(WorkloadFamily::alloc, 1, 300, 300)) ==
+        "--pool");
+  CHECK(parameter(Algorithm::rwmalloc, one_size_workload(WorkloadFamily::alloc, 10, 300, 1 << 20))
+            .empty());
 }

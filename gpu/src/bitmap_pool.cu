@@ -138,8 +138,7 @@ void BitmapPool::reset() {
 }
 
 void BitmapPool::verify_allocated(const Allocation& run) const {
-  DeviceBuffer<unsigned long long> errors(1);
-  ALLOCLAB_CUDA(cudaMemset(errors.get(), 0, sizeof(unsigned long long)));
+  DeviceCounter errors;
   const unsigned blocks = blocks_for(run.requests, 256);
   if (w_ == 32)
     unmarked_pages_kernel<<<blocks, 256>>>(run.sorted, run.requests, run.pages,
@@ -150,7 +149,7 @@ void BitmapPool::verify_allocated(const Allocation& run) const {
                                            reinterpret_cast<const std::uint64_t*>(bitmap_.get()),
                                            T_, errors.get());
   ALLOCLAB_CUDA_LAUNCH();
-  if (const auto bad = read_scalar(errors.get()))
+  if (const auto bad = errors.read())
     throw VerificationError(name_ + ": " + std::to_string(bad) +
                             " pages handed out are not marked used in the bitmap");
   const std::uint64_t initially_used = words_ * w_ - A_;
@@ -161,8 +160,7 @@ void BitmapPool::verify_allocated(const Allocation& run) const {
 }
 
 void BitmapPool::verify_freed(const Allocation&) const {
-  DeviceBuffer<unsigned long long> count(1);
-  ALLOCLAB_CUDA(cudaMemset(count.get(), 0, sizeof(unsigned long long)));
+  DeviceCounter count;
   if (w_ == 32)
     mismatch_kernel<<<blocks_for(words_, 256), 256>>>(
         reinterpret_cast<const std::uint32_t*>(bitmap_.get()),
@@ -172,7 +170,7 @@ void BitmapPool::verify_freed(const Allocation&) const {
         reinterpret_cast<const std::uint64_t*>(bitmap_.get()),
         reinterpret_cast<const std::uint64_t*>(pristine_.get()), words_, count.get());
   ALLOCLAB_CUDA_LAUNCH();
-  if (const auto m = read_scalar(count.get()))
+  if (const auto m = count.read())
     throw VerificationError(name_ + ": free left " + std::to_string(m) +
                             " bitmap words different from the pool");
 }

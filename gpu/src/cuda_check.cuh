@@ -58,6 +58,17 @@ T read_scalar(const T* d) {
   return h;
 }
 
+// A device counter set to 0 (what the verification kernels count into).
+class DeviceCounter {
+ public:
+  DeviceCounter() : value_(1) { ALLOCLAB_CUDA(cudaMemset(value_.get(), 0, value_.bytes())); }
+  unsigned long long* get() const { return value_.get(); }
+  std::uint64_t read() const { return read_scalar(value_.get()); }
+
+ private:
+  DeviceBuffer<unsigned long long> value_;
+};
+
 inline unsigned blocks_for(std::uint64_t threads, unsigned block) {
   return static_cast<unsigned>((threads + block - 1) / block);
 }

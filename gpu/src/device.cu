@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "alloclab/core/errors.hpp"
 #include "common.cuh"
 #include "device.cuh"
 
@@ -29,6 +30,21 @@ std::uint64_t free_device_bytes() {
   std::size_t free_bytes = 0, total = 0;
   ALLOCLAB_CUDA(cudaMemGetInfo(&free_bytes, &total));
   return free_bytes;
+}
+
+void require_device_bytes(const std::string& parameter, const std::string& who,
+                          std::initializer_list<DevicePart> parts) {
+  std::uint64_t need = 0;
+  std::string each;
+  for (const DevicePart& p : parts) {
+    need = need > ~std::uint64_t{0} - p.bytes ? ~std::uint64_t{0} : need + p.bytes;
+    each += (each.empty() ? "" : ", ") + std::string(p.what) + " " + std::to_string(p.bytes);
+  }
+  const std::uint64_t free_bytes = free_device_bytes();
+  if (need <= free_bytes) return;
+  throw InputError(parameter, who + " needs " + std::to_string(need) +
+                                  " bytes of device memory, the device has " +
+                                  std::to_string(free_bytes) + " free (" + each + ")");
 }
 
 double median(std::vector<double> v) {

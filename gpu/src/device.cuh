@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -13,6 +15,17 @@ void require_device();
 
 // cudaMemGetInfo's free bytes.
 std::uint64_t free_device_bytes();
+
+// One part of what a run allocates on the device, named for the message.
+struct DevicePart {
+  const char* what;
+  std::uint64_t bytes;
+};
+// Before anything is allocated: the parts (summed without overflow) must fit in the free device
+// memory; otherwise an InputError on `parameter` (the option that sized the larger part, chosen
+// by the caller) says what `who` needs, what is free, and each part.
+void require_device_bytes(const std::string& parameter, const std::string& who,
+                          std::initializer_list<DevicePart> parts);
 
 // Event pair timing one region on the default stream.
 class EventTimer {

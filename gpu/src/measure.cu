@@ -40,10 +40,6 @@ KernelArgs kernel_args(const Scenario& s, const MeasureOptions& o, std::uint64_t
   return a;
 }
 
-std::uint64_t add_saturating(std::uint64_t x, std::uint64_t y) {
-  return x > ~std::uint64_t{0} - y ? ~std::uint64_t{0} : x + y;
-}
-
 // Before anything is allocated: the pool (with its copy and scratch), the per-request result
 // slots (page, sorted, steps, collisions) and the verification's scratch must fit in the free
 // device memory. Otherwise an input error names the parameter that sized the larger part.
@@ -51,15 +47,9 @@ void check_device_memory(Algorithm algo, const PoolPolicy& pool, std::uint64_t R
   const std::uint64_t pool_bytes = pool.device_bytes();
   const std::uint64_t request_bytes =
       R * (2 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t)) + result_scratch_bytes(R);
-  const std::uint64_t need = add_saturating(pool_bytes, request_bytes);
-  const std::uint64_t free_bytes = free_device_bytes();
-  if (need <= free_bytes) return;
-  throw InputError(pool_bytes >= request_bytes ? pool.size_parameter() : "--N",
-                   std::string(name(algo)) + " needs " + std::to_string(need) +
-                       " bytes of device memory, the device has " + std::to_string(free_bytes) +
-                       " free (pool " + std::to_string(pool_bytes) +
-                       ", per-request results and verification " + std::to_string(request_bytes) +
-                       ")");
+  require_device_bytes(
+      pool_bytes >= request_bytes ? pool.size_parameter() : "--N", std::string(name(algo)),
+      {{"pool", pool_bytes}, {"per-request results and verification", request_bytes}});
 }
 
 }  // namespace

@@ -114,14 +114,13 @@ void sort_results(const DeviceBuffer<std::uint64_t>& page, DeviceBuffer<std::uin
 std::uint64_t range_violations(const DeviceBuffer<std::uint64_t>& sorted, std::uint64_t len,
                                bool page_ids, std::uint64_t T, std::uint64_t A,
                                std::uint64_t seed) {
-  DeviceBuffer<unsigned long long> errors(1);
-  ALLOCLAB_CUDA(cudaMemset(errors.get(), 0, sizeof(unsigned long long)));
+  DeviceCounter errors;
   // Addresses have no pool: T may be anything then, so no permutation of [0, T) is built.
   const PagePermutation pi(page_ids ? T : 1, seed);
   range_kernel<<<blocks_for(sorted.size(), 256), 256>>>(sorted.get(), sorted.size(), len, page_ids,
                                                         T, A, pi, errors.get());
   ALLOCLAB_CUDA_LAUNCH();
-  return read_scalar(errors.get());
+  return errors.read();
 }
 
 Stats reduce_stats(const KernelArgs& a, const DeviceBuffer<std::uint32_t>& steps,

@@ -70,10 +70,6 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   return m;
 }
 
-std::uint64_t add_saturating(std::uint64_t x, std::uint64_t y) {
-  return x > ~std::uint64_t{0} - y ? ~std::uint64_t{0} : x + y;
-}
-
 // Phase numbers of the warm-up launches (their own probe seeds, never a timed phase's).
 constexpr std::uint64_t kWarmupPhase = std::uint64_t{1} << 62;
 
@@ -161,19 +157,13 @@ class WorkloadDriver {
     const std::uint64_t arena = pages_ ? w_.pool_bytes : 0;
     const std::uint64_t pool = pool_->device_bytes();
     const std::uint64_t per_slot = 8 + 8 + 4 + 8 + 1;  // where, bytes, pages, free list, active
-    const std::uint64_t per_launch = 8 + 4 + 4;        // result, steps, collisions
+    const std::uint64_t per_launch = 8 + 4 + 4 + 4;    // result, steps, collisions, atomics
     const std::uint64_t objects =
-        add_saturating(slots_ * per_slot + launch_ * per_launch, objects_scratch_bytes(slots_));
-    const std::uint64_t need = add_saturating(add_saturating(arena, pool), objects);
-    const std::uint64_t free_bytes = free_device_bytes();
-    if (need <= free_bytes) return;
+        slots_ * per_slot + launch_ * per_launch + objects_scratch_bytes(slots_);
     const bool pool_sized = arena + pool >= objects || w_.family == WorkloadFamily::oom;
-    const char* parameter = pool_sized ? "--pool" : "--N";
-    throw InputError(parameter, who_ + " needs " + std::to_string(need) +
-                                    " bytes of device memory, the device has " +
-                                    std::to_string(free_bytes) + " free (arena " +
-                                    std::to_string(arena) + ", allocator " + std::to_string(pool) +
-                                    ", objects and verification " + std::to_string(objects) + ")");
+    require_device_bytes(
+        pool_sized ? "--pool" : "--N", who_,
+        {{"arena", arena}, {"allocator", pool}, {"objects and verification", objects}});
   }
 
   void set_up() {

@@ -133,17 +133,6 @@ __global__ void mark_victims_kernel(const std::uint64_t* index, std::uint64_t k,
   if (j < k) victims[index[j]] = 1;
 }
 
-// A device counter set to 0.
-class DeviceCounter {
- public:
-  DeviceCounter() : value_(1) { ALLOCLAB_CUDA(cudaMemset(value_.get(), 0, value_.bytes())); }
-  unsigned long long* get() const { return value_.get(); }
-  std::uint64_t read() const { return read_scalar(value_.get()); }
-
- private:
-  DeviceBuffer<unsigned long long> value_;
-};
-
 // Sorts (key, value) pairs of n slots by key on the device into key_out/value_out.
 void sort_pairs(const std::uint64_t* key_in, std::uint64_t* key_out, const std::uint64_t* value_in,
                 std::uint64_t* value_out, std::uint64_t n) {

@@ -11,23 +11,15 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/gpu/workload.hpp"
+#include "alloclab/testing/workload_support.hpp"
 #include "gpu_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::gpu;
+using alloclab::testing::one_size_workload;
 using gpu::test::require_device;
 
 namespace {
-
-Workload workload(WorkloadFamily f, std::uint64_t N, std::uint64_t size, std::uint64_t pool_bytes) {
-  Workload w;
-  w.family = f;
-  w.N = N;
-  w.size = {size, size};
-  w.pool_bytes = pool_bytes;
-  w.seed = 11;
-  return w;
-}
 
 // CUDA's malloc heap is sized once per process: every test asks for the size the measure tests'
 // default gives it (2 GiB), whichever runs first.
@@ -51,26 +43,26 @@ std::string input_error_parameter(Algorithm algo, const Workload& w,
 
 TEST_CASE("GPU workload input errors name the parameter, device or not", "[gpu]") {
   const std::uint64_t MiB = 1 << 20;
-  auto w = workload(WorkloadFamily::alloc, 1024, 512, 64 * MiB);
+  auto w = one_size_workload(WorkloadFamily::alloc, 1024, 512, 64 * MiB);
   CHECK(input_error_parameter(Algorithm::rw, w) == "--size");  // two 256 B pages
   CHECK(input_error_parameter(Algorithm::corw_lockmap, w) == "--allocator");
   w.size = {16384, 16384};  // 64 pages: more than one 32-bit word holds
   CHECK(input_error_parameter(Algorithm::rwmalloc, w) == "--size");
-  auto m = workload(WorkloadFamily::mixed, 1024, 256, 64 * MiB);
+  auto m = one_size_workload(WorkloadFamily::mixed, 1024, 256, 64 * MiB);
   m.size = {256, 4096};
   CHECK(input_error_parameter(Algorithm::rwmalloc, m) == "--warp-uniform");
   m.warp_uniform = true;
   CHECK(input_error_parameter(Algorithm::rwmalloc, m).empty());
-  auto b = workload(WorkloadFamily::alloc, 1024, 256, 64 * MiB);
+  auto b = one_size_workload(WorkloadFamily::alloc, 1024, 256, 64 * MiB);
   b.block = 512;
   CHECK(input_error_parameter(Algorithm::corw, b) == "--block");
   CHECK(input_error_parameter(Algorithm::rwbm, b).empty());
   b.block = 100;
   CHECK(input_error_parameter(Algorithm::rwbm, b) == "--block");
-  auto huge = workload(WorkloadFamily::alloc, 1024, 16, std::uint64_t{1} << 40);
+  auto huge = one_size_workload(WorkloadFamily::alloc, 1024, 16, std::uint64_t{1} << 40);
   huge.page_bytes = 16;  // 2^36 pages
   CHECK(input_error_parameter(Algorithm::rwbm, huge) == "--pool");
-  auto many = workload(WorkloadFamily::alloc, (std::uint64_t{1} << 31) + 1, 256, 64 * MiB);
+  auto many = one_size_workload(WorkloadFamily::alloc, (std::uint64_t{1} << 31) + 1, 256, 64 * MiB);
   CHECK(input_error_parameter(Algorithm::rw, many) == "--N");
 }
 
@@ -79,8 +71,8 @@ TEST_CASE("every GPU allocator serves an alloc workload and gives every page bac
   const std::uint64_t N = 3000, size = 200, pool = 1 << 20;  // 4096 pages of 256 B
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     CAPTURE(name(algo));
-    const WorkloadRun r =
-        run_workload(algo, workload(WorkloadFamily::alloc, N, size, pool), heap_options(), 0);
+    const WorkloadRun r = run_workload(
+        algo, one_size_workload(WorkloadFamily::alloc, N, size, pool), heap_options(), 0);
     REQUIRE(r.points.size() == 1);
     const WorkloadPoint& p = r.points[0];
     CHECK(p.requests == N);
@@ -99,7 +91,7 @@ TEST_CASE("every GPU allocator serves an alloc workload and gives every page bac
 TEST_CASE("GPU churn: each round frees round(f N) objects and the same threads get memory back",
           "[gpu]") {
   require_device();
-  auto w = workload(WorkloadFamily::churn, 2048, 256, 1 << 20);
+  auto w = one_size_workload(WorkloadFamily::churn, 2048, 256, 1 << 20);
   w.rounds = 3;
   w.free_fraction = 0.25;
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
@@ -118,7 +110,7 @@ TEST_CASE("GPU churn: each round frees round(f N) objects and the same threads g
 
 TEST_CASE("GPU oom: the queue fills the pool exactly, the others never beyond it", "[gpu]") {
   require_device();
-  auto w = workload(WorkloadFamily::oom, 1, 256, 1 << 20);  // 4096 pages
+  auto w = one_size_workload(WorkloadFamily::oom, 1, 256, 1 << 20);  // 4096 pages
   w.batch = 512;
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     if (caps(algo).requests == RequestKind::bytes) continue;  // CUDA's heap has its own overhead
@@ -138,13 +130,13 @@ TEST_CASE("GPU oom: the queue fills the pool exactly, the others never beyond it
 TEST_CASE("GPU atomics counted per request match each protocol's arithmetic", "[gpu]") {
   require_device();
   // The queue: one ticket per request, one more to give a failed ticket back; 300 of 256 pages.
-  auto q = workload(WorkloadFamily::alloc, 300, 256, 64 * 1024);
+  auto q = one_size_workload(WorkloadFamily::alloc, 300, 256, 64 * 1024);
   const WorkloadPoint qp = run_workload(Algorithm::queue, q, heap_options(), 0).points[0];
   CHECK(qp.allocs == 256);
   CHECK(qp.atomics_issued == 300 + 44);
   CHECK(qp.free_atomics_issued == 256);
   // RW and RW-BM: every atomicOr wins once or is lost (a collision).
-  auto w = workload(WorkloadFamily::alloc, 4000, 256, 1 << 20);
+  auto w = one_size_workload(WorkloadFamily::alloc, 4000, 256, 1 << 20);
   for (Algorithm algo : {Algorithm::rw, Algorithm::rwbm}) {
     CAPTURE(name(algo));
     const WorkloadPoint p = run_workload(algo, w, heap_options(), 0).points[0];
@@ -162,7 +154,7 @@ TEST_CASE("GPU atomics counted per request match each protocol's arithmetic", "[
 
 TEST_CASE("GPU mixed sizes: requested bytes are what the workload stream draws", "[gpu]") {
   require_device();
-  auto w = workload(WorkloadFamily::mixed, 1024, 256, 4 << 20);
+  auto w = one_size_workload(WorkloadFamily::mixed, 1024, 256, 4 << 20);
   w.size = {256, 4096};
   w.warp_uniform = true;
   std::uint64_t expected = 0;
