@@ -35,6 +35,7 @@ struct WorkloadArgs {
   unsigned block = 256;
   bool warp_uniform = false;
   std::uint64_t trials = 1;
+  unsigned repeats = 1;
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
   unsigned threads = 0;
@@ -156,6 +157,7 @@ Backend make_backend(const WorkloadArgs& a) {
     o.mode = *mode;
     o.host_threads = a.threads;
     o.max_probes_per_request = a.max_steps;
+    o.repeats = a.repeats;
     return {"sim", std::string(sim::mode_name(o.mode)),
             [o](Algorithm algo, const Workload& w) {
               sim::check_workload_input(algo, w, o);
@@ -174,6 +176,7 @@ Backend make_backend(const WorkloadArgs& a) {
     if (a.max_steps) o.max_steps = a.max_steps;
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
+    o.repeats = a.repeats;
     if (!a.heap_bytes.empty()) o.heap_bytes = parse_bytes("--heap-bytes", a.heap_bytes);
     return {"gpu", "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
@@ -186,7 +189,7 @@ Backend make_backend(const WorkloadArgs& a) {
 
 // Which measurement a row is (workload_output_dir.hpp's coordinate keys, in this order).
 Record coordinate_record(Algorithm algo, const Workload& w, const Backend& backend,
-                         std::uint64_t trials) {
+                         std::uint64_t trials, unsigned repeats) {
   Record rec;
   rec.set("allocator", std::string(name(algo)));
   rec.set("backend", backend.name);
@@ -211,16 +214,17 @@ Record coordinate_record(Algorithm algo, const Workload& w, const Backend& backe
   rec.set("warp_uniform", w.warp_uniform);
   rec.set("free", w.initial_free);
   rec.set_int("trials", trials);
+  rec.set_int("repeats", repeats);
   rec.set_int("seed", w.seed);
   return rec;
 }
 
 // One row: the point's summary over its trials (docs/workloads.md lists the keys).
-Record point_record(Algorithm algo, const Workload& w, const Backend& backend,
+Record point_record(Algorithm algo, const Workload& w, const Backend& backend, unsigned repeats,
                     const PointSummary& s, std::uint64_t bound, const std::string& device,
                     const std::vector<std::string>& run_notes) {
   const double K = static_cast<double>(s.trials);
-  Record rec = coordinate_record(algo, w, backend, s.trials);
+  Record rec = coordinate_record(algo, w, backend, s.trials, repeats);
   if (w.family == WorkloadFamily::churn) rec.set_int("round", s.round);
   rec.set("requests", s.requests / K);
   rec.set("allocs", s.allocs / K);
@@ -295,6 +299,7 @@ void run(const WorkloadArgs& a) {
   Backend backend = make_backend(a);
   const auto allocators = parse_allocators(a.allocators);
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
+  if (a.repeats < 1) throw InputError("--repeats", "need at least one repeat");
   Workload base;
   base.family = parse_workload_family(a.family);
   base.pool_bytes = parse_bytes("--pool", a.pool);
@@ -353,7 +358,7 @@ void run(const WorkloadArgs& a) {
     const std::string what =
         fmt::format("{} size {} N {}", name(pt.algo), pt.w.size.text(),
                     pt.w.family == WorkloadFamily::oom ? std::string("-") : std::to_string(pt.w.N));
-    if (out && out->has(coordinate_record(pt.algo, pt.w, backend, a.trials))) {
+    if (out && out->has(coordinate_record(pt.algo, pt.w, backend, a.trials, a.repeats))) {
       ++skipped;
       std::cerr << fmt::format("workload: [{}/{}] {}: already in {}\n", index, points.size(), what,
                                out->path());
@@ -368,13 +373,16 @@ void run(const WorkloadArgs& a) {
       const WorkloadRun r = backend.run(pt.algo, pt.w, t);
       bound = std::max(bound, r.step_bound);
       device = r.device;
-      run_notes = r.notes;
+      // Every trial's notes, each once (a note of one trial only still speaks for the row).
+      for (const auto& n : r.notes)
+        if (std::find(run_notes.begin(), run_notes.end(), n) == run_notes.end())
+          run_notes.push_back(n);
       sums.resize(r.points.size());
       for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);
     }
     std::vector<Record> rows;
     for (const auto& s : sums)
-      rows.push_back(point_record(pt.algo, pt.w, backend, s, bound, device, run_notes));
+      rows.push_back(point_record(pt.algo, pt.w, backend, a.repeats, s, bound, device, run_notes));
     if (out) {
       out->append(rows);  // a whole point at a time: a killed run leaves no half point
       ++written;
@@ -455,6 +463,15 @@ void add_workload_command(CLI::App& app) {
                   "independent trials (trial t seeds trial_seed(seed, t)); rows are means, "
                   "steps_max the maximum")
       ->capture_default_str();
+  cmd->add_option("--repeats", args->repeats,
+                  "repeats of each trial: its whole timed run again from the same start state "
+                  "(simulator: the allocator built anew; gpu: the pool reset, built once) with the "
+                  "same seed, every repeat verified; alloc_ms, free_ms and init_ms are the "
+                  "medians over the repeats (gpu: init_ms is the one set-up), the counts the first "
+                  "repeat's. Simulator sequential/lockstep: every repeat must count the same "
+                  "(exit 3 otherwise); threads mode and gpu: a note says where they differed. "
+                  "Trials then average the per-trial medians")
+      ->capture_default_str();
   cmd->add_option("--seed", args->seed, "root seed")->capture_default_str();
   cmd->add_option("--max-steps", args->max_steps,
                   "steps before a request gives up; 0 = the default (simulator: its bound for the "
@@ -477,7 +494,7 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--out", args->out,
                   "append the rows to DIR/workloads/<backend>/<workload>.csv (what validate DIR "
                   "and report DIR read) instead of printing them; points already there (same "
-                  "coordinates, trials and seed) are skipped, so a killed run resumes");
+                  "coordinates, trials, repeats and seed) are skipped, so a killed run resumes");
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
 }

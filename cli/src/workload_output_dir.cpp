@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,8 @@ std::string workload_point_key(const Record& r) {
     key += '=';
     const FieldValue* v = r.find(k);
     if (!v) {
+      for (const auto& d : kWorkloadCoordinateDefaults)
+        if (std::string_view(d.key) == k) key += fmt::format("{}", d.value);
     } else if (const auto x = r.number(k)) {
       key += fmt::format("{}", *x);
     } else if (const auto* s = std::get_if<std::string>(v)) {

@@ -18,9 +18,18 @@ namespace alloclab::cli {
 inline constexpr const char* kWorkloadCoordinateKeys[] = {
     "allocator",  "backend", "mode",   "workload",      "N",     "size",         "pool_bytes",
     "page_bytes", "batch",   "rounds", "free_fraction", "block", "warp_uniform", "free",
-    "trials",     "seed"};
+    "trials",     "repeats", "seed"};
 
-// The coordinates of a row, as one string (numbers compared as numbers: 1 and 1.0 are one).
+// Coordinates added after rows were first written, and the value a row without the column
+// means (rows written before --repeats were one repeat).
+struct WorkloadCoordinateDefault {
+  const char* key;
+  double value;
+};
+inline constexpr WorkloadCoordinateDefault kWorkloadCoordinateDefaults[] = {{"repeats", 1}};
+
+// The coordinates of a row, as one string (numbers compared as numbers: 1 and 1.0 are one; a
+// missing coordinate of kWorkloadCoordinateDefaults is its default).
 std::string workload_point_key(const Record& r);
 
 class WorkloadOutputDir {

@@ -18,6 +18,9 @@
 //    nothing may be left in the store.
 //  * Times: one clock reading around each allocate() call and around each batch of free()
 //    calls (the frees of a round, or the surplus of a call); the checks run outside them.
+//  * Repeats (WorkloadOptions::repeats): each is a whole Runner, allocator and pool built anew
+//    from the trial's seed, so every repeat starts from the same state and is verified like the
+//    first; sequential and lockstep runs are deterministic, so their counts must agree.
 #include "alloclab/cpu_sim/workload_runner.hpp"
 
 #include <algorithm>
@@ -30,6 +33,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
+#include "alloclab/core/workload_repeats.hpp"
 #include "alloclab/cpu_sim/pattern_store.hpp"
 #include "live_pages.hpp"
 
@@ -406,6 +410,7 @@ void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptio
   if (w.family == WorkloadFamily::oom && w.batch > (std::uint64_t{1} << 32))
     throw InputError("--batch", "at most 2^32 objects per batch");
   if (w.N > (std::uint64_t{1} << 32)) throw InputError("--N", "at most 2^32 threads");
+  if (o.repeats < 1) throw InputError("--repeats", "need at least one repeat");
   Setup st = make_setup(algo, w, o, w.seed);
   // Every trial draws its own sizes: check the largest for every request.
   if (!st.so.pages_per_thread.empty())
@@ -428,7 +433,19 @@ std::vector<std::uint64_t> call_request_bytes(const Workload& w, std::uint64_t t
 WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
                          std::uint64_t trial) {
   check_workload_input(algo, w, o);
-  return Runner(algo, w, o, trial).run();
+  RepeatedRun repeated(o.mode == Mode::threads ? RepeatCounts::may_differ
+                                               : RepeatCounts::identical);
+  for (unsigned r = 0; r < o.repeats; ++r) repeated.add(Runner(algo, w, o, trial).run());
+  WorkloadRun run = std::move(repeated).take();
+  if (o.repeats > 1)
+    run.notes.insert(
+        run.notes.begin(),
+        std::string(name(algo)) + ": init_ms, alloc_ms and free_ms are medians over " +
+            std::to_string(o.repeats) +
+            " repeats of each trial, each on an allocator built anew from the "
+            "trial's seed" +
+            (o.mode == Mode::threads ? std::string() : "; every repeat counted the same"));
+  return run;
 }
 
 }  // namespace alloclab::sim

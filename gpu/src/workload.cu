@@ -13,6 +13,9 @@
 //  * After the last free the pool must hold nothing, and a second identical allocation phase
 //    must serve as many requests as the first where the first was not cut short by a step bound
 //    (the queue's out-of-memory is exact: there the counts must always agree).
+//  * Repeats (WorkloadOptions::repeats): the family's phases again on the same buffers from the
+//    pristine pool, with the same seeds; the schedule may change the counts, so they are taken
+//    from the first repeat (core/workload_repeats.hpp).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -23,6 +26,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
+#include "alloclab/core/workload_repeats.hpp"
 #include "device.cuh"
 #include "gpu_entry.cuh"
 #include "workload_input.hpp"
@@ -94,7 +98,8 @@ class WorkloadDriver {
         entry_(gpu_entry_for(algo)),
         pages_(hands_out_pages(algo)),
         launch_(launch_threads(w)),
-        warmup_(o.warmup) {
+        warmup_(o.warmup),
+        repeats_(o.repeats) {
     base_.N = launch_;
     base_.A = s_.A;
     base_.T = s_.T;
@@ -110,10 +115,6 @@ class WorkloadDriver {
   }
 
   WorkloadRun run() {
-    WorkloadRun run;
-    run.pages_total = pages_ ? s_.T : 0;
-    run.step_bound = entry_.out_of_memory == OutOfMemory::step_bound ? mo_.max_steps : 0;
-    run.device = device_info().name;
     set_up();
     EventTimer timer;
     timer.start();
@@ -125,23 +126,39 @@ class WorkloadDriver {
       release_all("after a warm-up run");
       pool_->reset();
     }
-    switch (w_.family) {
-      case WorkloadFamily::churn:
-        run.points = churn();
-        break;
-      case WorkloadFamily::oom:
-        run.points = {oom()};
-        break;
-      default:
-        run.points = {alloc()};
-        break;
+    // Every repeat ends with everything freed and checked (release_all), as a warm-up does, so
+    // the pristine pool is all the next one needs. The pool is built once: init is one time.
+    RepeatedRun repeated(RepeatCounts::may_differ);
+    for (unsigned r = 0; r < repeats_; ++r) {
+      if (r > 0) pool_->reset();
+      WorkloadRun one;
+      one.points = family_points();
+      one.points.front().init_seconds = init_ms / 1e3;
+      repeated.add(std::move(one));
     }
-    run.points.front().init_seconds = init_ms / 1e3;
-    run.notes = notes();
+    WorkloadRun run = std::move(repeated).take();
+    run.pages_total = pages_ ? s_.T : 0;
+    run.step_bound = entry_.out_of_memory == OutOfMemory::step_bound ? mo_.max_steps : 0;
+    run.device = device_info().name;
+    std::vector<std::string> all_notes = notes();
+    all_notes.insert(all_notes.end(), run.notes.begin(), run.notes.end());
+    run.notes = std::move(all_notes);
     return run;
   }
 
  private:
+  // One repeat: the family's phases from the pristine pool.
+  std::vector<WorkloadPoint> family_points() {
+    switch (w_.family) {
+      case WorkloadFamily::churn:
+        return churn();
+      case WorkloadFamily::oom:
+        return {oom()};
+      default:
+        return {alloc()};
+    }
+  }
+
   // Object slots: one per thread, or under oom every batch's up to a full pool and one more batch.
   std::uint64_t slot_count() const {
     if (w_.family != WorkloadFamily::oom) return w_.N;
@@ -445,10 +462,11 @@ class WorkloadDriver {
     verify(second, "in the second run");
     release_all("after the second run's frees");
     check_second_run(p.allocs, again.allocs, p.requests);
-    if (!p.count_at_failure)
-      extra_notes_.push_back(
-          "no request failed before the slots (a full pool and one batch) "
-          "ran out");
+    const std::string no_failure =
+        "no request failed before the slots (a full pool and one batch) ran out";
+    if (!p.count_at_failure &&
+        std::find(extra_notes_.begin(), extra_notes_.end(), no_failure) == extra_notes_.end())
+      extra_notes_.push_back(no_failure);
     return p;
   }
 
@@ -475,6 +493,10 @@ class WorkloadDriver {
       out.push_back(who_ + ": objects come from CUDA's malloc heap of " +
                     std::to_string(mo_.heap_bytes) +
                     " bytes (the pool; set before the first malloc kernel)");
+    if (repeats_ > 1)
+      out.push_back(who_ + ": alloc_ms and free_ms are medians over " + std::to_string(repeats_) +
+                    " repeats of each trial; init_ms is the trial's one pool set-up (the repeats "
+                    "start from its pristine copy)");
     if (!second_run_note_.empty()) out.push_back(who_ + ": " + second_run_note_);
     for (const auto& n : extra_notes_) out.push_back(who_ + ": " + n);
     for (auto n : pool_->notes()) out.push_back(std::move(n));
@@ -491,6 +513,7 @@ class WorkloadDriver {
   bool pages_;
   std::uint64_t launch_;
   unsigned warmup_;
+  unsigned repeats_;
   std::uint64_t slots_ = 0;
   bool uniform_ = true;
   KernelArgs base_;

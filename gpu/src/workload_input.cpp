@@ -19,6 +19,7 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
     throw InputError("--batch",
                      std::to_string(w.batch) + " objects: one launch holds at most 2^31 threads");
   if (o.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
+  if (o.repeats < 1) throw InputError("--repeats", "need at least one repeat");
   // Throws naming --size where a request is more than one page for a one-page allocator.
   pages_for_request(algo, w.size.lo, w.page_bytes);
   const std::uint64_t most_pages = pages_for_request(algo, w.size.hi, w.page_bytes);

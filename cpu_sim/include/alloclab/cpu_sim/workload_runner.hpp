@@ -21,6 +21,11 @@ struct WorkloadOptions {
   Mode mode = Mode::sequential;
   unsigned host_threads = 0;                 // threads mode: workers (0 = all cores)
   std::uint64_t max_probes_per_request = 0;  // 0 = the simulator's default bound
+  // Repeats of each trial (core/workload_repeats.hpp): the whole run again on a freshly built
+  // allocator with the same seed, every repeat verified; times are the medians over the repeats,
+  // counts the first repeat's, and in sequential and lockstep mode every repeat must count the
+  // same (VerificationError otherwise). At least 1 (InputError on --repeats).
+  unsigned repeats = 1;
 };
 
 // Throws InputError (naming the parameter) for a workload the allocator cannot serve on the
@@ -28,7 +33,8 @@ struct WorkloadOptions {
 void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o);
 
 // Runs trial `trial` (seed trial_seed(w.seed, trial)) of workload w with allocator algo on a
-// pool of w.pool_bytes bytes of which w.pages_free_at_start() pages are free at the start.
+// pool of w.pool_bytes bytes of which w.pages_free_at_start() pages are free at the start,
+// o.repeats times (see WorkloadOptions::repeats).
 WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
                          std::uint64_t trial);
 

@@ -33,6 +33,12 @@ struct WorkloadOptions {
   // so a process running several points sets it to the largest (workload_heap_bytes); 0 = the
   // workload's pool bytes.
   std::uint64_t heap_bytes = 0;
+  // Repeats of each trial (core/workload_repeats.hpp), inside one run_workload: the pool, the
+  // arena and the verification buffers are allocated and the pool built once; every repeat runs
+  // the family's phases (the second identical run included) from the pristine pool with the same
+  // seeds and is verified. Times are the medians over the repeats (init: the one set-up of the
+  // trial), counts the first repeat's (a note where they differed). At least 1 (--repeats).
+  unsigned repeats = 1;
 };
 
 // The checks that need no device: the workload's own (check_workload), the registry's (a GPU
@@ -44,7 +50,8 @@ void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptio
 std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o);
 
 // Runs trial `trial` (seed trial_seed(w.seed, trial)) of workload w with allocator algo on a
-// pool of w.pool_bytes that starts fully free. InputError when the device cannot hold it.
+// pool of w.pool_bytes that starts fully free, o.repeats times (see WorkloadOptions::repeats).
+// InputError when the device cannot hold it.
 WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
                          std::uint64_t trial);
 
