@@ -101,7 +101,10 @@ set(cases
   "--backend|workload --allocator queue --backend fpga --workload alloc --N 10 --size 256 --pool 1MiB"
   "--mode|workload --allocator queue --mode warp --workload alloc --N 10 --size 256 --pool 1MiB"
   "--N|workload --allocator queue --workload alloc --N 0 --size 256 --pool 1MiB"
-  "--trials|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --trials 0")
+  "--trials|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --trials 0"
+  "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
+  "--repeats|workload --allocator queue --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
+  "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats -1")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

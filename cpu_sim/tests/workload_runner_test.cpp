@@ -161,3 +161,87 @@ TEST_CASE("workloads a simulated allocator cannot serve are input errors", "[wor
   CHECK(parameter(Algorithm::rwmalloc, one_size_workload(WorkloadFamily::alloc, 10, 300, 1 << 20))
             .empty());
 }
+
+namespace {
+// Every count of two runs of one trial, field by field (the times are left out).
+void check_same_counts(const WorkloadRun& a, const WorkloadRun& b) {
+  CHECK(a.pattern_bytes_checked == b.pattern_bytes_checked);
+  REQUIRE(a.points.size() == b.points.size());
+  for (std::size_t k = 0; k < a.points.size(); ++k) {
+    INFO("point " << k);
+    const WorkloadPoint& p = a.points[k];
+    const WorkloadPoint& q = b.points[k];
+    CHECK(p.round == q.round);
+    CHECK(p.requests == q.requests);
+    CHECK(p.allocs == q.allocs);
+    CHECK(p.failed == q.failed);
+    CHECK(p.freed == q.freed);
+    CHECK(p.live_objects == q.live_objects);
+    CHECK(p.live_bytes == q.live_bytes);
+    CHECK(p.address_range_bytes == q.address_range_bytes);
+    CHECK(p.count_at_failure == q.count_at_failure);
+    CHECK(p.steps == q.steps);
+    CHECK(p.collisions == q.collisions);
+    CHECK(p.atomics_issued == q.atomics_issued);
+    CHECK(p.failed_claims == q.failed_claims);
+    CHECK(p.retries == q.retries);
+    CHECK(p.free_atomics_issued == q.free_atomics_issued);
+  }
+}
+}  // namespace
+
+TEST_CASE("--repeats 3 in sequential and lockstep mode counts exactly what one repeat counts",
+          "[workload][repeats]") {
+  // A churn that makes requests search (128 live objects on 160 pages) and an oom that fails.
+  Workload churn = one_size_workload(WorkloadFamily::churn, 128, 256, 160 * 256);
+  churn.rounds = 3;
+  churn.free_fraction = 0.25;
+  Workload oom = one_size_workload(WorkloadFamily::oom, 1, 256, 200 * 256);
+  oom.batch = 48;
+  for (auto algo : algorithms_on(BackendKind::sim))
+    for (auto mode : {Mode::sequential, Mode::lockstep})
+      for (const Workload* w : {&churn, &oom}) {
+        INFO(name(algo) << " " << mode_name(mode) << " " << workload_family_name(w->family));
+        WorkloadOptions once;
+        once.mode = mode;
+        WorkloadOptions thrice = once;
+        thrice.repeats = 3;
+        const WorkloadRun reference = run_workload(algo, *w, once, 2);
+        const WorkloadRun repeated = run_workload(algo, *w, thrice, 2);
+        check_same_counts(reference, repeated);
+        // The times are medians of measured times: there is one per point and phase.
+        CHECK(repeated.points.front().alloc_seconds > 0);
+        CHECK(repeated.points.front().init_seconds > 0);
+      }
+}
+
+TEST_CASE("--repeats in threads mode runs and verifies every repeat", "[workload][repeats]") {
+  Workload w = one_size_workload(WorkloadFamily::churn, 512, 256, 2048 * 256);
+  w.rounds = 2;
+  WorkloadOptions o;
+  o.mode = Mode::threads;
+  o.host_threads = 2;
+  o.repeats = 3;
+  for (auto algo : algorithms_on(BackendKind::sim)) {
+    INFO(name(algo));
+    const WorkloadRun r = run_workload(algo, w, o, 0);
+    REQUIRE(r.points.size() == 3);
+    // The schedule may change which requests collide, not what a fill of a quarter of the pool
+    // serves: every request of round 0 gets a page (a request that searches fails only after
+    // its step bound of dozens of probes, each finding a free page with probability >= 3/4).
+    CHECK(r.points[0].requests == 512);
+    CHECK(r.points[0].allocs == 512);
+  }
+}
+
+TEST_CASE("--repeats 0 is an input error naming --repeats", "[workload][repeats]") {
+  WorkloadOptions o;
+  o.repeats = 0;
+  const Workload w = one_size_workload(WorkloadFamily::alloc, 10, 256, 1 << 20);
+  try {
+    run_workload(Algorithm::queue, w, o, 0);
+    FAIL("no InputError");
+  } catch (const InputError& e) {
+    CHECK(e.parameter() == "--repeats");
+  }
+}
