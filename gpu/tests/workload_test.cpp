@@ -64,6 +64,48 @@ TEST_CASE("GPU workload input errors name the parameter, device or not", "[gpu]"
   CHECK(input_error_parameter(Algorithm::rwbm, huge) == "--pool");
   auto many = one_size_workload(WorkloadFamily::alloc, (std::uint64_t{1} << 31) + 1, 256, 64 * MiB);
   CHECK(input_error_parameter(Algorithm::rw, many) == "--N");
+  WorkloadOptions no_repeats;
+  no_repeats.repeats = 0;
+  CHECK(input_error_parameter(Algorithm::rw,
+                              one_size_workload(WorkloadFamily::alloc, 1024, 256, 64 * MiB),
+                              no_repeats) == "--repeats");
+}
+
+TEST_CASE("GPU repeats: every repeat from the pristine pool, verified, counts of the first",
+          "[gpu]") {
+  require_device();
+  // Churn with room for every request (2048 live of 4096 pages) and an oom whose queue fills the
+  // pool exactly: a repeat that did not start from the pristine pool would fail its checks (the
+  // queue's tickets, the pages in use) or serve fewer.
+  auto churn = one_size_workload(WorkloadFamily::churn, 2048, 256, 1 << 20);
+  churn.rounds = 2;
+  churn.free_fraction = 0.25;
+  auto oom = one_size_workload(WorkloadFamily::oom, 1, 256, 1 << 20);
+  oom.batch = 512;
+  WorkloadOptions o = heap_options();
+  o.max_steps = 4096;
+  o.repeats = 3;
+  for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
+    CAPTURE(name(algo));
+    const WorkloadRun c = run_workload(algo, churn, o, 0);
+    REQUIRE(c.points.size() == 3);
+    CHECK(c.points[0].allocs == 2048);
+    for (std::uint64_t k = 1; k <= 2; ++k) {
+      CHECK(c.points[k].freed == 512);
+      CHECK(c.points[k].allocs == 512);
+      CHECK(c.points[k].alloc_seconds > 0);
+    }
+    bool medians_noted = false;
+    for (const auto& n : c.notes)
+      medians_noted = medians_noted || n.find("medians over 3") != n.npos;
+    CHECK(medians_noted);
+    if (algo == Algorithm::queue) {
+      const WorkloadRun q = run_workload(algo, oom, o, 0);
+      CHECK(q.points[0].allocs == 4096);
+      REQUIRE(q.points[0].count_at_failure);
+      CHECK(*q.points[0].count_at_failure == 4096);
+    }
+  }
 }
 
 TEST_CASE("every GPU allocator serves an alloc workload and gives every page back", "[gpu]") {
