@@ -1,0 +1,84 @@
+// Host atomics policies for the Ouroboros primitives (bulk_semaphore.hpp, index_queue.hpp).
+//
+// The primitives take the atomic operations as a policy type `Atomics` (mallocMC style), so the
+// same source serves the CPU simulator (std::atomic_ref here) and the CUDA kernels (a policy in
+// gpu/ mapping to atomicAdd / atomicCAS / atomicExch and a volatile or ld.cg load). A policy
+// provides, for T = std::uint32_t and T = std::uint64_t, on a plain word in memory:
+//   static T load(T& w);                          // an ordinary (non-RMW) read of a shared word
+//   static T fetch_add(T& w, T v);                // returns the old value; wraps modulo 2^bits
+//   static T cas(T& w, T expected, T desired);    // returns the old value (CUDA atomicCAS style)
+//   static T exchange(T& w, T v);                 // returns the old value
+// Subtraction is fetch_add of the two's complement, as the GPU code does it.
+//
+// This header is host only (it includes <atomic>); the primitives themselves do not include it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace alloclab::ouro {
+
+// Sequentially consistent std::atomic_ref operations: the strongest ordering, so a host test
+// checks the algorithm and not a memory-order choice.
+struct HostAtomics {
+  template <class T>
+  static T load(T& w) {
+    return std::atomic_ref<T>(w).load();
+  }
+  template <class T>
+  static T fetch_add(T& w, T v) {
+    return std::atomic_ref<T>(w).fetch_add(v);
+  }
+  template <class T>
+  static T cas(T& w, T expected, T desired) {
+    std::atomic_ref<T>(w).compare_exchange_strong(expected, desired);
+    return expected;  // compare_exchange_strong leaves the old value in `expected`
+  }
+  template <class T>
+  static T exchange(T& w, T v) {
+    return std::atomic_ref<T>(w).exchange(v);
+  }
+};
+
+// Operations issued by the calling host thread through CountingAtomics.
+struct AtomicOpCounts {
+  std::uint64_t loads = 0;
+  std::uint64_t fetch_adds = 0;
+  std::uint64_t cas = 0;  // attempts, successful or not
+  std::uint64_t exchanges = 0;
+  std::uint64_t rmw() const { return fetch_adds + cas + exchanges; }
+};
+
+// Counts every operation issued through it, per host thread (thread_local: the policy has only
+// static functions, as the GPU one must). A simulator that drives several simulated threads from
+// one host thread attributes operations to a simulated thread by the difference of counts()
+// before and after that thread's step.
+template <class Inner = HostAtomics>
+struct CountingAtomics {
+  static AtomicOpCounts& counts() {
+    thread_local AtomicOpCounts c;
+    return c;
+  }
+  template <class T>
+  static T load(T& w) {
+    ++counts().loads;
+    return Inner::load(w);
+  }
+  template <class T>
+  static T fetch_add(T& w, T v) {
+    ++counts().fetch_adds;
+    return Inner::fetch_add(w, v);
+  }
+  template <class T>
+  static T cas(T& w, T expected, T desired) {
+    ++counts().cas;
+    return Inner::cas(w, expected, desired);
+  }
+  template <class T>
+  static T exchange(T& w, T v) {
+    ++counts().exchanges;
+    return Inner::exchange(w, v);
+  }
+};
+
+}  // namespace alloclab::ouro
