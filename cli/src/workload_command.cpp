@@ -364,7 +364,10 @@ void run(const WorkloadArgs& a) {
                                out->path());
       continue;
     }
-    if (out) std::cerr << fmt::format("workload: [{}/{}] {} ...\n", index, points.size(), what);
+    if (out) {
+      out->require_appendable();
+      std::cerr << fmt::format("workload: [{}/{}] {} ...\n", index, points.size(), what);
+    }
     std::vector<PointSummary> sums;
     std::uint64_t bound = 0;
     std::string device;

@@ -54,6 +54,20 @@ WorkloadOutputDir::WorkloadOutputDir(const std::string& dir, const std::string& 
   std::getline(in, header_);
 }
 
+void WorkloadOutputDir::require_appendable() const {
+  if (header_.empty()) return;
+  for (const auto& d : kWorkloadCoordinateDefaults) {
+    const std::string key = d.key;
+    const bool has_column = header_ == key || header_.starts_with(key + ",") ||
+                            header_.find("," + key + ",") != std::string::npos ||
+                            header_.ends_with("," + key);
+    if (!has_column)
+      throw InputError("--out", path_ + " was written before the " + key +
+                                    " column: its rows are read, new ones cannot be added; give "
+                                    "another directory");
+  }
+}
+
 void WorkloadOutputDir::append(const std::vector<Record>& rows) {
   if (rows.empty()) return;
   std::ostringstream text;

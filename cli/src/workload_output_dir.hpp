@@ -42,6 +42,9 @@ class WorkloadOutputDir {
   // Appends one point's rows (the header first in a new file; InputError on --out when the file's
   // columns differ from these rows', e.g. written by another version).
   void append(const std::vector<Record>& rows);
+  // InputError on --out when new rows could not be appended because the file predates a column
+  // of kWorkloadCoordinateDefaults: said before a point runs, so no measurement is lost.
+  void require_appendable() const;
 
  private:
   std::string path_;
