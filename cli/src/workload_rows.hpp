@@ -1,0 +1,43 @@
+// The rows of `alloclab workload`: a point's trials reduced to one summary, and the record
+// (docs/workloads.md lists the keys) that the table, CSV, JSON and `--out DIR` print.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/algorithm.hpp"
+#include "alloclab/core/result.hpp"
+#include "alloclab/core/workload.hpp"
+#include "alloclab/core/workload_result.hpp"
+
+namespace alloclab::cli {
+
+// Where rows come from: the backend's name (sim, gpu) and its mode (sequential, ..., gpu).
+struct RowSource {
+  std::string name, mode;
+};
+
+// Per-trial results of one measurement point, reduced over trials.
+struct PointSummary {
+  std::uint64_t round = 0, trials = 0;
+  double requests = 0, allocs = 0, failed = 0, freed = 0, live_bytes = 0;
+  double init_s = 0, alloc_s = 0, free_s = 0;
+  double steps_mean = 0, steps_p99 = 0, steps_max = 0;
+  double atomics = 0, failed_claims = 0, retries = 0, free_atomics = 0;
+  bool has_atomic_counts = true, has_claim_counts = true, has_steps = true;
+  std::optional<double> address_range = 0, count_at_failure = 0;
+  void add(const WorkloadPoint& p);
+};
+
+// Which measurement a row is (workload_output_dir.hpp's coordinate keys, in this order).
+Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& backend,
+                         std::uint64_t trials, unsigned repeats);
+
+// One row: the point's summary over its trials; `bound` the simulator's step bound.
+Record point_record(Algorithm algo, const Workload& w, const RowSource& backend, unsigned repeats,
+                    const PointSummary& s, std::uint64_t bound, const std::string& device,
+                    const std::vector<std::string>& run_notes);
+
+}  // namespace alloclab::cli
