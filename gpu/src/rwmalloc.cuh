@@ -47,6 +47,12 @@ struct RwmallocDevice {
   BitmapView pool;                                         // w = kWordBits
   std::uint64_t seed = 0, max_steps = 0;
 
+  // Over a pool of `pages` pages (PageHeap's host side, device_page_heap.cuh).
+  static RwmallocDevice on_pool(const View& pool, std::uint64_t, std::uint64_t seed,
+                                std::uint64_t max_steps) {
+    return {pool, seed, max_steps};
+  }
+
   // One run of n pages (1 <= n <= w; the same n on every member lane) for each lane of `members`
   // where `asking`; `warp` names the stream of windows (the warp's global index) and k is the
   // group's window counter (uniform; advances by the rounds taken). Every member lane returns:
