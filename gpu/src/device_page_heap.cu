@@ -75,7 +75,8 @@ void check_page_heap(const PageHeapParams& p, bool queue, std::uint64_t pool_byt
                      std::uint64_t run_table_bytes) {
   if (p.pages < 1) throw InputError("pages", "must be >= 1");
   if (p.page_bytes < 1) throw InputError("page_bytes", "must be >= 1");
-  if (p.max_steps < 1) throw InputError("max_steps", "must be >= 1");
+  if (p.max_steps < 1 || p.max_steps > 0xffffffffull)
+    throw InputError("max_steps", "must be in [1, 2^32) (steps are counted in 32 bits)");
   if (queue && p.pages > 0xffffffffull)
     throw InputError("pages", "the queue stores 32-bit page ids: pages < 2^32");
   if (p.pages > ~std::uint64_t{0} / p.page_bytes)

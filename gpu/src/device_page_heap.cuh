@@ -24,7 +24,7 @@ struct PageHeapParams {
   std::uint64_t pages = 0;             // >= 1 (the queue: < 2^32)
   std::uint64_t page_bytes = 0;        // >= 1
   std::uint64_t seed = 1;              // of the probe streams
-  std::uint64_t max_steps = 1u << 20;  // >= 1: bound of every search (as MeasureOptions)
+  std::uint64_t max_steps = 1u << 20;  // in [1, 2^32): bound of every search (as MeasureOptions)
 };
 
 // A bitmap of w-bit words with pages [0, pages) free and the bits past them used for good.

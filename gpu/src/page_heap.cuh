@@ -30,8 +30,9 @@
 //    allocation kernels (rw.cu, ...) keep the contract's streams from k = 0.
 //  * free makes the freeing thread's writes visible (__threadfence) before the pages can be
 //    handed out again, and ignores nullptr. A pointer not handed out by this heap, or freed twice,
-//    is undefined behaviour (asserted in debug builds where it can be seen: outside the arena,
-//    not at a page start, or, for RW_malloc, not the start of a live run).
+//    is undefined behaviour; where it can be seen (outside the arena, not at a page start, or,
+//    for RW_malloc, not the start of a live run) free asserts in debug builds and ignores it
+//    otherwise.
 //  * The queue's device API needs allocation and free in separate phases (its tail is read as
 //    fixed while it allocates): PageHeap<QueueDevice> inherits that (malloc and free in different
 //    kernels, or separated by a grid-wide barrier).
@@ -43,7 +44,7 @@
 #include <cstdint>
 
 #include "common.cuh"
-#include "rwmalloc.cuh"  // lane_id()
+#include "warp.cuh"
 
 namespace alloclab::gpu::detail {
 
@@ -135,9 +136,10 @@ struct PageHeap {
   __device__ void free(void* ptr) const {
     if (ptr == nullptr) return;
     const auto* p = static_cast<unsigned char*>(ptr);
-    const bool inside = p >= arena && static_cast<std::uint64_t>(p - arena) < pages * page_bytes;
-    assert(inside && static_cast<std::uint64_t>(p - arena) % page_bytes == 0);
-    if (!inside) return;
+    const bool at_page = p >= arena && static_cast<std::uint64_t>(p - arena) < pages * page_bytes &&
+                         static_cast<std::uint64_t>(p - arena) % page_bytes == 0;
+    assert(at_page);  // a pointer this heap handed out
+    if (!at_page) return;
     const std::uint64_t page = static_cast<std::uint64_t>(p - arena) / page_bytes;
     if constexpr (kRuns) {
       const unsigned n = run_pages[page];
@@ -160,7 +162,7 @@ struct PageHeap {
     const int leader = __ffs(static_cast<int>(group)) - 1;
     const unsigned n = bytes == 0 || bytes > max_bytes()
                            ? 0u
-                           : static_cast<unsigned>((bytes + page_bytes - 1) / page_bytes);
+                           : static_cast<unsigned>(bytes / page_bytes + (bytes % page_bytes != 0));
     // The group's stream: its warp's; the start is the leader's draw, so it is uniform.
     const std::uint64_t warp = global_warp_index();
     std::uint64_t k = 0;

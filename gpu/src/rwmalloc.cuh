@@ -18,6 +18,7 @@
 #pragma once
 
 #include "bitmap_pool.cuh"
+#include "warp.cuh"
 
 namespace alloclab::gpu::detail {
 
@@ -31,13 +32,6 @@ __device__ __forceinline__ bits::FreeRun next_long_run(std::uint64_t word, unsig
     from = static_cast<unsigned>(run.start) + run.length;
   }
   return {-1, 0};
-}
-
-// The hardware lane of the calling thread (also for blocks whose x size is not a multiple of 32).
-__device__ __forceinline__ unsigned lane_id() {
-  unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return lane;
 }
 
 template <typename Word>
