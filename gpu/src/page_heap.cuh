@@ -142,8 +142,8 @@ struct PageHeap {
     if (!at_page) return;
     const std::uint64_t page = static_cast<std::uint64_t>(p - arena) / page_bytes;
     if constexpr (kRuns) {
-      const unsigned n = run_pages[page];
-      assert(n != 0);  // a live run starts here
+      const unsigned n = __ldcg(&run_pages[page]);  // from L2: malloc may have run on another SM
+      assert(n != 0);                               // a live run starts here
       if (n == 0) return;
       run_pages[page] = 0;
       __threadfence();  // the cleared entry and the object's last writes before the pages
