@@ -6,7 +6,10 @@
 //  * one page per thread, no stream (QueueDevice): malloc_page();
 //  * runs of n pages, warp-collective (RwmallocDevice): malloc_pages(n, asking, warp, k, members).
 // PageHeap is device-copyable (pass it by value to a kernel); DevicePageHeap
-// (device_page_heap.cuh) owns its memory on the host side.
+// (device_page_heap.cuh) owns its memory on the host side. An allocator's device struct joins by
+// having one of these shapes and, for DevicePageHeap, `using View` (BitmapView or QueueView),
+// kWordBits (bitmaps: the word width) and a host-side static on_pool(view, pages, seed,
+// max_steps) that makes it over a pool with every page free; no code here names an allocator.
 //
 // Decisions:
 //  * One-page allocators serve 1 <= bytes <= page_bytes with one page; larger requests (and
