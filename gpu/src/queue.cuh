@@ -10,8 +10,15 @@
 namespace alloclab::gpu::detail {
 
 struct QueueDevice {
+  using View = QueueView;
   QueueView pool;
   std::uint64_t A = 0;  // ring capacity: the free pages at the start
+
+  // Over a pool of `pages` pages, all free (PageHeap's host side, device_page_heap.cuh); the
+  // queue has no steps to bound.
+  static QueueDevice on_pool(const View& pool, std::uint64_t pages, std::uint64_t, std::uint64_t) {
+    return {pool, pages};
+  }
 
   // One page. Steps = the position of the ticket since the launch began (kBase): the request
   // served k-th waited for k tickets.

@@ -8,8 +8,16 @@
 namespace alloclab::gpu::detail {
 
 struct RwDevice {
+  using View = BitmapView;
+  static constexpr unsigned kWordBits = 32;
   BitmapView pool;  // one bit per page in 32-bit words
   std::uint64_t T = 0, seed = 0, max_steps = 0;
+
+  // Over a pool of `pages` pages (PageHeap's host side, device_page_heap.cuh).
+  static RwDevice on_pool(const View& pool, std::uint64_t pages, std::uint64_t seed,
+                          std::uint64_t max_steps) {
+    return {pool, pages, seed, max_steps};
+  }
 
   // One page for `thread`, probing its stream from probe k on (k advances; a thread keeps it
   // across its requests).

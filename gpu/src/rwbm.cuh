@@ -11,9 +11,17 @@ namespace alloclab::gpu::detail {
 
 template <typename Word, BitChoice kChoice>
 struct RwbmDevice {
-  BitmapView pool;  // w = 8 * sizeof(Word)
+  using View = BitmapView;
+  static constexpr unsigned kWordBits = sizeof(Word) * 8;
+  BitmapView pool;  // w = kWordBits
   std::uint64_t seed = 0, max_steps = 0;
   unsigned lanes = 32;  // the rotated bit choice's key
+
+  // Over a pool of `pages` pages (PageHeap's host side, device_page_heap.cuh).
+  static RwbmDevice on_pool(const View& pool, std::uint64_t, std::uint64_t seed,
+                            std::uint64_t max_steps) {
+    return {pool, seed, max_steps, 32};
+  }
 
   // One page for `thread`, probing its stream from probe k on (k advances).
   __device__ __forceinline__ PageRequest malloc_page(std::uint64_t thread, std::uint64_t& k) const {
