@@ -104,7 +104,8 @@ set(cases
   "--trials|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --trials 0"
   "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
   "--repeats|workload --allocator queue --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
-  "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats -1")
+  "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats -1"
+  "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

@@ -53,6 +53,8 @@ void check_registry_input(Algorithm algo, const Scenario& s, const MeasureOption
   if (o.per_thread < 1) throw InputError("--per-thread", "must be >= 1");
   if (o.repeats < 1) throw InputError("--repeats", "must be >= 1");
   if (o.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
+  // The kernels count a request's steps in 32 bits: a bound at or past 2^32 would never be reached.
+  if (o.max_steps >= (1ull << 32)) throw InputError("--max-steps", "must be < 2^32");
   if (s.N > (1ull << 31) / o.per_thread) throw InputError("--N", "N * per-thread must be <= 2^31");
 }
 

@@ -19,6 +19,8 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
     throw InputError("--batch",
                      std::to_string(w.batch) + " objects: one launch holds at most 2^31 threads");
   if (o.max_steps < 1) throw InputError("--max-steps", "must be >= 1");
+  // The kernels count a request's steps in 32 bits: a bound at or past 2^32 would never be reached.
+  if (o.max_steps >= (1ull << 32)) throw InputError("--max-steps", "must be < 2^32");
   if (o.repeats < 1) throw InputError("--repeats", "need at least one repeat");
   // Throws naming --size where a request is more than one page for a one-page allocator.
   pages_for_request(algo, w.size.lo, w.page_bytes);
