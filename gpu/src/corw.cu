@@ -24,8 +24,8 @@ __global__ void __launch_bounds__(kBlock) corw_alloc_kernel(KernelArgs a, Bitmap
   const unsigned members = member_count == 32 ? 0xffffffffu : ((1u << member_count) - 1u);
   // A lane that does not ask (workloads) still reads and offers its word's free bits.
   const bool asking = asks(a, i);
-  const CorwDevice<Word, kChoice> corw{pool, a.max_steps};
-  CorwLane me(a.seed, i);  // this lane's probe stream, continued across its requests
+  const CorwDevice<Word, kChoice> corw{pool, a.seed, a.max_steps};
+  CorwLane me = corw.lane(i);  // this lane's probe stream, continued across its requests
   for (unsigned r = 0; r < a.per_thread; ++r) {
     const PageRequest got = corw.malloc_page(me, members, asking);
     if (asking) {

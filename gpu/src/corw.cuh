@@ -45,24 +45,22 @@
 
 namespace alloclab::gpu::detail {
 
-__device__ __forceinline__ unsigned lanemask_lt() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-  return m;
-}
-
 // One lane's state across its requests: where it is in its warp and its probe stream
-// (bitmap_probe_word(seed, thread, k, words) with one Philox call per two probes).
+// (bitmap_probe_word(seed, thread, k, words) with one Philox call per two probes). Made by
+// CorwDevice::lane.
 struct CorwLane {
-  unsigned lane;  // lane index in the hardware warp
-  unsigned lt;    // lanes below it
+  unsigned lane;  // the hardware lane (%laneid: threadIdx.x % 32 in one-dimensional blocks)
+  unsigned lt;    // the lanes below it (%lanemask_lt)
   PhiloxStream stream;
-  std::uint64_t k = 0;  // the next probe (rounds advance it by exactly 1, read or not)
+  std::uint64_t k;  // the next probe (rounds advance it by exactly 1, read or not)
   bool have_next = false;
   std::uint64_t next_bits = 0;  // half 1 of block k / 2 where have_next
 
-  __device__ CorwLane(std::uint64_t seed, std::uint64_t thread)
-      : lane(threadIdx.x % 32), lt(lanemask_lt()), stream(seed, StreamDomain::probe, thread) {}
+  __device__ CorwLane(std::uint64_t seed, std::uint64_t thread, std::uint64_t first_probe)
+      : stream(seed, StreamDomain::probe, thread), k(first_probe) {
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
+  }
 
   // The word of probe k (k not advanced): a read at an even k keeps the other half of the block
   // for k + 1.
@@ -89,10 +87,25 @@ template <typename Word, BitChoice kChoice>
 struct CorwDevice {
   static_assert(kChoice == BitChoice::lowest || kChoice == BitChoice::rotated,
                 "CoRW implements the lowest and rotated bit orders");
-  static constexpr unsigned w = sizeof(Word) * 8;
+  using View = BitmapView;
+  static constexpr unsigned kWordBits = sizeof(Word) * 8;
+  static constexpr unsigned w = kWordBits;
 
-  BitmapView pool;  // w = 8 * sizeof(Word)
-  std::uint64_t max_steps = 0;
+  BitmapView pool;  // w = kWordBits
+  std::uint64_t seed = 0, max_steps = 0;
+
+  // Over a pool of `pages` pages with every page free (a host-side heap's set-up).
+  static CorwDevice on_pool(const View& pool, std::uint64_t, std::uint64_t seed,
+                            std::uint64_t max_steps) {
+    return {pool, seed, max_steps};
+  }
+
+  // The state of the calling lane for `thread`'s probe stream from probe `first_probe` on (the
+  // allocation kernel: its global index from 0, continued across its requests).
+  __device__ __forceinline__ CorwLane lane(std::uint64_t thread,
+                                           std::uint64_t first_probe = 0) const {
+    return CorwLane(seed, thread, first_probe);
+  }
 
   // The start of lane `lane`'s view (0: the word's own order).
   static __device__ __forceinline__ unsigned rotation(unsigned lane) {
@@ -108,8 +121,8 @@ struct CorwDevice {
   // exited), with the same `members`; the function runs warp ballots and shuffles over
   // `members`. Lanes that do not ask still read words, claim and hand out bits for the others
   // (their PageRequest: page = kFailed, steps = 0, the atomics they issued). The page a lane gets
-  // depends on which lanes call and ask. `me` is this lane's state (CorwLane(seed, thread)),
-  // continued across its requests.
+  // depends on which lanes call and ask. `me` is this lane's state (lane(thread)), continued
+  // across its requests.
   __device__ __forceinline__ PageRequest malloc_page(CorwLane& me, unsigned members,
                                                      bool asking) const {
     auto* bitmap = static_cast<Word*>(pool.bitmap);
