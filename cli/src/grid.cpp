@@ -15,12 +15,18 @@
 namespace alloclab::cli {
 namespace {
 
-// The allocators whose steps read w-bit words, and those that choose a bit inside one.
+// The allocators whose steps read w-bit words.
 std::vector<Algorithm> word_width_algorithms() {
   return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bitmap_words; });
 }
-std::vector<Algorithm> bit_choice_algorithms() {
-  return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bit_choice; });
+
+// "rwbm: lowest|random|rotated; corw: lowest|rotated; the others: lowest".
+std::string bit_choices_help() {
+  std::string text;
+  for (const auto& a : kAlgorithms)
+    if (a.caps.has_bit_choice())
+      text += std::string(a.name) + ": " + bit_choice_names(a.caps.bit_choices) + "; ";
+  return text + "the others: lowest";
 }
 
 std::string presets_help() {
@@ -61,15 +67,19 @@ std::vector<BitChoice> parse_bit_choices(const GridOptions& grid, Algorithm algo
     if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
   }
   if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
-  // Only allocators with Capabilities::bit_choice choose a bit inside a word; the others take
-  // the lowest.
-  if (!caps(algo).bit_choice) {
-    if (!grid.bit_choice_rwbm_only && (choices.size() > 1 || choices.front() != BitChoice::lowest))
-      throw InputError("--bit-choice", "only " + algorithm_names(bit_choice_algorithms()) +
-                                           " chooses a bit inside a word; " +
-                                           std::string(name(algo)) + " takes lowest");
-    choices = {BitChoice::lowest};
+  // Each allocator runs the choices it implements (Capabilities::bit_choices). Asked for one it
+  // lacks, it is an input error, or - with several allocators, where the option is meant for
+  // those that have it - the choice is left out (lowest where none is left).
+  std::vector<BitChoice> supported;
+  for (auto c : choices) {
+    const auto why = why_no_bit_choice(algo, c);
+    if (!why)
+      supported.push_back(c);
+    else if (!grid.bit_choice_where_supported)
+      throw InputError("--bit-choice", *why);
   }
+  if (supported.empty()) supported = {BitChoice::lowest};
+  choices = std::move(supported);
   return choices;
 }
 
@@ -115,13 +125,16 @@ void add_grid_options(CLI::App& cmd, GridOptions& grid) {
 }
 
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid) {
-  cmd.add_option("--bit-choice", grid.bit_choice,
-                 "RW-BM: which free bit of a word a thread claims, a comma list of lowest (the "
-                 "paper's: threads reading one word all target the same bit), random (a uniformly "
-                 "random free bit, ranked by the low 32 bits of the probe number) and rotated "
-                 "(the first free bit at or after lane*w/lanes, cyclically); a lost claim "
-                 "retries with the same rule. Only collisions change in sequential and lockstep "
-                 "mode, never the words probed")
+  cmd.add_option(
+         "--bit-choice", grid.bit_choice,
+         "which free bit of a word a thread claims, a comma list of lowest (the "
+         "paper's: threads reading one word all target the same bit), random (a uniformly "
+         "random free bit, ranked by the low 32 bits of the probe number) and rotated "
+         "(the first free bit at or after lane*w/lanes, cyclically; a warp that shares "
+         "its lanes' bits takes and hands them out in that order); a lost claim retries with "
+         "the same rule. "
+         "Only collisions change in sequential and lockstep mode, never the words probed. " +
+             bit_choices_help())
       ->capture_default_str();
 }
 

@@ -67,8 +67,8 @@ void run(const MeasureArgs& args) {
   std::uint64_t heap = args.heap_bytes;
   for (auto algo : algos) {
     GridOptions g = args.grid;
-    // --bit-choice is an axis of rwbm only; with several --algo the others run once (lowest).
-    g.bit_choice_rwbm_only = algos.size() > 1;
+    // With several --algo each runs the bit choices it implements (lowest where none).
+    g.bit_choice_where_supported = algos.size() > 1;
     auto grid = expand_grid(g, algo, GridUse::runnable);
     for (const auto& s : grid) {
       gpu::check_input(algo, s, opt);

@@ -10,7 +10,7 @@ namespace alloclab::cli {
 
 std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo) {
   GridOptions g = grid;
-  g.bit_choice_rwbm_only = true;  // allocators without a bit choice: once, with lowest
+  g.bit_choice_where_supported = true;  // each runs the choices it implements (lowest if none)
   if (!caps(algo).bitmap_words && !g.w_list.empty())
     g.w_list = std::to_string(parse_count_list("--w", g.w_list).front());
   if (caps(algo).requests != RequestKind::pages) g.pages = 1;

@@ -33,6 +33,11 @@ set(cases
   "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice highest"
   "--bit-choice|simulate --algo rw --N 10 --A 100 --T 1000 --bit-choice random"
   "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice ,"
+  # CoRW implements lowest and rotated (Capabilities::bit_choices), not random.
+  "--bit-choice|simulate --algo corw --N 10 --A 100 --T 1000 --bit-choice random"
+  "--bit-choice|simulate --algo corw --N 10 --A 100 --T 1000 --bit-choice lowest,random"
+  "--bit-choice|measure --algo corw --N 10 --A 100 --T 1000 --bit-choice random"
+  "--bit-choice|simulate --algo corw-lockmap --N 10 --A 100 --T 1000 --bit-choice rotated"
   "--algo|simulate --algo cudamalloc --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rw --pages 2 --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"

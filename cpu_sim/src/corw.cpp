@@ -19,6 +19,10 @@
 //    is the simulator-only allocator corw-lockmap, corw_lockmap.cpp; it gives different
 //    collision counts and fewer lost pages per conflict; see docs/simulator.md.)
 //  * Leftovers: bits offered but not taken are not claimed (see corw_share.hpp).
+//  * Bit order (--bit-choice, core/bit_choice.hpp): lowest, the paper's, or rotated: lane t views
+//    its word rotated by rotation_offset(t, w, lanes), and its offers, its share and the
+//    replacements of lost bits are all taken in that view (the GPU kernel does the same), so the
+//    ~N/words threads of other warps that read one word at once target different bits.
 //  * Steps: a lane's steps = the round in which it got its page; the warp's = its rounds.
 //  * Free: clear the page's bit with an atomic AND.
 #include "alloclab/core/errors.hpp"
@@ -53,7 +57,7 @@ CorwShareResult corw_share(const std::vector<CorwLaneInput>& lanes, unsigned w, 
     std::vector<int> bit(m, -1);
     for (unsigned t = 0; t < m; ++t) {  // lines 10-11 (without committing the bit yet)
       if (!((has >> t) & 1u)) continue;
-      bit[t] = bits::first_free_bit(P[t], w);
+      bit[t] = bits::first_free_bit_from(P[t], w, lanes[t].rot);  // lowest in the lane's view
       it.b[t] = static_cast<std::int64_t>(lanes[t].word_index * w + static_cast<unsigned>(bit[t]));
     }
     std::vector<std::int64_t> got(m, -1);
@@ -122,17 +126,20 @@ class CorwAllocator final : public BitmapAllocator {
       const unsigned m = lanes_in(warp);
       const unsigned w = a.bm_.w();
       const std::uint64_t full = bits::low_mask(w);
+      const bool rotated = run.s.bit_choice == BitChoice::rotated;
       std::vector<CorwLaneInput> in(m);
       for (unsigned t = 0; t < m; ++t)
-        in[t] = {word[first + t], P[first + t], run.out.first_page[first + t] < 0};
+        in[t] = {word[first + t], P[first + t], run.out.first_page[first + t] < 0,
+                 rotated ? rotation_offset(t, w, run.s.lanes) : 0u};
       const CorwShareResult plan = corw_share(in, w);  // the claims: Figure 5 on the snapshots
       bool any_lost = false;
       for (unsigned t = 0; t < m; ++t) {  // one atomic OR per lane, in lane order
         std::uint64_t claim = plan.handed_out[t];
         std::uint64_t won = 0;
-        // A bit lost since the read is replaced by another free bit of the returned value, in
-        // the same round (gpu/src/corw.cu does the same), until the share is held or the word
-        // is full.
+        // A bit lost since the read is replaced by another free bit of the returned value (the
+        // lowest in the lane's view), in the same round (gpu/src/corw.cu does the same), until
+        // the share is held or the word is full.
+        const unsigned rot = in[t].rot;
         while (claim) {
           const std::uint64_t old = a.bm_.fetch_or(word[first + t], claim);
           ++c.atomics;
@@ -145,7 +152,10 @@ class CorwAllocator final : public BitmapAllocator {
           }
           const std::uint64_t still_free = ~(old | claim) & full;
           const unsigned replace = std::min(lost_now, bits::popcount(still_free));
-          claim = replace ? bits::lowest_set_bits(still_free, replace) : 0;
+          claim = replace ? bits::rotate_left(bits::lowest_set_bits(
+                                                  bits::rotate_right(still_free, rot, w), replace),
+                                              rot, w)
+                          : 0;
         }
         in[t].P = ~won & full;  // the second pass offers only the bits this lane won
       }

@@ -27,6 +27,8 @@ void check_input(const Scenario& s, const SimOptions& options) {
                                         algorithms_on(BackendKind::sim), [](const Capabilities& c) {
                                           return c.requests == RequestKind::pages;
                                         })));
+  if (const auto why = why_no_bit_choice(s.algo, s.bit_choice))
+    throw InputError("--bit-choice", *why);
   if (entry->check) entry->check(s, options);
 }
 

@@ -32,7 +32,7 @@ TEST_CASE("every allocator in every mode conserves pages and never hands one out
                           Case{70, 900, 1000, 64, 32, 3},    // multi-page (one page elsewhere)
                           Case{37, 2000, 2003, 7, 5, 1});    // odd w, partial warp, T % w != 0
   const Capabilities& cap = caps(algo);
-  if (!cap.bit_choice && choice != BitChoice::lowest) return;  // nothing to choose
+  if (!cap.chooses(choice)) return;  // a choice it does not implement
   const bool multi_page = cap.requests == RequestKind::pages;
   Scenario s;
   s.algo = algo;

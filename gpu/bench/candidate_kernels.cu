@@ -103,173 +103,6 @@ void launch_rwbm_variant(const KernelArgs& a, const BitmapView& pool, bool count
     launch_rwbm_variant<std::uint64_t, kLineFirst, kClaimFirst>(a, pool, counters);
 }
 
-// ---- CoRW with lane-rotated bit order ----------------------------------------------------------
-// gpu/src/corw.cu's kernel (its comment explains the rule and the fast paths), all bit sets of a
-// lane's word taken in the lane's rotated view: view bit j = word bit (j + rot) mod w, rot =
-// lane * w / 32. Changes against corw.cu are marked "rotated:"; the rest is the same code (the
-// same probes, one Philox call per two rounds), so that the two differ only in the bit order.
-
-template <typename Word>
-__device__ __forceinline__ Word rotate_right(Word x, unsigned o) {
-  constexpr unsigned w = sizeof(Word) * 8;
-  return o == 0 ? x : static_cast<Word>((x >> o) | (x << (w - o)));
-}
-template <typename Word>
-__device__ __forceinline__ Word rotate_left(Word x, unsigned o) {
-  constexpr unsigned w = sizeof(Word) * 8;
-  return o == 0 ? x : static_cast<Word>((x << o) | (x >> (w - o)));
-}
-
-__device__ __forceinline__ unsigned lanemask_lt() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-  return m;
-}
-
-template <typename Word, bool kCounters>
-__global__ void __launch_bounds__(kBlock) corw_rotated_kernel(KernelArgs a, BitmapView pool) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i >= a.N) return;
-  constexpr unsigned w = sizeof(Word) * 8;
-  auto* bitmap = static_cast<Word*>(pool.bitmap);
-  const unsigned lane = threadIdx.x % kWarp;
-  const unsigned members = warp_members(a.N, i);
-  const unsigned member_count = static_cast<unsigned>(__popc(members));
-  const unsigned lt = lanemask_lt();
-  const unsigned rot = lane * w / kWarp;  // rotated: this lane's bit order
-  std::uint64_t k = 0;
-  // bitmap_probe_word(a.seed, i, k, pool.words) with one Philox call per two probes, as corw.cu.
-  const PhiloxStream stream(a.seed, StreamDomain::probe, i);
-  bool have_next = false;
-  std::uint64_t next_bits = 0;
-  auto probe_word = [&](std::uint64_t kk) {
-    std::uint64_t bits;
-    if (have_next) {
-      bits = next_bits;
-    } else {
-      std::uint64_t out[2];
-      stream.bits2(kk >> 1, out);
-      bits = (kk & 1) ? out[1] : out[0];
-      next_bits = out[1];
-    }
-    return mul_high_u64(bits, pool.words);
-  };
-  auto read_view = [&](std::uint64_t& p) {  // rotated: the word's free bits in the lane's view
-    p = probe_word(k);
-    return rotate_right(static_cast<Word>(~load_word(&bitmap[p])), rot);
-  };
-
-  for (unsigned r = 0; r < a.per_thread; ++r) {
-    bool need = true;
-    std::uint32_t steps = 0, lost = 0;
-    std::uint64_t got_page = kFailed;
-    unsigned need_mask = members;
-    std::uint32_t round = 0;
-    while (need_mask != 0 && round < a.max_steps) {
-      ++round;
-      const unsigned n = __popc(need_mask);
-      std::uint64_t p = 0;
-      Word free_bits = 0;
-      const bool first = lane < n;
-      bool read = first;
-      if (first) free_bits = read_view(p);
-      if (n < member_count) {
-        const unsigned holders = __ballot_sync(members, free_bits != 0);
-        if (static_cast<unsigned>(__popc(holders)) < n && !first) {
-          read = true;
-          free_bits = read_view(p);
-        }
-      }
-      have_next = read && (k & 1) == 0;
-      ++k;
-      const unsigned f = bits::popcount(free_bits);
-
-      unsigned claim_count = f;
-      unsigned cum = 0;
-      for (unsigned j = 0; j < w; ++j) {
-        const unsigned hm = __ballot_sync(members, f > j);
-        const unsigned h = __popc(hm);
-        if (h == 0) break;
-        if (cum + h >= n) {
-          const unsigned rank = __popc(hm & lt);
-          claim_count = min(f, j) + ((f > j && rank < n - cum) ? 1u : 0u);
-          break;
-        }
-        cum += h;
-      }
-      Word claim = bits::lowest_set_bits(free_bits, claim_count);
-      Word won = 0;
-      while (claim != 0) {
-        // rotated: the atomic on the word's own bits, its result back in the view
-        const Word old = rotate_right(atomic_or_word(&bitmap[p], rotate_left(claim, rot)), rot);
-        won |= static_cast<Word>(claim & ~old);
-        const unsigned lost_now = bits::popcount(claim & old);
-        lost += lost_now;
-        const Word still_free = static_cast<Word>(~(old | claim));
-        claim = bits::lowest_set_bits(still_free, min(lost_now, bits::popcount(still_free)));
-      }
-
-      const unsigned won_mask = __ballot_sync(members, won != 0);
-      if (won_mask == need_mask) {
-        if (need) {
-          // rotated: view bit -> word bit
-          got_page = p * w + (bits::count_trailing_zeros(won) + rot) % w;
-          need = false;
-          steps = round;
-        }
-        need_mask = 0;
-        continue;
-      }
-
-      const unsigned g = bits::popcount(won);
-      const unsigned s = __popc(need_mask & lt);
-      int src = -1;
-      unsigned src_bit_rank = 0;
-      cum = 0;
-      for (unsigned j = 0; j < w && cum < n; ++j) {
-        const unsigned hm = j == 0 ? won_mask : __ballot_sync(members, g > j);
-        const unsigned h = __popc(hm);
-        if (h == 0) break;
-        if (need && s >= cum && s < cum + h) {
-          src = bits::find_kth_set_bit(hm, s - cum + 1);
-          src_bit_rank = j + 1;
-        }
-        cum += h;
-      }
-      const int from = src >= 0 ? src : static_cast<int>(lane);
-      const unsigned long long src_won =
-          __shfl_sync(members, static_cast<unsigned long long>(won), from);
-      const unsigned long long src_p =
-          __shfl_sync(members, static_cast<unsigned long long>(p), from);
-      if (src >= 0) {
-        const unsigned src_rot = static_cast<unsigned>(src) * w / kWarp;  // rotated: its view
-        const auto view_bit = static_cast<unsigned>(bits::find_kth_set_bit(src_won, src_bit_rank));
-        got_page = src_p * w + (view_bit + src_rot) % w;
-        need = false;
-        steps = round;
-      }
-      need_mask = __ballot_sync(members, need);
-    }
-    if (need) steps = round;
-    record_request<kCounters>(a, r, i, got_page, steps, lost, 0);  // atomics: not kept by the bench
-  }
-}
-
-void launch_corw_rotated(const KernelArgs& a, const BitmapView& pool, bool counters) {
-  const unsigned blocks = blocks_for(a.N, kBlock);
-  if (pool.w == 32) {
-    if (counters)
-      corw_rotated_kernel<std::uint32_t, true><<<blocks, kBlock>>>(a, pool);
-    else
-      corw_rotated_kernel<std::uint32_t, false><<<blocks, kBlock>>>(a, pool);
-  } else {
-    if (counters)
-      corw_rotated_kernel<std::uint64_t, true><<<blocks, kBlock>>>(a, pool);
-    else
-      corw_rotated_kernel<std::uint64_t, false><<<blocks, kBlock>>>(a, pool);
-  }
-}
-
 void launch(Candidate c, const KernelArgs& a, const BitmapView& pool, bool counters) {
   switch (c) {
     case Candidate::rwbm_claim:
@@ -280,9 +113,6 @@ void launch(Candidate c, const KernelArgs& a, const BitmapView& pool, bool count
       break;
     case Candidate::rwbm_line_claim:
       launch_rwbm_variant<true, true>(a, pool, counters);
-      break;
-    case Candidate::corw_rotated:
-      launch_corw_rotated(a, pool, counters);
       break;
   }
   ALLOCLAB_CUDA_LAUNCH();
@@ -298,8 +128,6 @@ std::string_view candidate_name(Candidate c) {
       return "rwbm-line";
     case Candidate::rwbm_line_claim:
       return "rwbm-line-claim";
-    case Candidate::corw_rotated:
-      return "corw-rotated";
   }
   return "?";
 }
@@ -310,8 +138,8 @@ std::optional<Candidate> parse_candidate(std::string_view text) {
   return std::nullopt;
 }
 
-Algorithm candidate_base(Candidate c) {
-  return c == Candidate::corw_rotated ? Algorithm::corw : Algorithm::rwbm;
+Algorithm candidate_base(Candidate) {
+  return Algorithm::rwbm;  // every candidate left changes RW-BM
 }
 
 MeasureResult measure_candidate(Candidate c, const Scenario& scenario, const MeasureOptions& o) {

@@ -1,5 +1,5 @@
 // Candidate kernels of the page-size study (gpu_page_size_study), bench only: changes to RW-BM
-// and CoRW that the study compares with the registry's kernels (gpu/src/rwbm.cu, corw.cu, whose
+// that the study compares with the registry's kernels (gpu/src/rwbm.cu, corw.cu, whose
 // semantics stay as they are) at the page sizes where those are far from the atomic floor:
 //
 //   rwbm-claim       RW-BM whose first access to a word is the claim: atomicOr of one bit chosen
@@ -15,10 +15,9 @@
 //                    0), lane j word j: one DRAM burst per warp instead of 32 scattered sectors,
 //                    and no two lanes of a warp on one word. Later steps probe as RW-BM.
 //   rwbm-line-claim  both.
-//   corw-rotated     CoRW with each lane's bit order rotated by lane * w / 32: the lowest free
-//                    bit, its share and the hand-out order are taken in the rotated order, so the
-//                    ~N/words threads of other warps that read the same word at once target
-//                    different bits instead of all the lowest (fewer lost claims at 4096 B pages).
+// (CoRW with each lane's bit order rotated by lane * w / 32, once the candidate corw-rotated, is
+// the registry's `corw --bit-choice rotated` now: gpu/src/corw.cuh; the study measures it as an
+// allocator.)
 //
 // Each runs on the registry allocator's bitmap pool (BitmapPool: the same pristine pool, reset
 // before each run) and is verified like any allocator (ranges disjoint and initially free, the
@@ -33,9 +32,9 @@
 
 namespace alloclab::gpu::bench {
 
-enum class Candidate { rwbm_claim, rwbm_line, rwbm_line_claim, corw_rotated };
+enum class Candidate { rwbm_claim, rwbm_line, rwbm_line_claim };
 inline constexpr Candidate kCandidates[] = {Candidate::rwbm_claim, Candidate::rwbm_line,
-                                            Candidate::rwbm_line_claim, Candidate::corw_rotated};
+                                            Candidate::rwbm_line_claim};
 
 std::string_view candidate_name(Candidate c);  // "rwbm-claim", ...
 std::optional<Candidate> parse_candidate(std::string_view text);

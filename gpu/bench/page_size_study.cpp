@@ -8,8 +8,9 @@
 //               RW-BM and CoRW at w = 32 and 64 and RW - the L2 crossing (bitmap bytes T/8
 //               against the L2) and the contention (N/words threads per word) as curves;
 //   main        T = 2^21, 2^25, 2^29 (4096, 256, 16 B pages) also: the floor with a hashed word,
-//               every allocator with counters off, RW-BM's random and rotated bit choices,
-//               counters on and off;
+//               every allocator with counters off, the other bit choices of the allocators that
+//               have them (Capabilities::bit_choices: RW-BM's random and rotated, CoRW's
+//               rotated), counters on and off;
 //   contention  T = 2^21 and fewer threads (N = 2^16..2^19): contention without changing the
 //               bitmap;
 //   candidate   at the main T, last: the bench's candidate kernels (candidate_kernels.hpp),
@@ -208,9 +209,9 @@ class Study {
         candidate ? std::string(bench::candidate_name(*candidate)) : std::string(name(choice));
     row["variant"] = variant;
     row["bit_choice"] = std::string(name(choice));
-    row["kernel"] = candidate               ? variant
-                    : caps(algo).bit_choice ? std::string(name(algo)) + " " + variant
-                                            : std::string(name(algo));
+    row["kernel"] = candidate                     ? variant
+                    : caps(algo).has_bit_choice() ? std::string(name(algo)) + " " + variant
+                                                  : std::string(name(algo));
     row["counters"] = counters;
     try {
       const MeasureResult r =
@@ -349,10 +350,15 @@ int main(int argc, char** argv) {
         for (unsigned w : {32u, 64u}) study.floor("main", N, t, w, false);
         for (auto [algo, w] : curve_kernels)
           study.point("main", algo, std::nullopt, BitChoice::lowest, w, N, t, false);
-        for (BitChoice choice : {BitChoice::random, BitChoice::rotated})
-          for (unsigned w : {32u, 64u})
-            for (bool counters : {true, false})
-              study.point("main", Algorithm::rwbm, std::nullopt, choice, w, N, t, counters);
+        std::set<Algorithm> with_choices;  // each curve allocator's other bit choices, once
+        for (auto [algo, w] : curve_kernels)
+          if (caps(algo).has_bit_choice()) with_choices.insert(algo);
+        for (Algorithm algo : with_choices)
+          for (BitChoice choice : {BitChoice::random, BitChoice::rotated})
+            if (caps(algo).chooses(choice))
+              for (unsigned w : {32u, 64u})
+                for (bool counters : {true, false})
+                  study.point("main", algo, std::nullopt, choice, w, N, t, counters);
       }
       if (t == o.contention_log2_T) {
         for (unsigned n : o.contention_log2_N) {

@@ -25,14 +25,21 @@ inline constexpr std::uint64_t kFailed = ~std::uint64_t{0};  // result slot of a
 struct KernelArgs {
   std::uint64_t N = 0, A = 0, T = 0;
   unsigned lanes = 32, pages = 1, per_thread = 1;
-  BitChoice bit_choice = BitChoice::lowest;  // RW-BM: which free bit to claim (bit_choice.hpp)
-  std::uint64_t seed = 0;                    // trial seed
+  // Which free bit to claim (bit_choice.hpp), where the allocator implements the choice
+  // (Capabilities::bit_choices: RW-BM, CoRW).
+  BitChoice bit_choice = BitChoice::lowest;
+  std::uint64_t seed = 0;  // trial seed
   std::uint64_t max_steps = 0;
   unsigned block = 256;  // threads per block of the allocation launch (a multiple of 32)
   std::uint64_t* page = nullptr;
   std::uint32_t* steps = nullptr;
   std::uint32_t* collisions = nullptr;
   std::uint32_t* atomics = nullptr;  // per request, with the counters (workloads; null: not kept)
+  // Per request, with the counters (workloads; null: not kept): the lost bits beyond the first of
+  // each atomic claim that lost any, so that failed claims = collisions - this. Only allocators
+  // whose one atomic claims several bits (CoRW) write it; for the others (one bit or one run per
+  // atomic, or no atomic claims) it stays 0 and failed claims = collisions.
+  std::uint32_t* extra_lost_bits = nullptr;
   // Workloads (workload.cu; one request per thread): thread i asks only where active[i] != 0
   // (null: every thread), for pages_of[i] pages (allocators of runs and their free; null:
   // `pages`) or bytes_of[i] bytes (allocators of bytes; null: pages * page bytes). A thread that
@@ -44,9 +51,12 @@ struct KernelArgs {
 
 // What one device-side page allocation returned (the device APIs, e.g. rw.cuh): the first page
 // or kFailed, its steps (the registry's unit), lost claims and the atomics it issued.
+// extra_lost_bits: lost bits beyond the first of each atomic that lost any (failed claims =
+// lost - extra_lost_bits); 0 where one atomic claims one bit or one run.
 struct PageRequest {
   std::uint64_t page = kFailed;
   std::uint32_t steps = 0, lost = 0, atomics = 0;
+  std::uint32_t extra_lost_bits = 0;
 };
 
 __device__ __forceinline__ bool asks(const KernelArgs& a, std::uint64_t i) {
@@ -79,6 +89,15 @@ __device__ __forceinline__ void record_request(const KernelArgs& a, std::uint64_
     a.collisions[slot] = collisions;
     if (a.atomics && atomics) atomicAdd(&a.atomics[slot], atomics);  // helpers add to it too
   }
+}
+
+// The lost bits beyond the first of each failed atomic of request r of thread i (see
+// KernelArgs::extra_lost_bits), where it is kept.
+template <bool kCounters>
+__device__ __forceinline__ void record_extra_lost_bits(const KernelArgs& a, std::uint64_t r,
+                                                       std::uint64_t i, std::uint32_t n) {
+  if constexpr (kCounters)
+    if (a.extra_lost_bits) a.extra_lost_bits[r * a.N + i] = n;
 }
 
 // Bitmap word helpers, templated on the word type (w = 32 or 64).

@@ -37,6 +37,8 @@ void check_registry_input(Algorithm algo, const Scenario& s, const MeasureOption
   if (const auto why = why_no_gpu_backend(algo)) throw InputError("--algo", *why);
   const Capabilities& c = caps(algo);
   const std::string who(name(algo));
+  if (const auto why = why_no_bit_choice(algo, s.bit_choice))
+    throw InputError("--bit-choice", *why);
   if (c.warp_collective && s.lanes != 32)
     throw InputError("--lanes",
                      who + " serves the lanes of a hardware warp together: lanes must be 32");

@@ -83,7 +83,8 @@ struct Launch {
   double ms = 0;
   std::vector<std::uint32_t> steps;  // of the requests that asked (counters on)
   std::uint64_t collisions = 0;
-  std::uint64_t atomics = 0;  // issued by every lane of the launch, helpers included
+  std::uint64_t failed_claims = 0;  // collisions less the extra lost bits (KernelArgs)
+  std::uint64_t atomics = 0;        // issued by every lane of the launch, helpers included
 };
 
 class WorkloadDriver {
@@ -174,7 +175,8 @@ class WorkloadDriver {
     const std::uint64_t arena = pages_ ? w_.pool_bytes : 0;
     const std::uint64_t pool = pool_->device_bytes();
     const std::uint64_t per_slot = 8 + 8 + 4 + 8 + 1;  // where, bytes, pages, free list, active
-    const std::uint64_t per_launch = 8 + 4 + 4 + 4;    // result, steps, collisions, atomics
+    // result, steps, collisions, atomics, extra lost bits
+    const std::uint64_t per_launch = 8 + 4 + 4 + 4 + 4;
     const std::uint64_t objects =
         slots_ * per_slot + launch_ * per_launch + objects_scratch_bytes(slots_);
     const bool pool_sized = arena + pool >= objects || w_.family == WorkloadFamily::oom;
@@ -207,6 +209,7 @@ class WorkloadDriver {
     steps_.resize(launch_);
     collisions_.resize(launch_);
     atomics_.resize(launch_);
+    extra_lost_bits_.resize(launch_);
     view_.where = where_.get();
     view_.bytes = bytes_.get();
     view_.pages = pages_ ? pages_of_.get() : nullptr;
@@ -240,6 +243,8 @@ class WorkloadDriver {
       a.steps = steps_.get();
       a.collisions = collisions_.get();
       a.atomics = atomics_.get();
+      a.extra_lost_bits = extra_lost_bits_.get();
+      ALLOCLAB_CUDA(cudaMemset(extra_lost_bits_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(steps_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(collisions_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(atomics_.get(), 0, count * sizeof(std::uint32_t)));
@@ -261,12 +266,14 @@ class WorkloadDriver {
   }
 
   void collect_counters(std::uint64_t count, const std::uint8_t* active, Launch& l) const {
-    std::vector<std::uint32_t> steps(count), collisions(count), atomics(count);
+    std::vector<std::uint32_t> steps(count), collisions(count), atomics(count), extra(count);
     std::vector<std::uint8_t> asked;
     ALLOCLAB_CUDA(cudaMemcpy(steps.data(), steps_.get(), count * 4, cudaMemcpyDeviceToHost));
     ALLOCLAB_CUDA(cudaMemcpy(atomics.data(), atomics_.get(), count * 4, cudaMemcpyDeviceToHost));
     ALLOCLAB_CUDA(
         cudaMemcpy(collisions.data(), collisions_.get(), count * 4, cudaMemcpyDeviceToHost));
+    ALLOCLAB_CUDA(
+        cudaMemcpy(extra.data(), extra_lost_bits_.get(), count * 4, cudaMemcpyDeviceToHost));
     if (active) {
       asked.resize(count);
       ALLOCLAB_CUDA(cudaMemcpy(asked.data(), active, count, cudaMemcpyDeviceToHost));
@@ -276,6 +283,7 @@ class WorkloadDriver {
       if (active && !asked[j]) continue;
       l.steps.push_back(steps[j]);
       l.collisions += collisions[j];
+      l.failed_claims += collisions[j] - extra[j];
     }
   }
 
@@ -364,6 +372,7 @@ class WorkloadDriver {
     p.alloc_seconds += l.ms / 1e3;
     p.steps.insert(p.steps.end(), l.steps.begin(), l.steps.end());
     p.collisions += l.collisions;
+    p.failed_claims += l.failed_claims;
     p.atomics_issued += l.atomics;
   }
 
@@ -379,7 +388,6 @@ class WorkloadDriver {
   std::uint64_t free_atomics(std::uint64_t freed) const { return pages_ ? freed : 0; }
 
   static void finish_counts(WorkloadPoint& p) {
-    p.failed_claims = p.collisions;
     p.retries = 0;
     for (auto s : p.steps) p.retries += s > 0 ? s - 1 : 0;
   }
@@ -481,8 +489,10 @@ class WorkloadDriver {
     if (mo_.counters)
       out.push_back(who_ +
                     ": atomics_per_op = the atomic RMWs the kernels counted (lanes that serve "
-                    "others included), failed_claims_per_op = the kernels' collisions (CoRW: lost "
-                    "bits), retries_per_op = steps beyond the first; atomics_per_free = 1 (one "
+                    "others included), failed_claims_per_op = the atomic claims that lost "
+                    "at least one bit, as the simulator counts them (the kernels' collisions "
+                    "count lost bits: more where one atomic claims several bits), retries_per_op = "
+                    "steps beyond the first; atomics_per_free = 1 (one "
                     "atomic per object in the free kernels)");
     else
       out.push_back(who_ + ": no per-request counters (" +
@@ -520,7 +530,7 @@ class WorkloadDriver {
   std::unique_ptr<GpuAllocator> allocator_;
   PoolPolicy* pool_ = nullptr;
   DeviceBuffer<std::uint64_t> where_, bytes_, free_list_, result_;
-  DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_, atomics_;
+  DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_, atomics_, extra_lost_bits_;
   DeviceBuffer<std::uint8_t> active_;
   DeviceBuffer<unsigned char> arena_;
   ObjectsView view_;

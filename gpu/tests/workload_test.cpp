@@ -177,18 +177,23 @@ TEST_CASE("GPU atomics counted per request match each protocol's arithmetic", "[
   CHECK(qp.allocs == 256);
   CHECK(qp.atomics_issued == 300 + 44);
   CHECK(qp.free_atomics_issued == 256);
-  // RW and RW-BM: every atomicOr wins once or is lost (a collision).
+  // RW and RW-BM: every atomicOr wins once or is lost (a collision, one lost bit: a failed
+  // claim).
   auto w = one_size_workload(WorkloadFamily::alloc, 4000, 256, 1 << 20);
   for (Algorithm algo : {Algorithm::rw, Algorithm::rwbm}) {
     CAPTURE(name(algo));
     const WorkloadPoint p = run_workload(algo, w, heap_options(), 0).points[0];
     CHECK(p.atomics_issued == p.allocs + p.failed_claims);
+    CHECK(p.failed_claims == p.collisions);
   }
-  // CoRW: every atomicOr wins at least one bit (all handed out) or loses at least one (a
-  // collision counts a lost bit): allocs / 32 <= ORs <= allocs + collisions.
+  // CoRW: every atomicOr wins at least one bit (all handed out) or loses at least one (a failed
+  // claim, as the simulator counts it; each lost bit is a collision, at most 32 per OR):
+  // allocs / 32 <= ORs <= allocs + failed claims, failed claims <= collisions <= 32 * failed.
   const WorkloadPoint c = run_workload(Algorithm::corw, w, heap_options(), 0).points[0];
   CHECK(c.atomics_issued >= (c.allocs + 31) / 32);
   CHECK(c.atomics_issued <= c.allocs + c.failed_claims);
+  CHECK(c.failed_claims <= c.collisions);
+  CHECK(c.collisions <= 32 * c.failed_claims);
   // RW_malloc: one successful compare-and-swap per request served, failed ones besides.
   const WorkloadPoint m = run_workload(Algorithm::rwmalloc, w, heap_options(), 0).points[0];
   CHECK(m.atomics_issued >= m.allocs);

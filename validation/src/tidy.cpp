@@ -28,8 +28,8 @@ PointKey point_of(const Scenario& s, const std::string& backend, const std::stri
   p.w = s.w;
   p.lanes = s.lanes;
   p.pages = s.pages;
-  // Only allocators that choose a bit inside a word have a bit choice (the others: lowest).
-  p.bit_choice = caps(s.algo).bit_choice ? s.bit_choice : BitChoice::lowest;
+  // Only a choice the allocator implements is one (Capabilities::bit_choices; else: lowest).
+  p.bit_choice = caps(s.algo).chooses(s.bit_choice) ? s.bit_choice : BitChoice::lowest;
   return p;
 }
 

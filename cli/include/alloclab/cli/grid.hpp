@@ -45,12 +45,12 @@ struct GridOptions {
   unsigned pages = 1;
   std::uint64_t seed = 1;
   // Bit choices, a comma list of lowest|random|rotated (core/bit_choice.hpp); the grid gains a
-  // bit-choice axis for the allocators with Capabilities::bit_choice. Other algorithms have no
-  // choice: see expand_grid.
+  // bit-choice axis of the choices the allocator implements (Capabilities::bit_choices). A
+  // choice it lacks: see expand_grid.
   std::string bit_choice = "lowest";
-  // sweep, measure: algorithms without a bit choice are run once (lowest) instead of rejecting
-  // the option.
-  bool bit_choice_rwbm_only = false;
+  // sweep, measure with several allocators: each runs the choices of the list it implements
+  // (lowest where it implements none of them) instead of rejecting the option.
+  bool bit_choice_where_supported = false;
 };
 
 enum class GridUse {
@@ -63,7 +63,7 @@ enum class GridUse {
 void add_grid_options(CLI::App& cmd, GridOptions& grid);
 
 // Adds --bit-choice (simulate, measure, sweep: the commands that run allocators with a bit
-// choice, Capabilities::bit_choice).
+// choice, Capabilities::bit_choices).
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid);
 
 // One point of an expanded grid. `invalid` holds why it cannot be evaluated (an InputError that

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "alloclab/core/bit_choice.hpp"
+
 namespace alloclab {
 
 // One value per allocator, in the order of kAlgorithms below (new ones go at the end).
@@ -55,11 +57,14 @@ struct Capabilities {
   bool bitmap_words = true;
   // A warp serves its lanes together (the lanes are a hardware warp): the GPU needs lanes = 32.
   bool warp_collective = false;
-  // Which free bit of a read word a thread claims is a choice (--bit-choice, core/bit_choice.hpp);
-  // the others always take the lowest.
-  bool bit_choice = false;
+  // The bit choices (--bit-choice, core/bit_choice.hpp: which free bit of a read word a thread
+  // claims) it implements, a set of bit_choice_bit(c); lowest (the paper's) is always in it.
+  unsigned bit_choices = kOnlyLowest;
   unsigned backends = kAllBackends;  // BackendKind bits
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
+  bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
+  // More than the lowest: --bit-choice is an axis of this allocator.
+  bool has_bit_choice() const { return bit_choices != kOnlyLowest; }
 };
 
 struct AlgorithmInfo {
@@ -88,12 +93,14 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "rwbm",
      "Random Walk over a bitmap of w-bit words (Sec. 4.1, Eq. 4-5)",
      "one read of one random w-bit bitmap word",
-     {.requests = RequestKind::one_page, .bit_choice = true}},
+     {.requests = RequestKind::one_page, .bit_choices = kEveryBitChoice}},
     {Algorithm::corw,
      "corw",
      "Collaborative Random Walk within a warp (Algorithm 2)",
      "one round of the warp's outer loop (every lane reads one random word per round)",
-     {.requests = RequestKind::one_page, .warp_collective = true}},
+     {.requests = RequestKind::one_page,
+      .warp_collective = true,
+      .bit_choices = kOnlyLowest | bit_choice_bit(BitChoice::rotated)}},
     {Algorithm::rwmalloc,
      "rwmalloc",
      "RW_malloc: n consecutive pages per request (Algorithm 3)",
@@ -185,6 +192,23 @@ inline std::string_view backend_kind_name(BackendKind b) {
       return "gpu";
   }
   return "?";
+}
+
+// Why `a` cannot run bit choice `c` ("corw takes --bit-choice lowest|rotated, not random"), or
+// nullopt where it can: the one message of every backend's input check and of the CLI.
+inline std::optional<std::string> why_no_bit_choice(Algorithm a, BitChoice c) {
+  if (caps(a).chooses(c)) return std::nullopt;
+  std::string why = std::string(name(a)) + " takes --bit-choice " +
+                    bit_choice_names(caps(a).bit_choices) + ", not " + std::string(name(c));
+  std::string others;
+  for (const auto& o : kAlgorithms) {
+    if (!o.caps.chooses(c)) continue;
+    if (!others.empty()) others += ", ";
+    others += o.name;
+    others += ": ";
+    others += bit_choice_names(o.caps.bit_choices);
+  }
+  return why + " (" + others + ")";
 }
 
 // "model, sim, gpu": the backends an allocator runs on, for messages.

@@ -1,4 +1,5 @@
-// Which free bit of a bitmap word an RW-BM thread claims (`--bit-choice`). Not in the paper: its
+// Which free bit of a bitmap word an RW-BM thread (or a CoRW lane) claims (`--bit-choice`; which
+// allocators support which: Capabilities::bit_choices, core/algorithm.hpp). Not in the paper: its
 // RW-BM ("details skipped") and the authors' kernels take the LOWEST free bit, so every thread
 // that reads the same word at the same time targets the same bit and all but one lose the claim
 // (a collision). At high N/T many threads share a word; spreading their targets over the word's
@@ -14,7 +15,9 @@
 //              unchanged and u is uniform given the word up to a relative bias of W / 2^32
 //              (below 1% for W <= 2^25 words). No extra Philox call: the GPU keeps its speed.
 //  * rotated : the first free bit at or after bit (lane * w / L), cyclically, where lane =
-//              thread mod L and L = lanes per warp. lane * w / L (rather than lane mod w) spreads
+//              thread mod L and L = lanes per warp (CoRW: every bit set of a lane's word - its
+//              offers, its share, its claims - is taken in that cyclic order instead of from
+//              bit 0; cpu_sim/corw_share.hpp). lane * w / L (rather than lane mod w) spreads
 //              the L start offsets evenly over the whole word for any w: w = 32, L = 32 gives
 //              offset = lane; w = 64 gives 2 * lane (lane mod 64 would leave bits 32..63 as
 //              start points of no lane); w < L maps several lanes onto one offset.
@@ -25,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "alloclab/core/bit_tricks.hpp"
@@ -46,16 +50,42 @@ inline std::optional<BitChoice> parse_bit_choice(std::string_view text) {
   return std::nullopt;
 }
 
+// A set of bit choices (Capabilities::bit_choices, core/algorithm.hpp): bit c for choice c.
+constexpr unsigned bit_choice_bit(BitChoice c) {
+  return 1u << static_cast<unsigned>(c);
+}
+inline constexpr unsigned kOnlyLowest = bit_choice_bit(BitChoice::lowest);
+inline constexpr unsigned kEveryBitChoice = (1u << 3) - 1;
+
+// "lowest|rotated": the names of the choices in `set`.
+inline std::string bit_choice_names(unsigned set) {
+  std::string out;
+  for (unsigned i = 0; i < 3; ++i) {
+    if (!(set & bit_choice_bit(static_cast<BitChoice>(i)))) continue;
+    if (!out.empty()) out += '|';
+    out += kBitChoiceNames[i];
+  }
+  return out;
+}
+
+// The rotated choice's start offset of lane `lane` of a warp of `lanes`: lane * w / lanes.
+// RW-BM starts its search for a free bit there; CoRW views its word rotated by it (view bit j =
+// word bit (j + offset) mod w), so that its lowest free bits, its share and its hand-out order
+// are taken from that bit on.
+ALLOCLAB_HD unsigned rotation_offset(unsigned lane, unsigned w, unsigned lanes) {
+  return lane * w / lanes;
+}
+
 // What a thread needs to choose its bit at one step: u (random) and its start offset (rotated).
 struct BitChoiceKey {
   std::uint32_t u = 0;  // low 32 bits of the step's probe number
-  unsigned offset = 0;  // lane * w / lanes
+  unsigned offset = 0;  // rotation_offset(thread mod lanes, w, lanes)
 };
 
 ALLOCLAB_HD BitChoiceKey bit_choice_key(std::uint64_t probe, std::uint64_t thread, unsigned w,
                                         unsigned lanes) {
   const auto lane = static_cast<unsigned>(thread % lanes);
-  return {static_cast<std::uint32_t>(probe), lane * w / lanes};
+  return {static_cast<std::uint32_t>(probe), rotation_offset(lane, w, lanes)};
 }
 
 // The free bit this thread targets in `word` (low w bits; set = used), or -1 if there is none.

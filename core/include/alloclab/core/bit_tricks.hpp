@@ -81,6 +81,21 @@ ALLOCLAB_HD int first_free_bit_from(std::uint64_t word, unsigned w, unsigned sta
   return static_cast<int>(count_trailing_zeros(at_or_above ? at_or_above : free_bits));
 }
 
+// x (its low w bits; the bits above w must be 0) rotated right by o < w within w bits: bit
+// (j + o) mod w of x becomes bit j. With rotate_left (its inverse) it views a word in a lane's
+// rotated bit order (CoRW's "rotated" bit choice, bit_choice.hpp): the view's lowest bits are the
+// word's bits from o on. Word = uint32_t keeps w = 32 in 32-bit registers on the GPU.
+template <typename Word>
+ALLOCLAB_HD Word rotate_right(Word x, unsigned o, unsigned w) {
+  if (o == 0) return x;
+  return static_cast<Word>(((x >> o) | (x << (w - o))) & low_mask(w));
+}
+template <typename Word>
+ALLOCLAB_HD Word rotate_left(Word x, unsigned o, unsigned w) {
+  if (o == 0) return x;
+  return static_cast<Word>(((x << o) | (x >> (w - o))) & low_mask(w));
+}
+
 // The free bit of rank floor(u * f / 2^32) (0-based, counted from bit 0) among the f unset bits
 // of the low w bits of `word`; -1 if none. With u uniform on [0, 2^32) every free bit is chosen
 // with probability within f / 2^32 of 1/f. The "random" bit choice of RW-BM (bit_choice.hpp).

@@ -57,7 +57,7 @@ inline void put_scenario(Record& r, const Scenario& s) {
   r.set("algo", std::string(name(s.algo)));
   r.set_int("N", s.N).set_int("A", s.A).set_int("T", s.T).set_int("w", s.w);
   r.set_int("lanes", s.lanes).set_int("pages", s.pages).set_int("seed", s.seed);
-  if (caps(s.algo).bit_choice) r.set("bit_choice", std::string(name(s.bit_choice)));
+  if (caps(s.algo).has_bit_choice()) r.set("bit_choice", std::string(name(s.bit_choice)));
 }
 
 }  // namespace alloclab

@@ -35,10 +35,11 @@ struct WorkloadPoint {
   // steps are not observable (CUDA's malloc, GPU runs without counters).
   std::vector<std::uint32_t> steps;
   std::uint64_t collisions = 0;  // collisions reported by the allocator
-  // The allocations' atomics issued, failed atomic claims and retries, summed (frees: see
-  // below). Exact in the simulator (RunResult); on the GPU failed claims are the kernels'
-  // collision counters and retries the steps beyond the first, and atomics are not counted
-  // (has_atomic_counts = false).
+  // The allocations' atomics issued, failed atomic claims (atomics that lost at least one bit)
+  // and retries, summed (frees: see below). Exact in the simulator (RunResult); on the GPU
+  // (counters on) the kernels count atomics and failed claims (the collisions less the lost bits
+  // beyond the first of each failed atomic: KernelArgs::extra_lost_bits) and retries are the
+  // steps beyond the first.
   std::uint64_t atomics_issued = 0, failed_claims = 0, retries = 0;
   // The frees' atomics issued, summed over the point's `freed` objects, counted as the
   // allocations' are: the bitmap allocators' one AND per word piece of the object's run of pages,

@@ -12,11 +12,17 @@ struct CorwLaneInput {
   std::uint64_t P = 0;           // its register copy (all w bits set = nothing to give, also
                                  // when the lane failed to lock the word: line 7)
   bool needs = false;            // pageID == -1
+  // The lane's bit order (--bit-choice rotated, core/bit_choice.hpp): it views its word rotated
+  // by `rot` (view bit j = word bit (j + rot) mod w), so it offers its free bits from bit rot
+  // on, cyclically, instead of from bit 0. 0: the paper's lowest-first order.
+  unsigned rot = 0;
 };
 
-// One iteration of the inner while loop (Figure 5 shows one block per iteration).
+// One iteration of the inner while loop (Figure 5 shows one block per iteration). "Lowest" below
+// is in each lane's view (CorwLaneInput::rot).
 struct CorwShareIteration {
-  std::vector<std::int64_t> b;       // page lane t offers (line 11), -1 if its P is full
+  std::vector<std::int64_t> b;       // page lane t offers (line 11: its lowest free bit in its
+                                     // view), -1 if its P is full
   std::vector<int> s;                // line 12
   std::vector<int> t_prime;          // line 13 (lane index, 0-based), -1 if none
   std::vector<std::int64_t> pageID;  // after line 14

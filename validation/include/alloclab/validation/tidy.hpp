@@ -22,8 +22,9 @@ struct PointKey {
   std::string mode;     // simulator mode, schedule for the model, "" where it does not apply
   std::uint64_t N = 0, A = 0, T = 0;
   unsigned w = 32, lanes = 32, pages = 1;
-  // RW-BM's --bit-choice (core/bit_choice.hpp); lowest for every other algorithm and for rows
-  // read from CSVs written before the column existed.
+  // --bit-choice (core/bit_choice.hpp) where the allocator implements it
+  // (Capabilities::bit_choices); lowest otherwise and for rows read from CSVs written before the
+  // column existed.
   BitChoice bit_choice = BitChoice::lowest;
 
   std::string text() const;  // stable, unique: used for resume and grouping
