@@ -88,6 +88,20 @@ for tool in memcheck racecheck; do
   sanitize "$tool" workload --backend gpu --allocator queue,rw,rwbm,corw,rwmalloc \
     --workload oom --size 256 --pool 256KiB --batch 300 --max-steps 512 --format csv
 done
+# The rotated bit order and repeats on the same small pools.
+for tool in memcheck racecheck; do
+  sanitize "$tool" workload --backend gpu --allocator rwbm,corw --bit-choice rotated \
+    --workload churn --N 1000 --size 256 --pool 512KiB --rounds 2 --repeats 2 --format csv
+done
+# The device-side heap (PageHeap over every page allocator, divergent callers) as its tests run
+# it; synccheck for the warp-collective allocators' ballots and shuffles over coalesced groups.
+for tool in memcheck racecheck synccheck; do
+  echo "### $tool: gpu_tests [page_heap]" >>"$OUT/sanitizer.txt"
+  if ! compute-sanitizer --tool "$tool" --error-exitcode 9 "$BUILD/gpu/gpu_tests" "[page_heap]" \
+    >>"$OUT/sanitizer.txt" 2>&1; then
+    sanitizer_failures+=("$tool: gpu_tests [page_heap]")
+  fi
+done
 sanitize memcheck workload --backend gpu --allocator cudamalloc --workload churn --N 1000 \
   --size 256 --pool 64MiB --rounds 2 --format csv
 grep -E "^###|ERROR SUMMARY" "$OUT/sanitizer.txt"

@@ -33,6 +33,12 @@ for size in 16 256 4096; do
 done
 csv "$OUT/alloc.csv" --allocator rwmalloc --workload alloc --N '2^20' --size 4096 \
   --page-bytes 256 --pool 8GiB --trials 5 --counters off
+# The rotated bit order (registry option, not the papers' rule) of RW-BM and CoRW on the same
+# workload: what spreading the threads of a word over its bits buys at 4096 B pages.
+for size in 16 256 4096; do
+  csv "$OUT/alloc.csv" --allocator rwbm,corw --bit-choice rotated --workload alloc --N '2^20' \
+    --size $size --page-bytes $size --pool 8GiB --trials 5 --counters off
+done
 csv "$OUT/alloc.csv" --allocator cudamalloc --workload alloc --N '2^20' --size 16,256 \
   --pool 8GiB --trials 2
 stamp "scaling: alloc over N = 2^0 .. 2^20, 256 B, counters on"

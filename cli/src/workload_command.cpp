@@ -40,6 +40,7 @@ struct WorkloadArgs {
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
   unsigned threads = 0;
+  std::string bit_choice = "lowest";
   std::string counters = "on";
   unsigned warmup = 1;
   std::string heap_bytes;
@@ -53,6 +54,17 @@ std::string simulated_names() {
 
 std::string gpu_names() {
   return algorithm_names(algorithms_on(BackendKind::gpu));
+}
+
+// "rwbm: lowest|random|rotated, corw: lowest|rotated": the allocators with a choice, for --help.
+std::string bit_choice_offers() {
+  std::string out;
+  for (const auto& a : kAlgorithms) {
+    if (!a.caps.has_bit_choice()) continue;
+    if (!out.empty()) out += ", ";
+    out += std::string(a.name) + ": " + bit_choice_names(a.caps.bit_choices);
+  }
+  return out;
 }
 
 std::vector<Algorithm> parse_allocators(const std::string& text) {
@@ -155,6 +167,11 @@ void run(const WorkloadArgs& a) {
   base.block = a.block;
   base.warp_uniform = a.warp_uniform;
   base.seed = a.seed;
+  const auto choice = parse_bit_choice(a.bit_choice);
+  if (!choice)
+    throw InputError("--bit-choice",
+                     "unknown bit choice '" + a.bit_choice + "' (lowest|random|rotated)");
+  base.bit_choice = *choice;
   if (base.family == WorkloadFamily::churn && a.rounds < 1)
     throw InputError("--rounds", "need at least one round");
   // scaling is alloc over an axis of N; without --N it is the survey's 2^0 .. 2^20.
@@ -307,6 +324,11 @@ void add_workload_command(CLI::App& app) {
   cmd->add_flag("--warp-uniform", args->warp_uniform,
                 "mixed: all 32 lanes of a warp ask for the same size (drawn per warp) instead of "
                 "one size per thread");
+  cmd->add_option("--bit-choice", args->bit_choice,
+                  "which free bit of a read word a thread claims: lowest (the papers'), random or "
+                  "rotated, where the allocator offers it (" +
+                      bit_choice_offers() + ")")
+      ->capture_default_str();
   cmd->add_option("--trials", args->trials,
                   "independent trials (trial t seeds trial_seed(seed, t)); rows are means, "
                   "steps_max the maximum")

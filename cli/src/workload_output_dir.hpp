@@ -16,17 +16,19 @@ namespace alloclab::cli {
 // The columns that say which measurement a row is (not what it measured): the same point run
 // again has the same key. Rows keep them as the workload command writes them.
 inline constexpr const char* kWorkloadCoordinateKeys[] = {
-    "allocator",  "backend", "mode",   "workload",      "N",     "size",         "pool_bytes",
-    "page_bytes", "batch",   "rounds", "free_fraction", "block", "warp_uniform", "free",
-    "trials",     "repeats", "seed"};
+    "allocator",  "backend", "mode",    "workload",      "N",     "size",         "pool_bytes",
+    "page_bytes", "batch",   "rounds",  "free_fraction", "block", "warp_uniform", "free",
+    "bit_choice", "trials",  "repeats", "seed"};
 
 // Coordinates added after rows were first written, and the value a row without the column
-// means (rows written before --repeats were one repeat).
+// means, as the key prints it (rows written before --repeats were one repeat, before
+// --bit-choice the lowest bit).
 struct WorkloadCoordinateDefault {
   const char* key;
-  double value;
+  const char* value;
 };
-inline constexpr WorkloadCoordinateDefault kWorkloadCoordinateDefaults[] = {{"repeats", 1}};
+inline constexpr WorkloadCoordinateDefault kWorkloadCoordinateDefaults[] = {
+    {"repeats", "1"}, {"bit_choice", "lowest"}};
 
 // The coordinates of a row, as one string (numbers compared as numbers: 1 and 1.0 are one; a
 // missing coordinate of kWorkloadCoordinateDefaults is its default).

@@ -68,6 +68,7 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
   rec.set_int("block", w.block);
   rec.set("warp_uniform", w.warp_uniform);
   rec.set("free", w.initial_free);
+  rec.set("bit_choice", std::string(name(w.bit_choice)));
   rec.set_int("trials", trials);
   rec.set_int("repeats", repeats);
   rec.set_int("seed", w.seed);

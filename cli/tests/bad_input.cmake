@@ -110,6 +110,9 @@ set(cases
   "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
   "--repeats|workload --allocator queue --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --repeats 0"
   "--repeats|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --repeats -1"
+  "--bit-choice|workload --allocator corw --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice random"
+  "--bit-choice|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice rotated"
+  "--bit-choice|workload --allocator rwbm --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice best"
   "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)

@@ -86,6 +86,7 @@ Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, st
   st.s.T = w.pages_total();
   st.s.A = w.pages_free_at_start();
   st.s.seed = seed;
+  st.s.bit_choice = w.bit_choice;
   st.so.mode = o.mode;
   st.so.host_threads = o.host_threads;
   st.so.max_probes_per_request = o.max_probes_per_request;
@@ -401,7 +402,7 @@ void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptio
     throw InputError("--allocator",
                      std::string(name(algo)) +
                          " does not run in the simulator (it runs on: " + backends_of(algo) + ")");
-  check_workload(w);
+  check_workload_for(algo, w);
   const std::uint64_t pages = pages_for_request(algo, w.size.hi, w.page_bytes);
   if (pages > w.pages_total())
     throw InputError("--pool", "one object of " + std::to_string(w.size.hi) + " bytes takes " +

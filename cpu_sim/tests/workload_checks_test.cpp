@@ -132,7 +132,7 @@ TEST_CASE("prefill: no allocator hands out more than the free pages", "[workload
   }
 }
 
-TEST_CASE("prefill: a fraction outside (0, 1] or one that leaves no page is an input error",
+TEST_CASE("prefill: a fraction outside 0 < f <= 1 or one that leaves no page is an input error",
           "[workload][prefill]") {
   for (double f : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN(), 0.001}) {
     INFO("f = " << f);
@@ -145,7 +145,7 @@ TEST_CASE("prefill: a fraction outside (0, 1] or one that leaves no page is an i
   CHECK(parameter_of(Algorithm::rw, w).empty());
 }
 
-TEST_CASE("--warp-uniform: the 32 threads of a warp ask for one size", "[workload][warp]") {
+TEST_CASE("warp-uniform: the 32 threads of a warp ask for one size", "[workload][warp]") {
   Workload w = make(WorkloadFamily::mixed, 256, 0, 1 << 16);
   w.size = {16, 4096};
   auto warps_uniform = [](const std::vector<std::uint64_t>& sizes) {

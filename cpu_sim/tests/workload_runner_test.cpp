@@ -190,7 +190,7 @@ void check_same_counts(const WorkloadRun& a, const WorkloadRun& b) {
 }
 }  // namespace
 
-TEST_CASE("--repeats 3 in sequential and lockstep mode counts exactly what one repeat counts",
+TEST_CASE("repeats: 3 repeats in sequential and lockstep mode counts exactly what one repeat counts",
           "[workload][repeats]") {
   // A churn that makes requests search (128 live objects on 160 pages) and an oom that fails.
   Workload churn = one_size_workload(WorkloadFamily::churn, 128, 256, 160 * 256);
@@ -215,7 +215,7 @@ TEST_CASE("--repeats 3 in sequential and lockstep mode counts exactly what one r
       }
 }
 
-TEST_CASE("--repeats in threads mode runs and verifies every repeat", "[workload][repeats]") {
+TEST_CASE("repeats in threads mode runs and verifies every repeat", "[workload][repeats]") {
   Workload w = one_size_workload(WorkloadFamily::churn, 512, 256, 2048 * 256);
   w.rounds = 2;
   WorkloadOptions o;
@@ -234,7 +234,7 @@ TEST_CASE("--repeats in threads mode runs and verifies every repeat", "[workload
   }
 }
 
-TEST_CASE("--repeats 0 is an input error naming --repeats", "[workload][repeats]") {
+TEST_CASE("repeats = 0 is an input error naming --repeats", "[workload][repeats]") {
   WorkloadOptions o;
   o.repeats = 0;
   const Workload w = one_size_workload(WorkloadFamily::alloc, 10, 256, 1 << 20);
@@ -244,4 +244,28 @@ TEST_CASE("--repeats 0 is an input error naming --repeats", "[workload][repeats]
   } catch (const InputError& e) {
     CHECK(e.parameter() == "--repeats");
   }
+}
+
+TEST_CASE("the bit choice reaches the allocator: 4 lanes on one word", "[workload]") {
+  // A pool of one 32-bit word (32 pages of 256 B) and 4 threads in one lockstep warp: every lane
+  // reads word 0. With the lowest bit all four aim at bit 0 in the same round, so three claims
+  // are lost at least once; rotated, lane l starts at bit l * 32 / 32 = l (core/bit_choice.hpp):
+  // bits 0, 1, 2, 3, all free, no claim lost (hand-worked).
+  for (Algorithm algo : {Algorithm::rwbm, Algorithm::corw}) {
+    INFO(name(algo));
+    Workload w = one_size_workload(WorkloadFamily::alloc, 4, 256, 32 * 256);
+    WorkloadOptions o;
+    o.mode = Mode::lockstep;
+    const WorkloadPoint lowest = run_workload(algo, w, o, 0).points.at(0);
+    w.bit_choice = BitChoice::rotated;
+    const WorkloadPoint rotated = run_workload(algo, w, o, 0).points.at(0);
+    CHECK(lowest.allocs == 4);
+    CHECK(rotated.allocs == 4);
+    CHECK(lowest.failed_claims >= 3);
+    CHECK(rotated.failed_claims == 0);
+    CHECK(rotated.atomics_issued == 4);
+  }
+  Workload w = one_size_workload(WorkloadFamily::alloc, 4, 256, 32 * 256);
+  w.bit_choice = BitChoice::random;
+  CHECK_THROWS_AS(run_workload(Algorithm::corw, w, {}, 0), InputError);
 }

@@ -4,6 +4,7 @@
 // its allocators), recognised by the shape of its device API:
 //  * one page per thread, probing a stream (RwDevice, RwbmDevice): malloc_page(thread, k);
 //  * one page per thread, no stream (QueueDevice): malloc_page();
+//  * one page per lane, warp-collective (CorwDevice): malloc_page(lane, members, asking);
 //  * runs of n pages, warp-collective (RwmallocDevice): malloc_pages(n, asking, warp, k, members).
 // PageHeap is device-copyable (pass it by value to a kernel); DevicePageHeap
 // (device_page_heap.cuh) owns its memory on the host side. An allocator's device struct joins by
@@ -63,6 +64,15 @@ concept TicketPageApi = requires(const Api& api, std::uint64_t x) {
   { api.malloc_page() } -> std::same_as<PageRequest>;
   api.free_page(x);
 };
+// One page per lane, the lanes of a mask asking together (their state made by api.lane).
+template <typename Api>
+concept WarpPageApi = requires(const Api& api, std::uint64_t x, unsigned m, bool b) {
+  api.lane(x, x);
+  {
+    api.malloc_page(*static_cast<decltype(api.lane(x, x))*>(nullptr), m, b)
+    } -> std::same_as<PageRequest>;
+  api.free_page(x);
+};
 // Runs of up to kWordBits pages, asked for together by the lanes of a mask.
 template <typename Api>
 concept WarpRunApi = requires(const Api& api, unsigned n, bool b, std::uint64_t x,
@@ -98,7 +108,7 @@ __device__ __forceinline__ std::uint64_t fresh_probe_start(std::uint64_t caller)
 }
 
 template <typename Api>
-requires ProbingPageApi<Api> || TicketPageApi<Api> || WarpRunApi<Api>
+requires ProbingPageApi<Api> || TicketPageApi<Api> || WarpPageApi<Api> || WarpRunApi<Api>
 struct PageHeap {
   static constexpr bool kRuns = WarpRunApi<Api>;
 
@@ -128,6 +138,11 @@ struct PageHeap {
         const std::uint64_t thread = global_thread_index();
         std::uint64_t k = fresh_probe_start(thread);
         got = api.malloc_page(thread, k);
+      } else if constexpr (WarpPageApi<Api>) {
+        // The lanes that called together (the coalesced group) share their words' free bits.
+        const std::uint64_t thread = global_thread_index();
+        auto lane = api.lane(thread, fresh_probe_start(thread));
+        got = api.malloc_page(lane, __activemask(), true);
       } else {
         got = api.malloc_page();
       }

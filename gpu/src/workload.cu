@@ -60,6 +60,7 @@ Scenario workload_scenario(Algorithm algo, const Workload& w, std::uint64_t seed
                 ? static_cast<unsigned>(pages_for_request(algo, w.size.hi, w.page_bytes))
                 : 1;
   s.seed = seed;
+  s.bit_choice = w.bit_choice;
   return s;
 }
 

@@ -10,7 +10,7 @@
 namespace alloclab::gpu::detail {
 
 void check_workload_registry_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
-  check_workload(w);
+  check_workload_for(algo, w);
   if (const auto why = why_no_gpu_backend(algo)) throw InputError("--allocator", *why);
   // One thread per object; per-object counters are 32-bit and launches at most 2^31 threads.
   if (w.N > kMaxLaunchThreads)

@@ -8,7 +8,17 @@
 
 namespace alloclab::gpu::test {
 
-enum class HeapAllocator { rw, rwbm32, rwbm64, queue, rwmalloc32, rwmalloc64 };
+enum class HeapAllocator {
+  rw,
+  rwbm32,
+  rwbm64,
+  queue,
+  rwmalloc32,
+  rwmalloc64,
+  corw32,
+  corw64,
+  corw_rotated32
+};
 
 // What the threads of one kernel ask for: thread i calls malloc calls[i] times (0: never), call r
 // for bytes[i * calls_per_thread + r] bytes. The kernel makes the callers diverge: each call sits

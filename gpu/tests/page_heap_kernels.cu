@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "alloclab/core/errors.hpp"
+#include "corw.cuh"
 #include "device_page_heap.cuh"
 #include "page_heap_cases.hpp"
 #include "queue.cuh"
@@ -127,6 +128,9 @@ using Rwbm64 = detail::RwbmDevice<std::uint64_t, BitChoice::lowest>;
 using Queue = detail::QueueDevice;
 using Rwmalloc32 = detail::RwmallocDevice<std::uint32_t>;
 using Rwmalloc64 = detail::RwmallocDevice<std::uint64_t>;
+using Corw32 = detail::CorwDevice<std::uint32_t, BitChoice::lowest>;
+using Corw64 = detail::CorwDevice<std::uint64_t, BitChoice::lowest>;
+using CorwRotated32 = detail::CorwDevice<std::uint32_t, BitChoice::rotated>;
 
 template <typename F>
 auto with_api(HeapAllocator a, F f) {
@@ -141,6 +145,12 @@ auto with_api(HeapAllocator a, F f) {
       return f(Queue{});
     case HeapAllocator::rwmalloc32:
       return f(Rwmalloc32{});
+    case HeapAllocator::corw32:
+      return f(Corw32{});
+    case HeapAllocator::corw64:
+      return f(Corw64{});
+    case HeapAllocator::corw_rotated32:
+      return f(CorwRotated32{});
     case HeapAllocator::rwmalloc64:
       break;
   }

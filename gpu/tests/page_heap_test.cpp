@@ -203,6 +203,18 @@ TEST_CASE("PageHeap over RW-BM (w = 32, 64): divergent callers, disjoint pages, 
 #endif
 }
 
+TEST_CASE("PageHeap over CoRW (w = 32, 64, rotated): divergent callers share a warp's words",
+          "[gpu][page_heap]") {
+  require_device();
+#if defined(ALLOCLAB_GPU_HAVE_CUDA)
+  for (HeapAllocator a :
+       {HeapAllocator::corw32, HeapAllocator::corw64, HeapAllocator::corw_rotated32}) {
+    INFO("allocator " << static_cast<int>(a));
+    check_divergent(a, (1u << 15) + 7, 64);  // a partial last word
+  }
+#endif
+}
+
 TEST_CASE("PageHeap over the queue: divergent callers, disjoint pages, free restores the pool",
           "[gpu][page_heap]") {
   require_device();
@@ -230,7 +242,8 @@ TEST_CASE("PageHeap out of memory: the queue serves exactly its pages, searches 
   const std::uint64_t pages = 1000, requests = 3000, page_bytes = 32;
   for (HeapAllocator a :
        {HeapAllocator::queue, HeapAllocator::rw, HeapAllocator::rwbm32, HeapAllocator::rwbm64,
-        HeapAllocator::rwmalloc32, HeapAllocator::rwmalloc64}) {
+        HeapAllocator::rwmalloc32, HeapAllocator::rwmalloc64, HeapAllocator::corw32,
+        HeapAllocator::corw64, HeapAllocator::corw_rotated32}) {
     INFO("allocator " << static_cast<int>(a));
     const HeapPlan p = oom_plan(a, pages, requests, page_bytes);
     const HeapRun r = gpu::test::run_heap(p);  // returns: every search ended

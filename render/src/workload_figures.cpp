@@ -47,6 +47,7 @@ std::string size_label(const WorkloadRow& r) {
 // source, then by the numbers the series title shows (size, N), then by what it hides.
 struct SeriesId {
   std::size_t allocator = 0;
+  std::string bit_choice;  // "lowest" first: the papers' rule, then the others by name
   int source_rank = 0;
   std::string source;
   std::uint64_t first = 0, second = 0;
@@ -166,6 +167,7 @@ class FigureBuilder {
 SeriesId allocator_series(const WorkloadRow& r) {
   SeriesId id;
   id.allocator = registry_position(r.allocator);
+  id.bit_choice = r.bit_choice == "lowest" ? std::string() : r.bit_choice;
   id.source_rank = source_rank(r);
   id.source = r.source();
   id.pool = r.pool_bytes;
@@ -175,6 +177,9 @@ SeriesId allocator_series(const WorkloadRow& r) {
 }
 
 std::string allocator_title(const WorkloadRow& r) {
+  // A bit choice other than the papers' lowest is part of the allocator's name ("corw rotated").
+  if (r.bit_choice != "lowest")
+    return fmt::format("{} {} ({})", name(r.allocator), r.bit_choice, r.source());
   return fmt::format("{} ({})", name(r.allocator), r.source());
 }
 

@@ -59,6 +59,7 @@ std::vector<WorkloadRow> read_workload_csv(const std::string& path, const std::s
     w.allocator = *algo;
     w.backend = text(record, "backend", where);
     w.mode = text(record, "mode", where);
+    if (record.find("bit_choice")) w.bit_choice = text(record, "bit_choice", where);
     w.workload = text(record, "workload", where);
     w.device = text(record, "device", where);
     // One size is a whole number of bytes; a range (mixed) is text "lo..hi".

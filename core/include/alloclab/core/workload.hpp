@@ -80,6 +80,9 @@ struct Workload {
   // used before the workload starts, chosen by the keyed permutation of pool.hpp as in every
   // command; the workload never frees them.
   double initial_free = 1.0;
+  // Which free bit of a read word a thread claims (--bit-choice, core/bit_choice.hpp): lowest
+  // (the papers') or what the allocator's Capabilities::bit_choices offer.
+  BitChoice bit_choice = BitChoice::lowest;
   std::uint64_t seed = 1;
   std::uint64_t pages_total() const { return pool_bytes / page_bytes; }  // T
   std::uint64_t pages_free_at_start() const {                            // A
@@ -190,6 +193,16 @@ inline std::uint64_t pages_for_request(Algorithm algo, std::uint64_t bytes,
 }
 
 // The checks every backend makes before running a workload (InputError naming the parameter).
+inline void check_workload(const Workload& w);
+
+// The workload's own checks and what the registry says `algo` can do with it (its bit choices);
+// every backend calls this first.
+inline void check_workload_for(Algorithm algo, const Workload& w) {
+  check_workload(w);
+  if (const auto why = why_no_bit_choice(algo, w.bit_choice))
+    throw InputError("--bit-choice", *why);
+}
+
 inline void check_workload(const Workload& w) {
   if (w.N < 1) throw InputError("--N", "need at least one thread");
   if (w.size.lo == 0) throw InputError("--size", "must be at least one byte");

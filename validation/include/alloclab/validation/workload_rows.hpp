@@ -33,6 +33,7 @@ struct WorkloadRow {
   std::optional<std::uint64_t> round;       // churn
   std::optional<std::uint64_t> batch;       // oom
   std::uint64_t pool_bytes = 0, page_bytes = 0;
+  std::string bit_choice = "lowest";  // rows written before the column: the lowest bit
   bool verified = false;
   Record values;     // every column as read (numbers, nulls, text), and the notes
   std::string file;  // where it was read from (relative to the directory read, when one was)
