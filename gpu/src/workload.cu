@@ -110,6 +110,7 @@ class WorkloadDriver {
     base_.max_steps = mo_.max_steps;
     base_.block = mo_.block;
     base_.seed = seed_;
+    base_.bit_choice = s_.bit_choice;
     slots_ = slot_count();
     allocator_ = entry_.make(s_, mo_, base_);
     pool_ = &allocator_->pool();
