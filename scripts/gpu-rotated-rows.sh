@@ -1,3 +1,9 @@
+#!/usr/bin/env bash
+# The reference workload's rows with the rotated bit order (RW-BM and CoRW, --bit-choice rotated;
+# 2^20 threads x {16, 256, 4096} B, 8 GiB, 5 trials, counters off) after the GPU tests, on the
+# device machine from the repository root: made the rotated rows of
+# reports/data/nvidia-h200/workloads/alloc.csv (scripts/gpu-workloads.sh has the same rows in the
+# full pass). Usage: scripts/gpu-rotated-rows.sh OUT_DIR (about 1 minute with the build).
 set -euo pipefail
 OUT=$1
 . scripts/gpu-setup.sh
