@@ -190,8 +190,9 @@ void check_same_counts(const WorkloadRun& a, const WorkloadRun& b) {
 }
 }  // namespace
 
-TEST_CASE("repeats: 3 repeats in sequential and lockstep mode counts exactly what one repeat counts",
-          "[workload][repeats]") {
+TEST_CASE(
+    "repeats: 3 repeats in sequential and lockstep mode counts exactly what one repeat counts",
+    "[workload][repeats]") {
   // A churn that makes requests search (128 live objects on 160 pages) and an oom that fails.
   Workload churn = one_size_workload(WorkloadFamily::churn, 128, 256, 160 * 256);
   churn.rounds = 3;
