@@ -26,6 +26,24 @@ enum class OutOfMemory {
   device,           // the device says so (device malloc returns null); nothing to check
 };
 
+// The kernels' arguments a scenario and the measurement options fix (seed: the scenario's, as
+// given). Both drivers (measure.cu, workload.cu) start from it, so a scenario field the kernels
+// read cannot reach one driver and not the other.
+inline KernelArgs kernel_args(const Scenario& s, const MeasureOptions& o) {
+  KernelArgs a;
+  a.N = s.N;
+  a.A = s.A;
+  a.T = s.T;
+  a.lanes = s.lanes;
+  a.pages = s.pages;
+  a.bit_choice = s.bit_choice;
+  a.per_thread = o.per_thread;
+  a.seed = s.seed;
+  a.max_steps = o.max_steps;
+  a.block = o.block;
+  return a;
+}
+
 // One allocator bound to its pool for one measure() call.
 class GpuAllocator {
  public:

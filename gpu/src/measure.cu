@@ -25,21 +25,6 @@ bool steps_observable(Algorithm algo) {
   return !info(algo).step_definition.empty();
 }
 
-KernelArgs kernel_args(const Scenario& s, const MeasureOptions& o, std::uint64_t trial) {
-  KernelArgs a;
-  a.N = s.N;
-  a.A = s.A;
-  a.T = s.T;
-  a.lanes = s.lanes;
-  a.pages = s.pages;
-  a.bit_choice = s.bit_choice;
-  a.per_thread = o.per_thread;
-  a.seed = trial_seed(s.seed, trial);
-  a.max_steps = o.max_steps;
-  a.block = o.block;
-  return a;
-}
-
 // Before anything is allocated: the pool (with its copy and scratch), the per-request result
 // slots (page, sorted, steps, collisions) and the verification's scratch must fit in the free
 // device memory. Otherwise an input error names the parameter that sized the larger part.
@@ -73,7 +58,8 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
   check_input(algo, s, o);
   require_device();
   const GpuEntry& entry = gpu_entry_for(algo);
-  const KernelArgs args = kernel_args(s, o, trial);
+  KernelArgs args = kernel_args(s, o);
+  args.seed = trial_seed(s.seed, trial);  // trial t of a measurement: its own pool and probes
   const std::unique_ptr<GpuAllocator> allocator = entry.make(s, o, args);
   PoolPolicy& pool = allocator->pool();
   const std::uint64_t R = s.N * o.per_thread;

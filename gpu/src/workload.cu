@@ -102,15 +102,7 @@ class WorkloadDriver {
         launch_(launch_threads(w)),
         warmup_(o.warmup),
         repeats_(o.repeats) {
-    base_.N = launch_;
-    base_.A = s_.A;
-    base_.T = s_.T;
-    base_.lanes = 32;
-    base_.pages = s_.pages;
-    base_.max_steps = mo_.max_steps;
-    base_.block = mo_.block;
-    base_.seed = seed_;
-    base_.bit_choice = s_.bit_choice;
+    base_ = kernel_args(s_, mo_);  // s_: launch_ threads, 32 lanes, the trial's seed
     slots_ = slot_count();
     allocator_ = entry_.make(s_, mo_, base_);
     pool_ = &allocator_->pool();
