@@ -20,15 +20,6 @@ std::vector<Algorithm> word_width_algorithms() {
   return algorithms_where(algorithms_on(), [](const Capabilities& c) { return c.bitmap_words; });
 }
 
-// "rwbm: lowest|random|rotated; corw: lowest|rotated; the others: lowest".
-std::string bit_choices_help() {
-  std::string text;
-  for (const auto& a : kAlgorithms)
-    if (a.caps.has_bit_choice())
-      text += std::string(a.name) + ": " + bit_choice_names(a.caps.bit_choices) + "; ";
-  return text + "the others: lowest";
-}
-
 std::string presets_help() {
   std::string text =
       "a named grid; --N, --A/--free, --T and --w given explicitly replace its axis:";
@@ -60,11 +51,8 @@ GridOptions with_preset(const GridOptions& grid) {
 std::vector<BitChoice> parse_bit_choices(const GridOptions& grid, Algorithm algo) {
   std::vector<BitChoice> choices;
   for (const auto& item : comma_items(grid.bit_choice)) {
-    const auto c = parse_bit_choice(item);
-    if (!c)
-      throw InputError("--bit-choice",
-                       "unknown bit choice '" + item + "' (lowest, random, rotated)");
-    if (std::find(choices.begin(), choices.end(), *c) == choices.end()) choices.push_back(*c);
+    const BitChoice c = parse_one_bit_choice(item);
+    if (std::find(choices.begin(), choices.end(), c) == choices.end()) choices.push_back(c);
   }
   if (choices.empty()) throw InputError("--bit-choice", "no bit choice given");
   // Each allocator runs the choices it implements (Capabilities::bit_choices). Asked for one it
@@ -96,6 +84,21 @@ std::vector<unsigned> parse_word_widths(const GridOptions& grid, Algorithm algo)
 }
 
 }  // namespace
+
+std::string bit_choices_help() {
+  std::string text;
+  for (const auto& a : kAlgorithms)
+    if (a.caps.has_bit_choice())
+      text += std::string(a.name) + ": " + bit_choice_names(a.caps.bit_choices) + "; ";
+  return text + "the others: lowest";
+}
+
+BitChoice parse_one_bit_choice(const std::string& text) {
+  const auto c = parse_bit_choice(text);
+  if (!c)
+    throw InputError("--bit-choice", "unknown bit choice '" + text + "' (lowest, random, rotated)");
+  return *c;
+}
 
 const GridPreset* find_grid_preset(std::string_view name) {
   for (const auto& p : kGridPresets)

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
@@ -54,17 +55,6 @@ std::string simulated_names() {
 
 std::string gpu_names() {
   return algorithm_names(algorithms_on(BackendKind::gpu));
-}
-
-// "rwbm: lowest|random|rotated, corw: lowest|rotated": the allocators with a choice, for --help.
-std::string bit_choice_offers() {
-  std::string out;
-  for (const auto& a : kAlgorithms) {
-    if (!a.caps.has_bit_choice()) continue;
-    if (!out.empty()) out += ", ";
-    out += std::string(a.name) + ": " + bit_choice_names(a.caps.bit_choices);
-  }
-  return out;
 }
 
 std::vector<Algorithm> parse_allocators(const std::string& text) {
@@ -327,7 +317,7 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--bit-choice", args->bit_choice,
                   "which free bit of a read word a thread claims: lowest (the papers'), random or "
                   "rotated, where the allocator offers it (" +
-                      bit_choice_offers() + ")")
+                      bit_choices_help() + ")")
       ->capture_default_str();
   cmd->add_option("--trials", args->trials,
                   "independent trials (trial t seeds trial_seed(seed, t)); rows are means, "

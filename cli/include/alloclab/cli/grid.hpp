@@ -62,6 +62,12 @@ enum class GridUse {
 // by the commands that use them). --w takes a list (e.g. 32,64): the grid gains a w axis.
 void add_grid_options(CLI::App& cmd, GridOptions& grid);
 
+// "rwbm: lowest|random|rotated; corw: lowest|rotated; the others: lowest": which allocator offers
+// which bit choice (Capabilities::bit_choices), for --help.
+std::string bit_choices_help();
+// One of lowest|random|rotated; InputError on --bit-choice otherwise.
+BitChoice parse_one_bit_choice(const std::string& text);
+
 // Adds --bit-choice (simulate, measure, sweep: the commands that run allocators with a bit
 // choice, Capabilities::bit_choices).
 void add_bit_choice_option(CLI::App& cmd, GridOptions& grid);
