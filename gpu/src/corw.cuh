@@ -42,6 +42,7 @@
 #pragma once
 
 #include "bitmap_pool.cuh"
+#include "warp.cuh"
 
 namespace alloclab::gpu::detail {
 
@@ -58,8 +59,8 @@ struct CorwLane {
 
   __device__ CorwLane(std::uint64_t seed, std::uint64_t thread, std::uint64_t first_probe)
       : stream(seed, StreamDomain::probe, thread), k(first_probe) {
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lt));
+    lane = lane_id();
+    lt = lanemask_lt();
   }
 
   // The word of probe k (k not advanced): a read at an even k keeps the other half of the block

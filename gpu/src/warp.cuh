@@ -11,4 +11,12 @@ __device__ __forceinline__ unsigned lane_id() {
   return lane;
 }
 
+// The lanes below the calling one (bit l set for every lane l < lane_id()): a lane's rank among
+// the lanes of a mask m is __popc(m & lanemask_lt()).
+__device__ __forceinline__ unsigned lanemask_lt() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
 }  // namespace alloclab::gpu::detail
