@@ -220,7 +220,7 @@ MeasureResult measure_candidate(Candidate c, const Scenario& scenario, const Mea
     pool.verify_freed(done);
   }
   ALLOCLAB_CUDA(cudaDeviceSynchronize());
-  res.kernel_ms = median(res.kernel_ms_all);
+  res.kernel_ms = median_of(res.kernel_ms_all);
   return res;
 }
 

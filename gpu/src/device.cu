@@ -47,12 +47,6 @@ void require_device_bytes(const std::string& parameter, const std::string& who,
                                   std::to_string(free_bytes) + " free (" + each + ")");
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 namespace {
 
 template <typename Word>
@@ -82,7 +76,7 @@ double floor_ms_of(std::uint64_t threads, std::uint64_t T, bool philox, unsigned
     ALLOCLAB_CUDA_LAUNCH();
     if (r > 0) times.push_back(ms);
   }
-  return median(times);
+  return median_of(times);
 }
 
 }  // namespace

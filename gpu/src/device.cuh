@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/median.hpp"
 #include "cuda_check.cuh"
 
 namespace alloclab::gpu::detail {
@@ -52,7 +53,5 @@ class EventTimer {
  private:
   cudaEvent_t start_{}, stop_{};
 };
-
-double median(std::vector<double> v);
 
 }  // namespace alloclab::gpu::detail

@@ -165,7 +165,7 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
     if (o.keep_free_pages) res.free_after_free = pool.free_pages();
   }
   ALLOCLAB_CUDA(cudaDeviceSynchronize());
-  res.kernel_ms = median(res.kernel_ms_all);
+  res.kernel_ms = median_of(res.kernel_ms_all);
   for (auto& note : pool.notes()) res.notes.push_back(std::move(note));
   return res;
 }

@@ -16,17 +16,10 @@
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/median.hpp"
 #include "alloclab/core/workload_result.hpp"
 
 namespace alloclab {
-
-// The median of `values` (not empty): the middle value of an odd count, the mean of the two middle
-// values of an even count.
-inline double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 namespace detail {
 
