@@ -179,7 +179,7 @@ void run(const WorkloadArgs& a) {
   for (auto algo : allocators)
     for (const auto& size : sizes)
       for (auto N : Ns) {
-        Workload w = base;
+        Workload w = workload_for(algo, base);
         w.N = base.family == WorkloadFamily::oom ? 1 : N;
         w.size = size;
         backend.check(algo, w);  // reject bad points before any output
@@ -294,7 +294,9 @@ void add_workload_command(CLI::App& app) {
                   "one run per entry")
       ->required();
   cmd->add_option("--pool", args->pool, "pool bytes (e.g. 64MiB, 8GiB)")->required();
-  cmd->add_option("--page-bytes", args->page_bytes, "bytes per page of the page allocators")
+  cmd->add_option("--page-bytes", args->page_bytes,
+                  "bytes per page of the page allocators (those with their own page size, ouro-*, "
+                  "use it: 16 B)")
       ->capture_default_str();
   cmd->add_option("--rounds", args->rounds, "churn: rounds after the initial fill")
       ->capture_default_str();

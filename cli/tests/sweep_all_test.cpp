@@ -33,7 +33,7 @@ TEST_CASE("sweep --algos all --backends model,sim: rows for every allocator on m
   const std::filesystem::path dir = ALLOCLAB_SWEEP_ALL_WORK;
   std::filesystem::remove_all(dir);
   const std::string cmd = std::string("\"") + ALLOCLAB_EXE +
-                          "\" sweep --algos all --backends model,sim --N 4 --A 64 --T 256 "
+                          "\" sweep --algos all --backends model,sim --N 4 --A 64 --T 1024 "
                           "--trials 2 --threads 1 --out \"" +
                           dir.string() + "\" > \"" + dir.string() + ".log\" 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);

@@ -114,28 +114,29 @@ struct SemSim {
 
 }  // namespace
 
-TEST_CASE("bulk semaphore packs 21-bit fields with a 2^20 count bias", "[core][ouro][sem]") {
-  CHECK(kMaxUnits == 1048575);
+TEST_CASE("bulk semaphore packs 21-bit fields with a 2^19 count bias", "[core][ouro][sem]") {
+  CHECK(kMaxUnits == 1572863);    // 2^21 - 2^19 - 1
+  CHECK(kMaxUnits >= (1 << 20));  // the 2^20 pages of 16 B of the paper's benchmark fit
   CHECK(kSemMaxField == 2097151u);
-  // Zero counters: only the bias, 2^20, in the count field.
-  CHECK(word_of(0, 0, 0) == 0x100000ULL);
+  // Zero counters: only the bias, 2^19, in the count field.
+  CHECK(word_of(0, 0, 0) == 0x80000ULL);
   // The lowest count is the bias cancelled: an all-zero word.
-  CHECK(word_of(-(1 << 20), 0, 0) == 0);
+  CHECK(word_of(-(1 << 19), 0, 0) == 0);
   // Every field at its top: 63 one bits (bit 63 stays clear).
-  CHECK(word_of((1 << 20) - 1, (1u << 21) - 1, (1u << 21) - 1) == 0x7FFF'FFFF'FFFF'FFFFULL);
+  CHECK(word_of(1572863, (1u << 21) - 1, (1u << 21) - 1) == 0x7FFF'FFFF'FFFF'FFFFULL);
   // E at bit 21, R at bit 42.
-  CHECK(word_of(0, 1, 0) == 0x100000ULL + (1ULL << 21));
-  CHECK(word_of(0, 0, 1) == 0x100000ULL + (1ULL << 42));
+  CHECK(word_of(0, 1, 0) == 0x80000ULL + (1ULL << 21));
+  CHECK(word_of(0, 0, 1) == 0x80000ULL + (1ULL << 42));
   for (const SemCounters c :
-       {counters(-(1 << 20), 0, 0), counters((1 << 20) - 1, 0, 0),
-        counters(-(1 << 20), (1u << 21) - 1, (1u << 21) - 1),
-        counters((1 << 20) - 1, (1u << 21) - 1, (1u << 21) - 1), counters(-7, 12345, 999)}) {
+       {counters(-(1 << 19), 0, 0), counters(1572863, 0, 0),
+        counters(-(1 << 19), (1u << 21) - 1, (1u << 21) - 1),
+        counters(1572863, (1u << 21) - 1, (1u << 21) - 1), counters(-7, 12345, 999)}) {
     CHECK(sem_fits(c.count, c.expected, c.reserved));
     CHECK(sem_unpack(sem_pack(c)) == c);
   }
   // One past each end does not fit.
-  CHECK_FALSE(sem_fits(1 << 20, 0, 0));
-  CHECK_FALSE(sem_fits(-(1 << 20) - 1, 0, 0));
+  CHECK_FALSE(sem_fits(1572864, 0, 0));
+  CHECK_FALSE(sem_fits(-(1 << 19) - 1, 0, 0));
   CHECK_FALSE(sem_fits(0, 1 << 21, 0));
   CHECK_FALSE(sem_fits(0, 0, 1 << 21));
   CHECK_FALSE(sem_fits(0, -1, 0));
@@ -211,19 +212,19 @@ TEST_CASE("bulk semaphore spin exit: printed and covered rules", "[core][ouro][s
 }
 
 TEST_CASE("bulk semaphore range checks name the limit", "[core][ouro][sem]") {
-  CHECK(bulk_semaphore_units_error("--queue-capacity", 1048575).empty());
-  const std::string e = bulk_semaphore_units_error("--queue-capacity", 1048576);
-  CHECK(e.rfind("--queue-capacity: 1048576", 0) == 0);
-  CHECK(e.find("1048575") != std::string::npos);
+  CHECK(bulk_semaphore_units_error("--queue-capacity", 1572863).empty());
+  const std::string e = bulk_semaphore_units_error("--queue-capacity", 1572864);
+  CHECK(e.rfind("--queue-capacity: 1572864", 0) == 0);
+  CHECK(e.find("1572863") != std::string::npos);
   // The paper's evaluation used queues of 2,000,000 entries.
   CHECK_FALSE(bulk_semaphore_units_error("--queue-capacity", 2000000).empty());
-  // 2^20 waiters of one unit fill the bias exactly; one more does not fit.
+  // 2^19 waiters of one unit fill the bias exactly; one more does not fit.
   CHECK(bulk_semaphore_concurrency_error("--N", 1u << 19, 1, 4).empty());
-  CHECK_FALSE(bulk_semaphore_concurrency_error("--N", (1u << 20) + 1, 1, 4).empty());
+  CHECK_FALSE(bulk_semaphore_concurrency_error("--N", (1u << 19) + 1, 1, 4).empty());
   // E bound: 1 + 2 * 2^19 + 2^20 - 1 = 2^21 > 2^21 - 1.
   CHECK_FALSE(bulk_semaphore_concurrency_error("--N", 1u << 19, 1, 1u << 20).empty());
   CHECK(bulk_semaphore_concurrency_error("--N", 1u << 19, 1, (1u << 20) - 1).empty());
-  CHECK(bulk_semaphore_concurrency_error("--N", 10, 1, 1u << 20).find("--N: 1048576 pages") == 0);
+  CHECK(bulk_semaphore_concurrency_error("--N", 10, 1, 1u << 21).find("--N: 2097152 pages") == 0);
 }
 
 TEST_CASE("bulk semaphore: Fig. 1 trace, 8 threads, 4 pages per chunk, one at a time",

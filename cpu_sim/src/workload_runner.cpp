@@ -397,7 +397,8 @@ void verify_ranges(std::vector<ByteRange> ranges, std::uint64_t pool_bytes) {
                               std::to_string(ranges[i].end) + ") overlap");
 }
 
-void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+void check_workload_input(Algorithm algo, const Workload& given, const WorkloadOptions& o) {
+  const Workload w = workload_for(algo, given);  // the allocator's own page size, if it has one
   if (!caps(algo).has(BackendKind::sim))
     throw InputError("--allocator",
                      std::string(name(algo)) +
@@ -431,8 +432,9 @@ std::vector<std::uint64_t> call_request_bytes(const Workload& w, std::uint64_t t
   return request_bytes_of_call(w, trial_seed(w.seed, trial));
 }
 
-WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOptions& o,
                          std::uint64_t trial) {
+  const Workload w = workload_for(algo, given);
   check_workload_input(algo, w, o);
   RepeatedRun repeated(o.mode == Mode::threads ? RepeatCounts::may_differ
                                                : RepeatCounts::identical);

@@ -32,6 +32,14 @@ std::string parameter_of(Algorithm a, const Workload& w) {
 }
 }  // namespace
 
+// The atomics one free of a one-page object issues without contention, worked from each
+// protocol: the bitmap allocators clear one bit (one AND), the queue adds one to its tail, and
+// Ouroboros' page queue signals the semaphore, takes a back position and CASes its slot (Alg. 3
+// l.17-18 with Alg. 1 l.5-6).
+std::uint64_t atomics_per_free(Algorithm algo) {
+  return algo == Algorithm::ouro_p_s ? 3 : 1;
+}
+
 TEST_CASE("free atomics: one per one-page object (an AND, or the queue's enqueue)",
           "[workload][counters]") {
   for (auto algo : algorithms_on(BackendKind::sim)) {
@@ -42,7 +50,7 @@ TEST_CASE("free atomics: one per one-page object (an AND, or the queue's enqueue
     const WorkloadRun r = run_workload(algo, w, {}, 0);
     std::uint64_t freed = 0;
     for (const auto& p : r.points) {
-      CHECK(p.free_atomics_issued == p.freed);
+      CHECK(p.free_atomics_issued == atomics_per_free(algo) * p.freed);
       freed += p.freed;
     }
     CHECK(freed == 120 + 4 * 30);  // every object allocated is freed once
@@ -127,7 +135,9 @@ TEST_CASE("prefill: no allocator hands out more than the free pages", "[workload
     w.initial_free = 0.25;
     const WorkloadPoint p = run_workload(algo, w, {}, 0).points[0];
     CHECK(p.allocs <= 256);
-    CHECK(p.allocs > 0);
+    // Ouroboros hands out whole chunks of 512 free units, which a pool three quarters used at
+    // random does not have: it serves nothing, and must fail cleanly.
+    if (algo != Algorithm::ouro_p_s) CHECK(p.allocs > 0);
     CHECK(p.freed == p.allocs);
   }
 }

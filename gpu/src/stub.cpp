@@ -41,7 +41,8 @@ double atomic_floor_ms(std::uint64_t, std::uint64_t, bool, unsigned, unsigned) {
   throw NoDevice(kNoCuda);
 }
 
-void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+void check_workload_input(Algorithm algo, const Workload& given, const WorkloadOptions& o) {
+  const Workload w = workload_for(algo, given);  // the allocator's own page size, if it has one
   detail::check_workload_registry_input(algo, w, o);
 }
 
@@ -49,8 +50,9 @@ std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const Workl
   return detail::workload_heap_bytes(algo, w, o);
 }
 
-WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOptions& o,
                          std::uint64_t) {
+  const Workload w = workload_for(algo, given);
   detail::check_workload_registry_input(algo, w, o);  // bad input is an input error, device or not
   throw NoDevice(kNoCuda);
 }

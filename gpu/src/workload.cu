@@ -534,7 +534,8 @@ class WorkloadDriver {
 
 }  // namespace
 
-void check_workload_input(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
+void check_workload_input(Algorithm algo, const Workload& given, const WorkloadOptions& o) {
+  const Workload w = workload_for(algo, given);  // the allocator's own page size, if it has one
   check_workload_registry_input(algo, w, o);
   const Scenario s = workload_scenario(algo, w, w.seed);
   gpu_entry_for(algo).check(s, workload_measure_options(algo, w, o));
@@ -544,8 +545,9 @@ std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const Workl
   return detail::workload_heap_bytes(algo, w, o);
 }
 
-WorkloadRun run_workload(Algorithm algo, const Workload& w, const WorkloadOptions& o,
+WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOptions& o,
                          std::uint64_t trial) {
+  const Workload w = workload_for(algo, given);
   check_workload_input(algo, w, o);
   require_device();
   WorkloadDriver driver(algo, w, o, trial);

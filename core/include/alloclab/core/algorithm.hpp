@@ -25,6 +25,7 @@ enum class Algorithm {
   rwmalloc,      // RW_malloc (paper 000 Algorithm 3): n consecutive pages per request
   corw_lockmap,  // CoRW exactly as Algorithm 2, with its LockMap (simulator only)
   cudamalloc,    // CUDA's device-side malloc/free: the vendor baseline (GPU only)
+  ouro_p_s,      // Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over standard array queues
 };
 
 // The backends an allocator can run on (a bit set).
@@ -61,6 +62,9 @@ struct Capabilities {
   // claims) it implements, a set of bit_choice_bit(c); lowest (the paper's) is always in it.
   unsigned bit_choices = kOnlyLowest;
   unsigned backends = kAllBackends;  // BackendKind bits
+  // Its page has this many bytes whatever a workload's --page-bytes says (0: the workload's).
+  // Ouroboros counts in its smallest page, 16 B, and serves size classes of 2^k of them.
+  std::uint64_t fixed_page_bytes = 0;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -121,6 +125,15 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .alignment_bytes = 16,
       .bitmap_words = false,
       .backends = static_cast<unsigned>(BackendKind::gpu)}},
+    {Algorithm::ouro_p_s,
+     "ouro-p-s",
+     "Ouroboros page-index queues, standard rings (Winter et al., Alg. 3; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, slot, chunk "
+     "counter); in lockstep, one round of the lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .fixed_page_bytes = 16}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -195,10 +195,19 @@ inline std::uint64_t pages_for_request(Algorithm algo, std::uint64_t bytes,
 // The checks every backend makes before running a workload (InputError naming the parameter).
 inline void check_workload(const Workload& w);
 
+// Workload w as allocator `algo` runs it: with its own page size where it has one
+// (Capabilities::fixed_page_bytes: Ouroboros counts 16 B units), else unchanged. The command
+// line applies this to every point, so a row records the page size that was used; every backend's
+// runner applies it too.
+inline Workload workload_for(Algorithm algo, Workload w) {
+  if (const std::uint64_t fixed = caps(algo).fixed_page_bytes) w.page_bytes = fixed;
+  return w;
+}
+
 // The workload's own checks and what the registry says `algo` can do with it (its bit choices);
 // every backend calls this first.
 inline void check_workload_for(Algorithm algo, const Workload& w) {
-  check_workload(w);
+  check_workload(workload_for(algo, w));
   if (const auto why = why_no_bit_choice(algo, w.bit_choice))
     throw InputError("--bit-choice", *why);
 }

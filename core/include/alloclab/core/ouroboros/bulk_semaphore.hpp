@@ -4,12 +4,19 @@
 //   E (expected) pages promised by threads that are allocating a chunk,
 //   R (reserved) pages reserved by threads waiting for those promised pages,
 // packed into one 64-bit word, 21 bits each (§3.4), so that lines 2, 19 and 22 of Alg. 2 are one
-// atomic add and lines 8-16 one CAS loop. Layout (as the public code stores it):
-//   bits  0..20  C + 2^20   (C in [-2^20, 2^20): the fast path subtracts before it checks, so C
-//                            dips below zero while a miss is undone; the bias absorbs the dips)
+// atomic add and lines 8-16 one CAS loop. Layout (the public code's, but for the count's bias):
+//   bits  0..20  C + 2^19   (C in [-2^19, 2^21 - 2^19): the fast path subtracts before it checks,
+//                            so C dips below zero while a miss is undone; the bias absorbs the
+//                            dips)
 //   bits 21..41  E          (unsigned, [0, 2^21))
 //   bits 42..62  R          (unsigned, [0, 2^21))
 //   bit  63      always 0
+// The bias is a choice. The public code biases C by 2^20, which centres its range on zero and
+// lets it count at most 2^20 - 1 pages: one short of the 2^20 pages of 16 B that the paper's own
+// 2^20-thread benchmark frees back into one queue. The dips below zero are bounded by the
+// requests in flight at once (a GPU holds at most 2048 resident threads per SM, 270,336 on an
+// H200, and warp aggregation makes that many units in at most 8,448 leaders' hands), so alloclab
+// gives the negative side 2^19 and the positive side the rest: C counts up to 1,572,863 pages.
 //
 // Everything here is a pure function of the word or a step machine that issues at most one
 // memory operation per step, through the atomics policy `Atomics` (see host_atomics.hpp), so the
@@ -28,11 +35,11 @@ inline constexpr unsigned kSemFieldBits = 21;
 inline constexpr unsigned kSemExpectedShift = kSemFieldBits;
 inline constexpr unsigned kSemReservedShift = 2 * kSemFieldBits;
 inline constexpr std::uint64_t kSemFieldMask = (std::uint64_t{1} << kSemFieldBits) - 1;
-inline constexpr std::int32_t kSemCountBias = std::int32_t{1} << (kSemFieldBits - 1);
+inline constexpr std::int32_t kSemCountBias = std::int32_t{1} << (kSemFieldBits - 2);  // 2^19
 inline constexpr std::int32_t kSemMinCount = -kSemCountBias;
-// The largest count C can hold: 2^20 - 1 = 1,048,575 units. A queue (or pool) whose free units
-// the semaphore counts must not hold more than this.
-inline constexpr std::int32_t kMaxUnits = kSemCountBias - 1;
+// The largest count C can hold: 2^21 - 2^19 - 1 = 1,572,863 units. A queue (or pool) whose free
+// units the semaphore counts must not hold more than this.
+inline constexpr std::int32_t kMaxUnits = (std::int32_t{1} << kSemFieldBits) - kSemCountBias - 1;
 // The largest E or R: 2^21 - 1.
 inline constexpr std::uint32_t kSemMaxField = static_cast<std::uint32_t>(kSemFieldMask);
 
@@ -171,6 +178,8 @@ struct WaitResult {
   std::uint32_t reserves = 0;       // successful CASes in the reserve role
   std::uint32_t fast_misses = 0;    // fast-path subtractions that had to be undone
   std::uint32_t memory_ops = 0;     // loads and atomics issued by this wait, all kinds
+  std::uint32_t loads = 0;          // the plain reads among them (the rest are atomics)
+  std::uint32_t cas_failures = 0;   // CAS attempts that found the word changed
 };
 
 // The steps of one wait. Each step issues at most one memory operation on the word.
@@ -305,6 +314,7 @@ class SemaphoreWait {
     ++result_.memory_ops;
     const std::uint64_t old = Atomics::cas(word, seen_, d.word);
     if (old != seen_) {  // somebody changed the word: decide again from what the CAS saw
+      ++result_.cas_failures;
       seen_ = old;
       return WaitStatus::running;
     }
@@ -328,6 +338,7 @@ class SemaphoreWait {
   }
   ALLOCLAB_HD std::uint64_t load(std::uint64_t& word) {
     ++result_.memory_ops;
+    ++result_.loads;
     return Atomics::load(word);
   }
   ALLOCLAB_HD std::uint64_t add(std::uint64_t& word, std::uint64_t delta) {
@@ -383,17 +394,18 @@ ALLOCLAB_HD WaitResult sem_wait_bounded(std::uint64_t& word, std::uint32_t n,
 // The semaphore counts the free units of one queue (pages of a page queue, free pages on the
 // chunks of a chunk queue): C must hold all of them. Returns "" when `units` fits, else a line
 // naming `parameter` and the limit. (Winter et al. ran queues of capacity 2,000,000, which is
-// more than C can count in this layout.)
+// more than C can count in 21 bits.)
 inline std::string bulk_semaphore_units_error(const std::string& parameter, std::uint64_t units) {
   if (units <= static_cast<std::uint64_t>(kMaxUnits)) return {};
   return parameter + ": " + std::to_string(units) + " exceeds the bulk semaphore's limit of " +
          std::to_string(kMaxUnits) +
-         " units (2^20 - 1: a 21-bit count stored with a 2^20 bias, Winter et al., ICS'20 §3.4)";
+         " units (2^21 - 2^19 - 1: a 21-bit count stored with a 2^19 bias; Winter et al., ICS'20 "
+         "§3.4, pack it into 21 bits)";
 }
 
 // Concurrency: up to `waiters` threads waiting for N units each, on chunks of `pages_per_chunk`.
 // Bounds, with demand = waiters * N: concurrent fast-path misses take C down to -demand for a
-// moment, which the 2^20 bias must absorb; R <= demand; a grow happens only when
+// moment, which the 2^19 bias must absorb; R <= demand; a grow happens only when
 // C + E - R < N, so afterwards E < N + R - C + #pages <= N + 2 * demand + #pages, which must fit
 // 21 bits; one signal adds a whole chunk to C. Returns "" when all fit, else a line naming
 // `parameter` and the limit.
@@ -407,7 +419,7 @@ inline std::string bulk_semaphore_concurrency_error(const std::string& parameter
   if (n != 0 && waiters > static_cast<std::uint64_t>(kSemCountBias) / n)
     return parameter + ": " + std::to_string(waiters) + " waiters x " + std::to_string(n) +
            " units exceed the bulk semaphore's limit of " + std::to_string(kSemCountBias) +
-           " units in flight (the 2^20 bias of its count)";
+           " units in flight (the 2^19 bias of its count)";
   const std::uint64_t expected_bound = std::uint64_t{n} + 2 * waiters * n + pages_per_chunk - 1;
   if (expected_bound > kSemMaxField)
     return parameter + ": " + std::to_string(waiters) + " waiters x " + std::to_string(n) +

@@ -1,0 +1,56 @@
+// What an Ouroboros allocator needs from a scenario, and the input checks every backend makes
+// (host only). A scenario's pages are 16 B units (layout.hpp); T units are T / 512 chunks.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/bulk_semaphore.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/scenario.hpp"
+
+namespace alloclab::ouro {
+
+// Slots per queue unless a configuration says otherwise: the most the semaphore can count
+// (kMaxUnits = 1,572,863). The paper ran 2,000,000 (§6), which its 21-bit count cannot hold.
+inline constexpr std::uint32_t kDefaultQueueCapacity = static_cast<std::uint32_t>(kMaxUnits);
+
+// The ring of class k over a pool of `units`: the configured capacity, but no larger than every
+// page of the class the pool could hold (positions beyond are never live at once, so a larger
+// ring behaves the same and only costs memory).
+inline std::uint32_t ring_capacity(std::uint64_t units, unsigned page_class,
+                                   std::uint32_t configured = kDefaultQueueCapacity) {
+  const std::uint64_t most = chunk_count_of_units(units) * pages_per_chunk(page_class);
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(configured, most)));
+}
+
+// The checks of every backend (InputError naming the parameter). `who`: the allocator's name.
+//  * the pool: at least one chunk of 512 units (units past the last whole chunk are never used),
+//    and page indices below the deletion marker;
+//  * a request of at most one chunk (8 KiB = 512 units);
+//  * the semaphore's range for `waiters` requests in flight at once.
+// A pool with used units (A < T) is served from the chunks none of whose units is in use: the
+// used units belong to the application, and Ouroboros hands out whole chunks.
+inline void check_scenario(const std::string& who, const Scenario& s, std::uint64_t waiters) {
+  if (s.T < kUnitsPerChunk)
+    throw InputError("--T", who + " manages chunks of " + std::to_string(kUnitsPerChunk) +
+                                " pages of 16 B (8 KiB); a pool of " + std::to_string(s.T) +
+                                " pages is smaller than one chunk");
+  if (s.T > std::uint64_t{kDeletionMarker})
+    throw InputError("--T", who + ": pools of 2^32 units (64 GiB) or more do not fit 32-bit page "
+                                  "indices");
+  if (s.pages < 1 || s.pages > kUnitsPerChunk)
+    throw InputError("--pages", who + " serves requests of 1.." +
+                                    std::to_string(kUnitsPerChunk) +
+                                    " units of 16 B (at most one 8 KiB chunk); asked for " +
+                                    std::to_string(s.pages));
+  const std::string e = bulk_semaphore_concurrency_error(
+      "--N", waiters, 1, pages_per_chunk(page_class_of_units(1)));
+  if (!e.empty()) throw InputError("--N", e.substr(5));
+}
+
+}  // namespace alloclab::ouro

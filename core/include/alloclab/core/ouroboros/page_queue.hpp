@@ -1,0 +1,355 @@
+// Ouroboros variant P (Winter et al., ICS'20, §4.1, Alg. 3): one queue of page indices per size
+// class, its fill count replaced by the bulk semaphore (bulk_semaphore.hpp), over a standard
+// array ring (S). The operations are step machines, one memory operation per step, through the
+// atomics policy `Atomics` (host_atomics.hpp), so that the CPU simulator can interleave them (its
+// sequential, lockstep and threads modes) and the GPU can run them in a loop; no step waits.
+//
+// A request is served in two parts, so that a warp can aggregate it as the public code does
+// (a `match_any` leader takes the units of every lane that asks for the same class):
+//   PageReserveOp(n)  the leader: wait(n) on the semaphore (growing the queue by a chunk when it is
+//                     the grower), then one atomicAdd on front for n positions (Alg. 3 l.11-12);
+//   SlotRead(pos)     each lane: exchange its position's slot with the deletion marker until it
+//                     holds an index (l.13-14: the grower or a free may not have written it yet).
+// A free is the mirror image: PageReleaseOp(n) signals n pages and takes n positions on back
+// (l.17 and Alg. 1 l.5), then each lane's SlotWrite(index, pos) puts its index in (Alg. 1 l.6).
+//
+// Decisions (where the paper is silent or the public code traps):
+//  * The grower signals its chunk before it writes the indices (Alg. 3 l.2-9), as printed: threads
+//    it admits may reach a slot before its index lands and spin there (counted).
+//  * Queue capacity: Alg. 3 l.2 allocates a chunk only while the queue has spots. Here a grower
+//    is admitted by a count of the class's pages ever created (`pages`): if one more chunk's
+//    pages would exceed the ring's capacity, the grow fails as out of memory for this class
+//    (outcome queue_full). Every page of the class then fits the ring at once, so a free can
+//    never find it full (the public code traps there; the paper's l.17 drops the page).
+//  * Out of memory: a grower whose chunk allocation fails withdraws its promise (E -= #pages), so
+//    no reserver waits for pages that will not come (SemaphoreWait, bulk_semaphore.hpp).
+//  * The class of a chunk (1 byte per chunk, written by its grower before it signals) is what a
+//    free needs to find the page's queue; the paper keeps it in the chunk's metadata.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/bulk_semaphore.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+
+namespace alloclab::ouro {
+
+// The shared words of one page queue; the caller places them (host or device memory) and sets
+// `semaphore` to sem_pack({}) (zero counters) before use.
+struct PageQueueWords {
+  std::uint64_t semaphore = 0;
+  std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
+  std::uint64_t back = 0;
+  std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
+};
+
+// The memory manager's chunks: the next of a list of available chunk ids, taken with a counter
+// (P never gives a chunk back). The list is every chunk of an empty pool, or those with no unit
+// in use when the pool starts partly used.
+struct ChunkSourceWords {
+  std::uint64_t next_chunk = 0;
+};
+
+struct PageQueueRef {
+  PageQueueWords* words;
+  std::uint32_t* slots;  // `capacity` slots, kDeletionMarker when set up
+  std::uint32_t capacity;
+  unsigned page_class;
+  ChunkSourceWords* chunks;
+  const std::uint32_t* available;  // chunk ids the memory manager hands out, in order
+  std::uint32_t chunk_count;       // entries of `available`
+  std::uint8_t* chunk_class;       // per chunk of the pool: its class, written by its grower
+};
+
+// What one operation did (summed by the caller per request, per warp or per run).
+struct OpCounts {
+  std::uint32_t memory_ops = 0;     // loads, stores and atomics on shared allocator state
+  std::uint32_t atomics = 0;        // the read-modify-writes among them
+  std::uint32_t failed = 0;         // RMWs whose result said "again": a failed CAS, a slot
+                                    // exchange that found the marker, a CAS that found a slot full
+  std::uint32_t sem_cas = 0;        // CAS attempts on the semaphore word (Alg. 2 l.8-16)
+  std::uint32_t reserve_spins = 0;  // reads of Alg. 2 l.17 that kept a reserver waiting
+  std::uint32_t slot_spins = 0;     // deletion-marker waits (Alg. 1 l.6 and l.13)
+  std::uint32_t chunks = 0;         // chunks this operation allocated (grows that succeeded)
+  ALLOCLAB_HD void add(const OpCounts& o) {
+    memory_ops += o.memory_ops;
+    atomics += o.atomics;
+    failed += o.failed;
+    sem_cas += o.sem_cas;
+    reserve_spins += o.reserve_spins;
+    slot_spins += o.slot_spins;
+    chunks += o.chunks;
+  }
+};
+
+enum class OpStatus : std::uint8_t {
+  running,   // made progress; step again
+  spinning,  // waiting for another thread (reserver or slot); the caller may back off
+  done,
+};
+
+enum class ReserveOutcome : std::uint8_t {
+  pending,
+  ok,                // n positions from position() on are this group's
+  out_of_memory,     // no chunk left for the grower this group became
+  queue_full,        // the class's ring cannot hold another chunk's pages
+  gave_up,           // abandoned at the caller's step bound (nothing held)
+  counter_overflow,  // the semaphore's E or R would leave 21 bits (the input checks prevent it)
+};
+
+// Each lane reads its slot: Alg. 3 l.13-14.
+template <class Atomics>
+class SlotRead {
+ public:
+  ALLOCLAB_HD explicit SlotRead(std::uint64_t position = 0) : position_(position) {}
+  ALLOCLAB_HD bool done() const { return index_ != kDeletionMarker; }
+  ALLOCLAB_HD std::uint32_t index() const { return index_; }
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    index_ = Atomics::exchange(q.slots[position_ % q.capacity], kDeletionMarker);
+    if (index_ != kDeletionMarker) return OpStatus::done;
+    ++c.failed;
+    ++c.slot_spins;
+    return OpStatus::spinning;
+  }
+
+ private:
+  std::uint64_t position_;
+  std::uint32_t index_ = kDeletionMarker;
+};
+
+// Each lane writes its index: Alg. 1 l.6 (and Alg. 3 l.7 for a grower's pages).
+template <class Atomics>
+class SlotWrite {
+ public:
+  ALLOCLAB_HD SlotWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
+      : index_(index), position_(position) {}
+  ALLOCLAB_HD bool done() const { return done_; }
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    if (Atomics::cas(q.slots[position_ % q.capacity], kDeletionMarker, index_) ==
+        kDeletionMarker) {
+      done_ = true;
+      return OpStatus::done;
+    }
+    ++c.failed;
+    ++c.slot_spins;
+    return OpStatus::spinning;
+  }
+
+ private:
+  std::uint32_t index_;
+  std::uint64_t position_;
+  bool done_ = false;
+};
+
+enum class ReservePhase : std::uint8_t {
+  wait,         // the semaphore (SemaphoreWait steps)
+  admit,        // grower: pages += #pages (the ring must hold them)
+  admit_undo,   // the ring is full: pages -= #pages, then the grow fails
+  chunk,        // grower: next_chunk += 1 and read that chunk's id (or none left)
+  chunk_undo,   // no chunk: pages -= #pages, then the grow fails
+  type,         // store the chunk's class
+  signal,       // C += #pages, E -= #pages (Alg. 3 l.2)
+  claim_back,   // back += #pages (l.4)
+  write,        // the grower's pages into their slots, one CAS each (l.5-9)
+  take,         // front += n (l.12)
+  done,
+};
+
+// wait(n) and n front positions for a group of n lanes of one class.
+template <class Atomics>
+class PageReserveOp {
+ public:
+  ALLOCLAB_HD PageReserveOp(std::uint32_t n, unsigned page_class,
+                            SpinExit rule = SpinExit::covered)
+      : n_(n), per_chunk_(pages_per_chunk(page_class)), wait_(n, per_chunk_, rule) {}
+
+  ALLOCLAB_HD ReservePhase phase() const { return phase_; }
+  ALLOCLAB_HD ReserveOutcome outcome() const { return outcome_; }
+  ALLOCLAB_HD std::uint64_t position() const { return position_; }  // outcome ok: the first
+  ALLOCLAB_HD WaitRole role() const { return wait_.result().role; }
+  // Only a wait can be abandoned: a grower holds a chunk and a promise it must keep, and a group
+  // that has taken front positions owns their slots.
+  ALLOCLAB_HD bool can_abandon() const { return phase_ == ReservePhase::wait; }
+
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    PageQueueWords& w = *q.words;
+    switch (phase_) {
+      case ReservePhase::wait: {
+        const WaitResult before = wait_.result();
+        const WaitStatus s = wait_.step(w.semaphore);
+        account_wait(before, c);
+        if (s == WaitStatus::need_chunk) {
+          phase_ = ReservePhase::admit;
+          return OpStatus::running;
+        }
+        if (s == WaitStatus::spinning) return OpStatus::spinning;
+        if (s == WaitStatus::done) {
+          switch (wait_.result().outcome) {
+            case WaitOutcome::ok:
+              phase_ = ReservePhase::take;
+              return OpStatus::running;
+            case WaitOutcome::counter_overflow:
+              return finish(ReserveOutcome::counter_overflow);
+            case WaitOutcome::gave_up:
+              return finish(ReserveOutcome::gave_up);
+            default:  // out_of_memory: the grow failed; grow_failure_ says why
+              return finish(grow_failure_);
+          }
+        }
+        return OpStatus::running;
+      }
+      case ReservePhase::admit: {
+        const std::uint64_t old = rmw_add(w.pages, std::uint64_t{per_chunk_}, c);
+        phase_ = old + per_chunk_ > q.capacity ? ReservePhase::admit_undo : ReservePhase::chunk;
+        return OpStatus::running;
+      }
+      case ReservePhase::admit_undo:
+        rmw_add(w.pages, std::uint64_t{0} - per_chunk_, c);
+        return grow_failed(ReserveOutcome::queue_full);
+      case ReservePhase::chunk: {
+        const std::uint64_t nth = rmw_add(q.chunks->next_chunk, std::uint64_t{1}, c);
+        if (nth >= q.chunk_count) {
+          phase_ = ReservePhase::chunk_undo;
+          return OpStatus::running;
+        }
+        ++c.memory_ops;
+        chunk_ = q.available[nth];  // read-only after set-up: counted as the claim's read
+        phase_ = ReservePhase::type;
+        return OpStatus::running;
+      }
+      case ReservePhase::chunk_undo:
+        rmw_add(w.pages, std::uint64_t{0} - per_chunk_, c);
+        return grow_failed(ReserveOutcome::out_of_memory);
+      case ReservePhase::type:
+        ++c.memory_ops;
+        q.chunk_class[chunk_] = static_cast<std::uint8_t>(q.page_class);
+        phase_ = ReservePhase::signal;
+        return OpStatus::running;
+      case ReservePhase::signal:
+        ++c.chunks;
+        ++c.memory_ops;
+        ++c.atomics;
+        sem_signal<Atomics>(w.semaphore, per_chunk_, per_chunk_);
+        phase_ = ReservePhase::claim_back;
+        return OpStatus::running;
+      case ReservePhase::claim_back:
+        back_ = rmw_add(w.back, std::uint64_t{per_chunk_}, c);
+        written_ = 0;
+        writer_ = SlotWrite<Atomics>(page_index(static_cast<std::uint32_t>(chunk_), 0, q.page_class),
+                                     back_);
+        phase_ = ReservePhase::write;
+        return OpStatus::running;
+      case ReservePhase::write: {
+        if (writer_.step(q, c) == OpStatus::spinning) return OpStatus::spinning;
+        if (++written_ < per_chunk_) {
+          writer_ = SlotWrite<Atomics>(
+              page_index(static_cast<std::uint32_t>(chunk_), written_, q.page_class),
+              back_ + written_);
+          return OpStatus::running;
+        }
+        wait_.chunk_allocated();  // the grower competes for a page like everyone else
+        phase_ = ReservePhase::wait;
+        return OpStatus::running;
+      }
+      case ReservePhase::take:
+        position_ = rmw_add(w.front, std::uint64_t{n_}, c);
+        return finish(ReserveOutcome::ok);
+      case ReservePhase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+  // At the caller's step bound, while can_abandon(): undo what the wait holds (at most one atomic).
+  ALLOCLAB_HD void abandon(const PageQueueRef& q, OpCounts& c) {
+    if (!can_abandon()) return;
+    const WaitResult before = wait_.result();
+    wait_.abandon(q.words->semaphore);
+    account_wait(before, c);
+    finish(ReserveOutcome::gave_up);
+  }
+
+ private:
+  ALLOCLAB_HD OpStatus grow_failed(ReserveOutcome why) {
+    grow_failure_ = why;
+    wait_.chunk_failed();  // the wait's next step withdraws the promise and ends
+    phase_ = ReservePhase::wait;
+    return OpStatus::running;
+  }
+  ALLOCLAB_HD void account_wait(const WaitResult& before, OpCounts& c) {
+    const WaitResult& after = wait_.result();
+    const std::uint32_t ops = after.memory_ops - before.memory_ops;
+    const std::uint32_t loads = after.loads - before.loads;
+    c.memory_ops += ops;
+    c.atomics += ops - loads;
+    c.sem_cas += after.cas_attempts - before.cas_attempts;
+    c.failed += (after.cas_failures - before.cas_failures) + (after.fast_misses - before.fast_misses);
+    c.reserve_spins += after.reserve_spins - before.reserve_spins;
+  }
+  ALLOCLAB_HD std::uint64_t rmw_add(std::uint64_t& word, std::uint64_t delta, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_add(word, delta);
+  }
+  ALLOCLAB_HD OpStatus finish(ReserveOutcome o) {
+    outcome_ = o;
+    phase_ = ReservePhase::done;
+    return OpStatus::done;
+  }
+
+  std::uint32_t n_;
+  std::uint32_t per_chunk_;
+  SemaphoreWait<Atomics> wait_;
+  ReservePhase phase_ = ReservePhase::wait;
+  ReserveOutcome outcome_ = ReserveOutcome::pending;
+  ReserveOutcome grow_failure_ = ReserveOutcome::out_of_memory;
+  std::uint64_t position_ = 0;
+  std::uint64_t chunk_ = 0;
+  std::uint64_t back_ = 0;
+  std::uint32_t written_ = 0;
+  SlotWrite<Atomics> writer_;
+};
+
+enum class ReleasePhase : std::uint8_t { signal, claim, done };
+
+// A free of n pages of one class by a group (Alg. 3 l.16-18): signal(n, 0), then n positions on
+// back; each lane then writes its index with SlotWrite. Never full (see the admission above).
+template <class Atomics>
+class PageReleaseOp {
+ public:
+  ALLOCLAB_HD explicit PageReleaseOp(std::uint32_t n) : n_(n) {}
+  ALLOCLAB_HD ReleasePhase phase() const { return phase_; }
+  ALLOCLAB_HD std::uint64_t position() const { return position_; }
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    switch (phase_) {
+      case ReleasePhase::signal:
+        ++c.memory_ops;
+        ++c.atomics;
+        sem_signal<Atomics>(q.words->semaphore, n_, 0);
+        phase_ = ReleasePhase::claim;
+        return OpStatus::running;
+      case ReleasePhase::claim:
+        ++c.memory_ops;
+        ++c.atomics;
+        position_ = Atomics::fetch_add(q.words->back, std::uint64_t{n_});
+        phase_ = ReleasePhase::done;
+        return OpStatus::done;
+      case ReleasePhase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+ private:
+  std::uint32_t n_;
+  ReleasePhase phase_ = ReleasePhase::signal;
+  std::uint64_t position_ = 0;
+};
+
+}  // namespace alloclab::ouro

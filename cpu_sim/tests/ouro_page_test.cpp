@@ -1,0 +1,150 @@
+// ouro-p-s (Ouroboros variant P, standard rings) in the simulator: step counts worked by hand from
+// Alg. 2-3, chunk allocations, out of memory without a hang, reuse after free, warp aggregation.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
+
+using namespace alloclab;
+using namespace alloclab::sim;
+
+namespace {
+
+Scenario empty_pool(std::uint64_t N, std::uint64_t chunks, unsigned units) {
+  Scenario s;
+  s.algo = Algorithm::ouro_p_s;
+  s.N = N;
+  s.T = chunks * 512;
+  s.A = s.T;
+  s.pages = units;
+  s.lanes = 32;
+  s.seed = 77;
+  return s;
+}
+
+SimOptions in_mode(Mode m) {
+  SimOptions o;
+  o.mode = m;
+  o.host_threads = 2;
+  return o;
+}
+
+}  // namespace
+
+// Worked from Alg. 2-3 for one request at a time on an empty pool of one class with p pages per
+// chunk. A request that finds a page: the fast path's read and subtraction, front, its slot = 4.
+// The grower (every p-th request, the semaphore being empty): read, CAS (grow), admission add,
+// chunk counter add, the chunk id read, the class byte, signal, back, p slot CASes, then the
+// 4 of a request that finds a page = 12 + p. So with G = ceil(N / p) growers,
+// steps = 4 N + (8 + p) G, and the pool gives out exactly G chunks.
+TEST_CASE("ouro-p-s sequential steps: 4 per request, 12 + p for the grower of each chunk",
+          "[cpu_sim][ouro]") {
+  const unsigned units = GENERATE(1u, 2u, 16u, 100u, 512u);
+  const std::uint64_t N = GENERATE(1u, 511u, 512u, 2000u);
+  const unsigned k = ouro::page_class_of_units(units);
+  const std::uint64_t p = ouro::pages_per_chunk(k);
+  const std::uint64_t growers = (N + p - 1) / p;
+  Scenario s = empty_pool(N, growers + 3, units);
+  CAPTURE(units, N, p);
+  const RunResult r = run_once(s, in_mode(Mode::sequential), 0);
+  CHECK(r.failed == 0);
+  std::uint64_t steps = 0;
+  for (auto x : r.steps) steps += x;
+  CHECK(steps == 4 * N + (8 + p) * growers);
+  // Exactly `growers` requests took more than 4 steps.
+  CHECK(static_cast<std::uint64_t>(std::count(r.steps.begin(), r.steps.end(), 12 + p)) ==
+        growers);
+  // Chunks handed out: the units in use lie in `growers` chunks, a page per request.
+  std::vector<bool> chunk_used(s.T / 512, false);
+  for (auto f : r.first_page) chunk_used[static_cast<std::uint64_t>(f) / 512] = true;
+  CHECK(static_cast<std::uint64_t>(std::count(chunk_used.begin(), chunk_used.end(), true)) ==
+        growers);
+  // Every page starts at a multiple of its class's size within its chunk.
+  for (auto f : r.first_page) CHECK(static_cast<std::uint64_t>(f) % (std::uint64_t{1} << k) == 0);
+}
+
+TEST_CASE("ouro-p-s out of memory: exactly the pool's pages, then null, in every mode, no hang",
+          "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  const unsigned units = GENERATE(1u, 64u);
+  const std::uint64_t chunks = 2;
+  const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+  Scenario s = empty_pool(3 * chunks * p + 5, chunks, units);
+  CAPTURE(mode_name(mode), units);
+  // Every grower past the second finds no chunk, withdraws its promise, and the reservers it
+  // covered leave their wait and fail in turn: the run ends, with every page served.
+  const RunResult r = run_once(s, in_mode(mode), 0);
+  CHECK(r.taken == chunks * p * units);
+  CHECK(r.failed == s.N - chunks * p);
+}
+
+TEST_CASE("ouro-p-s frees go back to their queue and are served before any new chunk",
+          "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  Scenario s = empty_pool(1000, 4, 1);  // 1000 of 16 B: two chunks of 512 pages
+  const SimOptions o = in_mode(mode);
+  auto a = make_allocator(s, o, 1);
+  const RunResult first = a->allocate(1);
+  REQUIRE(first.failed == 0);
+  for (auto f : first.first_page) a->free(static_cast<std::uint64_t>(f), 1);
+  CHECK(a->free_count() == s.T);
+  const RunResult again = a->allocate(2);
+  CHECK(again.failed == 0);
+  // The same two chunks: no grower, so (sequential) every request takes the 4 steps of a hit.
+  for (auto f : again.first_page) CHECK(static_cast<std::uint64_t>(f) < 2 * 512);
+  if (mode == Mode::sequential)
+    for (auto x : again.steps) CHECK(x == 4);
+  // A double free is an error.
+  a->free(static_cast<std::uint64_t>(again.first_page[0]), 1);
+  CHECK_THROWS_AS(a->free(static_cast<std::uint64_t>(again.first_page[0]), 1), VerificationError);
+  // More units than its page holds is not something ouro-p-s handed out.
+  CHECK_THROWS_AS(a->free(static_cast<std::uint64_t>(again.first_page[1]), 2), VerificationError);
+}
+
+TEST_CASE("ouro-p-s lockstep aggregates a warp: its lanes finish together", "[cpu_sim][ouro]") {
+  Scenario s = empty_pool(96, 2, 1);
+  s.lanes = 32;
+  const RunResult r = run_once(s, in_mode(Mode::lockstep), 0);
+  CHECK(r.failed == 0);
+  // One group per warp (one class): every lane of a warp has the group's rounds.
+  for (std::uint64_t w = 0; w < 3; ++w)
+    for (std::uint64_t l = 1; l < 32; ++l) CHECK(r.steps[32 * w + l] == r.steps[32 * w]);
+  // One chunk serves all 96 (512 pages). Its grower signals before it writes the 512 indices
+  // (Alg. 3 l.2-9), so the other warps are served from the first slots while it writes; only the
+  // grower's warp waits for all 512 writes.
+  std::uint64_t long_warps = 0;
+  for (std::uint64_t w = 0; w < 3; ++w) long_warps += r.steps[32 * w] > 512;
+  CHECK(long_warps == 1);
+}
+
+TEST_CASE("ouro-p-s mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  Scenario s = empty_pool(200, 256, 1);
+  SimOptions o = in_mode(mode);
+  for (std::uint64_t i = 0; i < s.N; ++i)
+    o.pages_per_thread.push_back(static_cast<unsigned>(1 + (i * 37) % 512));
+  const RunResult r = run_once(s, o, 0);
+  CHECK(r.failed == 0);
+  for (std::uint64_t i = 0; i < s.N; ++i) {
+    const unsigned k = ouro::page_class_of_units(o.pages_per_thread[i]);
+    CHECK(static_cast<std::uint64_t>(r.first_page[i]) % (std::uint64_t{1} << k) == 0);
+  }
+}
+
+TEST_CASE("ouro-p-s input: a pool under one chunk, a request over 8 KiB", "[cpu_sim][ouro]") {
+  Scenario s = empty_pool(10, 1, 1);
+  s.T = s.A = 511;
+  CHECK_THROWS_AS(check_input(s, SimOptions{}), InputError);
+  s = empty_pool(10, 1, 513);
+  try {
+    check_input(s, SimOptions{});
+    FAIL("a request of 513 units was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.parameter() == "--pages");
+  }
+  s = empty_pool(10, 1, 512);
+  CHECK_NOTHROW(check_input(s, SimOptions{}));
+}
