@@ -44,6 +44,7 @@ struct WorkloadArgs {
   std::string bit_choice = "lowest";
   std::string counters = "on";
   unsigned warmup = 1;
+  bool warm = false;
   std::string heap_bytes;
   std::string out;
   Format format = Format::table;
@@ -103,6 +104,8 @@ struct Backend {
 };
 
 Backend make_backend(const WorkloadArgs& a) {
+  if (a.backend != "gpu" && a.warm)
+    throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
@@ -122,6 +125,8 @@ Backend make_backend(const WorkloadArgs& a) {
             }};
   }
   if (a.backend == "gpu") {
+    if (a.warm && a.warmup == 0)
+      throw InputError("--warm", "needs --warmup >= 1 (a warm pool is one a warm-up has used)");
     if (a.mode != "sequential")
       throw InputError("--mode", "is for --backend sim (the GPU runs the allocator's kernels)");
     if (a.counters != "on" && a.counters != "off")
@@ -131,8 +136,10 @@ Backend make_backend(const WorkloadArgs& a) {
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
+    o.warm = a.warm;
     if (!a.heap_bytes.empty()) o.heap_bytes = parse_bytes("--heap-bytes", a.heap_bytes);
-    return {"gpu", "gpu",
+    // Warm rows are another mode of the GPU backend: they never mix with cold ones.
+    return {"gpu", a.warm ? "gpu-warm" : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return gpu::run_workload(algo, w, o, t);
@@ -350,6 +357,10 @@ void add_workload_command(CLI::App& app) {
                   "gpu: untimed allocation runs (and their frees) before the timed ones, the pool "
                   "made pristine again after them; the first launch of a kernel loads it")
       ->capture_default_str();
+  cmd->add_flag("--warm", args->warm,
+                "gpu: time the phases on the pool as the warm-up left it (everything freed), not "
+                "a pristine one; rows get mode gpu-warm. Matters where a freed pool differs from a "
+                "new one (ouro-*: typed chunks, full queues)");
   cmd->add_option("--heap-bytes", args->heap_bytes,
                   "gpu: CUDA's malloc heap (cudamalloc's pool), sized once per process; default "
                   "the largest --pool of the run");

@@ -14,9 +14,10 @@
 //    (`lanes` consecutive threads) that ask for one class form a group whose leader (lowest
 //    lane) waits for the whole group's pages and takes their front positions in one atomic; then
 //    every lane reads its own slot. A group that runs out of memory as a whole splits into its
-//    lanes, each asking for its own page (fewer pages than a warp asks for may remain). Each round, every unfinished group issues one step (its
-//    leader's, or every unfinished lane's slot read together), groups in round-priority order;
-//    each step is applied whole, so the atomics of a round are serialised in that order.
+//    lanes, each asking for its own page (fewer pages than a warp asks for may remain). Each round,
+//    every unfinished group issues one step (its leader's, or every unfinished lane's slot read
+//    together), groups in round-priority order; each step is applied whole, so the atomics of a
+//    round are serialised in that order.
 //  * threads: host threads run requests concurrently on std::atomic_ref words, one per thread.
 // Steps (the registry's unit): memory operations on shared allocator state (loads and atomics on
 // the semaphore, front, back, slots, counters; the chunk's class byte); in lockstep a lane's
@@ -64,7 +65,8 @@ class OuroPageAllocator final : public Allocator {
     for (std::uint64_t j = 0; j < used_.words(); ++j) used_.store(j, ~std::uint64_t{0});
     const auto free_units =
         initial_free_pages(s, o.occupancy, pool_seed, resolve_host_threads(o.host_threads));
-    for (const std::uint64_t u : free_units) used_.fetch_and(u / 64, ~(std::uint64_t{1} << (u % 64)));
+    for (const std::uint64_t u : free_units)
+      used_.fetch_and(u / 64, ~(std::uint64_t{1} << (u % 64)));
     live_units_.store(s.T - free_units.size());
     const std::uint64_t chunks = ouro::chunk_count_of_units(s.T);
     chunk_class_.assign(chunks, 0xff);
@@ -155,15 +157,11 @@ class OuroPageAllocator final : public Allocator {
     }
   }
   PageQueueRef ref(unsigned k) const {
-    return PageQueueRef{&words_[k],        slots_[k].get(), capacity_[k],
-                        k,                 &chunks_,        available_.data(),
-                        chunk_count_,      chunk_class_.data()};
+    return PageQueueRef{&words_[k], slots_[k].get(),   capacity_[k], k,
+                        &chunks_,   available_.data(), chunk_count_, chunk_class_.data()};
   }
 
-  std::uint64_t step_bound() const {
-    if (opt_.max_probes_per_request) return opt_.max_probes_per_request;
-    return ouro_default_step_bound(s_);
-  }
+  std::uint64_t step_bound() const { return default_step_bound(s_, opt_); }
 
   // A page index handed to thread i: mark its units (the mirror) and record the result.
   void take(std::uint64_t i, std::uint32_t index, unsigned k, RunResult& r, Counters& c) {
@@ -228,8 +226,8 @@ class OuroPageAllocator final : public Allocator {
 
   // Lockstep with warp aggregation (see the file comment).
   struct Group {
-    std::uint64_t leader;             // lowest thread id of the group
-    unsigned k;                       // its class
+    std::uint64_t leader;              // lowest thread id of the group
+    unsigned k;                        // its class
     std::vector<std::uint64_t> lanes;  // thread ids
     std::unique_ptr<Reserve> op;
     std::vector<Read> reads;
@@ -275,8 +273,8 @@ class OuroPageAllocator final : public Allocator {
           // Out of memory for the whole group is not out of memory for each lane: the lanes
           // ask again one by one (a chunk of big pages may hold fewer pages than a warp asks).
           for (const std::uint64_t i : g.lanes) {
-            split.push_back(Group{i, g.k, {i}, std::make_unique<Reserve>(1, g.k), {}, {}, g.rounds,
-                                  false});
+            split.push_back(
+                Group{i, g.k, {i}, std::make_unique<Reserve>(1, g.k), {}, {}, g.rounds, false});
           }
           count(g.counts, c);
         } else {
@@ -350,11 +348,15 @@ class OuroPageAllocator final : public Allocator {
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_s,
                         (SimEntry{.make = &make_allocator_of<OuroPageAllocator>,
                                   .check = &check_ouro_scenario,
-                                  .pool_bytes = [](const Scenario& s) {
-                                    return bitmap_bytes(s.T, 64) + 8.0 * static_cast<double>(s.A) +
-                                           5.0 * static_cast<double>(ouro::chunk_count_of_units(s.T)) +
-                                           4.0 * static_cast<double>(ring_capacity(
-                                                     s, ouro::page_class_of_units(s.pages)));
-                                  }}))
+                                  .pool_bytes =
+                                      [](const Scenario& s) {
+                                        return bitmap_bytes(s.T, 64) +
+                                               8.0 * static_cast<double>(s.A) +
+                                               5.0 * static_cast<double>(
+                                                         ouro::chunk_count_of_units(s.T)) +
+                                               4.0 * static_cast<double>(ring_capacity(
+                                                         s, ouro::page_class_of_units(s.pages)));
+                                      },
+                                  .step_bound = &ouro_default_step_bound}))
 
 }  // namespace alloclab::sim::detail

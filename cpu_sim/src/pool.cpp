@@ -178,6 +178,8 @@ RunResult BitmapAllocator::fresh_result(std::uint64_t) const {
 
 std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options) {
   if (options.max_probes_per_request) return options.max_probes_per_request;
+  if (const SimEntry* e = SimTable::instance().find(s.algo); e && e->step_bound)
+    return e->step_bound(s);
   std::uint64_t need = 0;
   if (options.pages_per_thread.empty())
     need = s.N * s.pages;

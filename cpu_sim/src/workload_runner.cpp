@@ -421,6 +421,9 @@ void check_workload_input(Algorithm algo, const Workload& given, const WorkloadO
   try {
     check_input(st.s, st.so);
   } catch (const InputError& e) {
+    if (e.parameter() == "--T")  // the pool in the allocator's pages
+      throw InputError("--pool", std::string(name(algo)) + ": " + w.size.text() + " B objects in " +
+                                     std::to_string(w.pool_bytes) + " bytes: " + e.what());
     if (e.parameter() != "--pages") throw;
     throw InputError("--size", std::string(name(algo)) + " cannot serve " + w.size.text() +
                                    " bytes as pages of " + std::to_string(w.page_bytes) + " B (" +

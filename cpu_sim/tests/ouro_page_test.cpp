@@ -55,8 +55,7 @@ TEST_CASE("ouro-p-s sequential steps: 4 per request, 12 + p for the grower of ea
   for (auto x : r.steps) steps += x;
   CHECK(steps == 4 * N + (8 + p) * growers);
   // Exactly `growers` requests took more than 4 steps.
-  CHECK(static_cast<std::uint64_t>(std::count(r.steps.begin(), r.steps.end(), 12 + p)) ==
-        growers);
+  CHECK(static_cast<std::uint64_t>(std::count(r.steps.begin(), r.steps.end(), 12 + p)) == growers);
   // Chunks handed out: the units in use lie in `growers` chunks, a page per request.
   std::vector<bool> chunk_used(s.T / 512, false);
   for (auto f : r.first_page) chunk_used[static_cast<std::uint64_t>(f) / 512] = true;

@@ -101,7 +101,8 @@ class WorkloadDriver {
         pages_(hands_out_pages(algo)),
         launch_(launch_threads(w)),
         warmup_(o.warmup),
-        repeats_(o.repeats) {
+        repeats_(o.repeats),
+        warm_(o.warm) {
     base_ = kernel_args(s_, mo_);  // s_: launch_ threads, 32 lanes, the trial's seed
     slots_ = slot_count();
     allocator_ = entry_.make(s_, mo_, base_);
@@ -119,13 +120,13 @@ class WorkloadDriver {
     for (unsigned u = 0; u < warmup_; ++u) {
       allocate(0, launch_, nullptr, launch_, kWarmupPhase + u);
       release_all("after a warm-up run");
-      pool_->reset();
+      if (!warm_) pool_->reset();
     }
     // Every repeat ends with everything freed and checked (release_all), as a warm-up does, so
     // the pristine pool is all the next one needs. The pool is built once: init is one time.
     RepeatedRun repeated(RepeatCounts::may_differ);
     for (unsigned r = 0; r < repeats_; ++r) {
-      if (r > 0) pool_->reset();
+      if (r > 0 && !warm_) pool_->reset();
       WorkloadRun one;
       one.points = family_points();
       one.points.front().init_seconds = init_ms / 1e3;
@@ -518,6 +519,7 @@ class WorkloadDriver {
   std::uint64_t launch_;
   unsigned warmup_;
   unsigned repeats_;
+  bool warm_;
   std::uint64_t slots_ = 0;
   bool uniform_ = true;
   KernelArgs base_;

@@ -65,6 +65,9 @@ struct Capabilities {
   // Its page has this many bytes whatever a workload's --page-bytes says (0: the workload's).
   // Ouroboros counts in its smallest page, 16 B, and serves size classes of 2^k of them.
   std::uint64_t fixed_page_bytes = 0;
+  // A request of n pages takes a size class, the next power of two of pages (Ouroboros): what a
+  // workload counts as held, internal fragmentation included.
+  bool size_classes = false;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -132,8 +135,9 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "counter); in lockstep, one round of the lane's warp group",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = static_cast<unsigned>(BackendKind::sim),
-      .fixed_page_bytes = 16}},
+      .backends = BackendKind::sim | BackendKind::gpu,
+      .fixed_page_bytes = 16,
+      .size_classes = true}},
 });
 
 // kAlgorithms is indexed by the enum.

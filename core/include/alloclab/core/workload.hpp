@@ -175,7 +175,8 @@ inline std::uint64_t thread_request_bytes(const Workload& w, std::uint64_t seed,
 
 // Pages one request of `bytes` takes from allocator `algo` (registry: Capabilities::requests):
 // one_page: 1 for a request up to one page, larger is an InputError naming --size and the
-// allocator; pages: ceil(bytes / page); bytes: the pages the object spans in the workload's unit.
+// allocator; pages: ceil(bytes / page), rounded up to a power of two for allocators of size
+// classes; bytes: the pages the object spans in the workload's unit.
 inline std::uint64_t pages_for_request(Algorithm algo, std::uint64_t bytes,
                                        std::uint64_t page_bytes) {
   if (bytes == 0) throw InputError("--size", "must be at least one byte");
@@ -189,6 +190,11 @@ inline std::uint64_t pages_for_request(Algorithm algo, std::uint64_t bytes,
                       algorithm_names(algorithms_where(algorithms_on(), [](const Capabilities& c) {
                         return c.requests != RequestKind::one_page;
                       })));
+  if (caps(algo).size_classes) {
+    std::uint64_t cls = 1;
+    while (cls < pages) cls <<= 1;
+    return cls;
+  }
   return pages;
 }
 

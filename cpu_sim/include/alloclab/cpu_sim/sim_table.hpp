@@ -31,6 +31,8 @@ struct SimEntry {
   // Per simulated thread, what the allocator keeps beyond the generic working vectors (e.g.
   // each lane's word and snapshot in a warp-collective allocator), in bytes.
   double lane_bytes_per_thread = 0;
+  // Its own default step bound where a request is no search (default_step_bound otherwise).
+  std::uint64_t (*step_bound)(const Scenario& s) = nullptr;
 };
 
 using SimTable = BackendTable<SimEntry>;

@@ -75,8 +75,9 @@ RunResult run_once(const Scenario& s, const SimOptions& options, std::uint64_t t
 //   ceil(64 * T / slack)
 // and where it reads w-bit words (W = ceil(T / w) of them: RW-BM, CoRW, RW_malloc)
 //   ceil(64 * W / ceil(slack / w))        (in steps resp. warp rounds)
-// at least 64, at most 2^32 - 2; queue requests never loop. A request that has not succeeded
-// after `bound` steps gives up and counts in RunResult::failed.
+// at least 64, at most 2^32 - 2; queue requests never loop. An allocator whose request is no
+// search gives its own (SimEntry::step_bound; Ouroboros: 16 (N + 1024) + 64 memory operations). A
+// request that has not succeeded after `bound` steps gives up and counts in RunResult::failed.
 std::uint64_t default_step_bound(const Scenario& s, const SimOptions& options);
 
 // Statistics of one run.

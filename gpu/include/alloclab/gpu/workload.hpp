@@ -39,6 +39,12 @@ struct WorkloadOptions {
   // seeds and is verified. Times are the medians over the repeats (init: the one set-up of the
   // trial), counts the first repeat's (a note where they differed). At least 1 (--repeats).
   unsigned repeats = 1;
+  // Warm (--warm): the timed phases start from the pool as the warm-up runs left it (everything
+  // freed) instead of the pristine pool. The same for allocators whose pool is pristine again
+  // after a free (the bitmaps); for Ouroboros, whose chunks stay typed and whose freed pages wait
+  // in its queues, it measures the allocator as a long-running program sees it (and as the
+  // public Ouroboros benchmark times it: after a warm-up on the same instance).
+  bool warm = false;
 };
 
 // The checks that need no device: the workload's own (check_workload), the registry's (a GPU

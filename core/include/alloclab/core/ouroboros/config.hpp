@@ -24,8 +24,8 @@ inline constexpr std::uint32_t kDefaultQueueCapacity = static_cast<std::uint32_t
 inline std::uint32_t ring_capacity(std::uint64_t units, unsigned page_class,
                                    std::uint32_t configured = kDefaultQueueCapacity) {
   const std::uint64_t most = chunk_count_of_units(units) * pages_per_chunk(page_class);
-  return static_cast<std::uint32_t>(std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>(configured, most)));
+  return static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(configured, most)));
 }
 
 // The checks of every backend (InputError naming the parameter). `who`: the allocator's name.
@@ -41,15 +41,15 @@ inline void check_scenario(const std::string& who, const Scenario& s, std::uint6
                                 " pages of 16 B (8 KiB); a pool of " + std::to_string(s.T) +
                                 " pages is smaller than one chunk");
   if (s.T > std::uint64_t{kDeletionMarker})
-    throw InputError("--T", who + ": pools of 2^32 units (64 GiB) or more do not fit 32-bit page "
-                                  "indices");
+    throw InputError("--T", who +
+                                ": pools of 2^32 units (64 GiB) or more do not fit 32-bit page "
+                                "indices");
   if (s.pages < 1 || s.pages > kUnitsPerChunk)
-    throw InputError("--pages", who + " serves requests of 1.." +
-                                    std::to_string(kUnitsPerChunk) +
+    throw InputError("--pages", who + " serves requests of 1.." + std::to_string(kUnitsPerChunk) +
                                     " units of 16 B (at most one 8 KiB chunk); asked for " +
                                     std::to_string(s.pages));
-  const std::string e = bulk_semaphore_concurrency_error(
-      "--N", waiters, 1, pages_per_chunk(page_class_of_units(1)));
+  const std::string e =
+      bulk_semaphore_concurrency_error("--N", waiters, 1, pages_per_chunk(page_class_of_units(1)));
   if (!e.empty()) throw InputError("--N", e.substr(5));
 }
 

@@ -11,7 +11,7 @@
 
 namespace alloclab::ouro {
 
-inline constexpr std::uint32_t kChunkBytes = 8192;      // §3.2: the standard chunk, the largest page
+inline constexpr std::uint32_t kChunkBytes = 8192;  // §3.2: the standard chunk, the largest page
 inline constexpr std::uint32_t kSmallestPageBytes = 16;  // after 9 halvings
 inline constexpr unsigned kPageClasses = 10;             // 16, 32, ..., 8192 B: one queue each
 inline constexpr std::uint32_t kUnitsPerChunk = kChunkBytes / kSmallestPageBytes;  // 512

@@ -131,8 +131,7 @@ class SlotWrite {
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
     ++c.memory_ops;
     ++c.atomics;
-    if (Atomics::cas(q.slots[position_ % q.capacity], kDeletionMarker, index_) ==
-        kDeletionMarker) {
+    if (Atomics::cas(q.slots[position_ % q.capacity], kDeletionMarker, index_) == kDeletionMarker) {
       done_ = true;
       return OpStatus::done;
     }
@@ -148,16 +147,16 @@ class SlotWrite {
 };
 
 enum class ReservePhase : std::uint8_t {
-  wait,         // the semaphore (SemaphoreWait steps)
-  admit,        // grower: pages += #pages (the ring must hold them)
-  admit_undo,   // the ring is full: pages -= #pages, then the grow fails
-  chunk,        // grower: next_chunk += 1 and read that chunk's id (or none left)
-  chunk_undo,   // no chunk: pages -= #pages, then the grow fails
-  type,         // store the chunk's class
-  signal,       // C += #pages, E -= #pages (Alg. 3 l.2)
-  claim_back,   // back += #pages (l.4)
-  write,        // the grower's pages into their slots, one CAS each (l.5-9)
-  take,         // front += n (l.12)
+  wait,        // the semaphore (SemaphoreWait steps)
+  admit,       // grower: pages += #pages (the ring must hold them)
+  admit_undo,  // the ring is full: pages -= #pages, then the grow fails
+  chunk,       // grower: next_chunk += 1 and read that chunk's id (or none left)
+  chunk_undo,  // no chunk: pages -= #pages, then the grow fails
+  type,        // store the chunk's class
+  signal,      // C += #pages, E -= #pages (Alg. 3 l.2)
+  claim_back,  // back += #pages (l.4)
+  write,       // the grower's pages into their slots, one CAS each (l.5-9)
+  take,        // front += n (l.12)
   done,
 };
 
@@ -165,8 +164,7 @@ enum class ReservePhase : std::uint8_t {
 template <class Atomics>
 class PageReserveOp {
  public:
-  ALLOCLAB_HD PageReserveOp(std::uint32_t n, unsigned page_class,
-                            SpinExit rule = SpinExit::covered)
+  ALLOCLAB_HD PageReserveOp(std::uint32_t n, unsigned page_class, SpinExit rule = SpinExit::covered)
       : n_(n), per_chunk_(pages_per_chunk(page_class)), wait_(n, per_chunk_, rule) {}
 
   ALLOCLAB_HD ReservePhase phase() const { return phase_; }
@@ -241,8 +239,8 @@ class PageReserveOp {
       case ReservePhase::claim_back:
         back_ = rmw_add(w.back, std::uint64_t{per_chunk_}, c);
         written_ = 0;
-        writer_ = SlotWrite<Atomics>(page_index(static_cast<std::uint32_t>(chunk_), 0, q.page_class),
-                                     back_);
+        writer_ = SlotWrite<Atomics>(
+            page_index(static_cast<std::uint32_t>(chunk_), 0, q.page_class), back_);
         phase_ = ReservePhase::write;
         return OpStatus::running;
       case ReservePhase::write: {
@@ -289,7 +287,8 @@ class PageReserveOp {
     c.memory_ops += ops;
     c.atomics += ops - loads;
     c.sem_cas += after.cas_attempts - before.cas_attempts;
-    c.failed += (after.cas_failures - before.cas_failures) + (after.fast_misses - before.fast_misses);
+    c.failed +=
+        (after.cas_failures - before.cas_failures) + (after.fast_misses - before.fast_misses);
     c.reserve_spins += after.reserve_spins - before.reserve_spins;
   }
   ALLOCLAB_HD std::uint64_t rmw_add(std::uint64_t& word, std::uint64_t delta, OpCounts& c) {

@@ -1,0 +1,368 @@
+// ouro-p-s on the GPU: Ouroboros variant P over standard rings (Winter et al., ICS'20, Alg. 3),
+// driving the step machines of core/ouroboros/page_queue.hpp (the simulator drives the same
+// ones) with device atomics. Warp aggregation as in the public code: the lanes of a warp that ask
+// for one size class (`__match_any_sync`) elect their lowest lane, which waits on the semaphore
+// for all of them and takes their front (or back) positions with one atomic; each lane then
+// reads (or writes) its own slot.
+//
+// Bounds, so that no kernel can hang:
+//  * a semaphore wait that reaches --max-steps memory operations is abandoned (its reservation
+//    undone) and the request fails (counted);
+//  * a grower whose chunk allocation fails withdraws its promise, releasing the reservers;
+//  * a group that runs out of memory as a whole retries lane by lane (a chunk of large pages may
+//    hold fewer pages than a warp asks for);
+//  * a slot wait (the deletion marker, Alg. 1 l.6/13) waits for an operation that is running; one
+//    that exceeds kStuckSpins gives up and is counted in `stuck`, which fails verification.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
+#include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/pool.hpp"
+#include "gpu_entry.cuh"
+#include "ouro_atomics.cuh"
+#include "warp.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+using ouro::kPageClasses;
+using ouro::OpCounts;
+using ouro::OpStatus;
+using ouro::PageQueueRef;
+using ouro::PageQueueWords;
+using ouro::ReserveOutcome;
+
+constexpr std::uint32_t kStuckSpins = 1u << 22;
+// Words of one class's queue sit alone in a 128-byte line.
+constexpr unsigned kWordStride = 16;  // 8-byte words
+
+struct OuroPageView {
+  unsigned long long* words = nullptr;  // kPageClasses lines of PageQueueWords
+  std::uint32_t* slots[kPageClasses] = {};
+  std::uint32_t capacity[kPageClasses] = {};
+  ouro::ChunkSourceWords* chunks = nullptr;
+  const std::uint32_t* available = nullptr;
+  std::uint32_t chunk_count = 0;
+  std::uint8_t* chunk_class = nullptr;
+  unsigned long long* stuck = nullptr;  // slot waits given up (a defect: verification fails)
+
+  __host__ __device__ PageQueueRef ref(unsigned k) const {
+    return PageQueueRef{reinterpret_cast<PageQueueWords*>(words + k * kWordStride),
+                        slots[k],
+                        capacity[k],
+                        k,
+                        chunks,
+                        available,
+                        chunk_count,
+                        chunk_class};
+  }
+};
+
+__device__ void back_off(std::uint32_t spins) {
+  __nanosleep(spins < 8 ? 32 : 256);
+}
+
+// Runs a slot operation (SlotRead or SlotWrite) to its end; false if it was given up.
+template <class SlotOp>
+__device__ bool run_slot(SlotOp& op, const OuroPageView& v, const PageQueueRef& q, OpCounts& c) {
+  for (std::uint32_t spins = 0; op.step(q, c) != OpStatus::done; ++spins) {
+    if (spins >= kStuckSpins) {
+      atomicAdd(v.stuck, 1ull);
+      return false;
+    }
+    back_off(spins);
+  }
+  return true;
+}
+
+// The reservation of n pages of class k by one thread; the semaphore part is bounded.
+__device__ ouro::PageReserveOp<DeviceAtomics> reserve(const PageQueueRef& q, std::uint32_t n,
+                                                      unsigned k, std::uint64_t max_steps,
+                                                      OpCounts& c) {
+  ouro::PageReserveOp<DeviceAtomics> op(n, k);
+  std::uint32_t spins = 0;
+  while (op.phase() != ouro::ReservePhase::done) {
+    if (c.memory_ops >= max_steps && op.can_abandon()) {
+      op.abandon(q, c);
+      break;
+    }
+    if (op.step(q, c) == OpStatus::spinning) back_off(++spins);
+  }
+  return op;
+}
+
+struct Served {
+  std::uint64_t unit = kFailed;
+  std::uint32_t steps = 0, failed = 0, atomics = 0;
+};
+
+// malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
+// it together for the same class.
+__device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::uint64_t max_steps) {
+  const unsigned k = ouro::page_class_of_units(units);
+  const PageQueueRef q = v.ref(k);
+  const unsigned group = __match_any_sync(__activemask(), k);
+  const unsigned leader = __ffs(group) - 1;
+  const unsigned g = __popc(group);
+  const unsigned rank = __popc(group & lanemask_lt());
+  OpCounts own;
+  unsigned outcome = 0;
+  unsigned long long position = 0;
+  if (lane_id() == leader) {
+    const auto op = reserve(q, g, k, max_steps, own);
+    outcome = static_cast<unsigned>(op.outcome());
+    position = op.position();
+  }
+  outcome = __shfl_sync(group, outcome, leader);
+  position = __shfl_sync(group, position, leader);
+  const std::uint32_t leader_ops = __shfl_sync(group, own.memory_ops, leader);
+  Served out;
+  auto result = static_cast<ReserveOutcome>(outcome);
+  if (g > 1 && (result == ReserveOutcome::out_of_memory || result == ReserveOutcome::queue_full)) {
+    // Not enough for the group: each lane asks alone.
+    const auto op = reserve(q, 1, k, max_steps, own);
+    result = op.outcome();
+    position = op.position();
+  } else {
+    position += rank;
+  }
+  if (result == ReserveOutcome::ok) {
+    ouro::SlotRead<DeviceAtomics> read(position);
+    if (run_slot(read, v, q, own)) out.unit = ouro::unit_of_page_index(read.index(), k);
+  }
+  out.steps = (lane_id() == leader ? 0 : leader_ops) + own.memory_ops;
+  out.failed = own.failed;
+  out.atomics = own.atomics;
+  return out;
+}
+
+__device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
+  const unsigned k = v.chunk_class[unit / ouro::kUnitsPerChunk];
+  const PageQueueRef q = v.ref(k);
+  const unsigned group = __match_any_sync(__activemask(), k);
+  const unsigned leader = __ffs(group) - 1;
+  OpCounts own;
+  unsigned long long position = 0;
+  if (lane_id() == leader) {
+    ouro::PageReleaseOp<DeviceAtomics> rel(__popc(group));
+    while (rel.step(q, own) != OpStatus::done) {
+    }
+    position = rel.position();
+  }
+  position = __shfl_sync(group, position, leader) + __popc(group & lanemask_lt());
+  ouro::SlotWrite<DeviceAtomics> write(ouro::page_index_of_unit(unit, k), position);
+  run_slot(write, v, q, own);
+  return own.atomics;
+}
+
+template <bool kCounters>
+__global__ void ouro_page_alloc_kernel(KernelArgs a, OuroPageView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N || !asks(a, i)) return;
+  const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    const Served got = ouro_malloc(v, units, a.max_steps);
+    record_request<kCounters>(a, r, i, got.unit, got.steps, got.failed, got.atomics);
+  }
+}
+
+__global__ void ouro_page_free_kernel(KernelArgs a, OuroPageView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
+  ouro_free(v, a.page[i]);
+}
+
+__global__ void free_chunks_kernel(std::uint8_t* whole, std::uint64_t chunks, std::uint64_t A,
+                                   PagePermutation pi) {
+  const std::uint64_t c = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (c >= chunks) return;
+  bool all = true;
+  for (std::uint64_t u = c * ouro::kUnitsPerChunk; all && u < (c + 1) * ouro::kUnitsPerChunk; ++u)
+    all = initially_free(pi, u, A);
+  whole[c] = all ? 1 : 0;
+}
+
+// Requests in flight at once on any current GPU: at most 2048 resident threads per SM, and no
+// GPU has more than 160 SMs (H100/H200: 132). The semaphore's range is checked against this.
+constexpr std::uint64_t kMostResidentThreads = 160ull * 2048;
+
+class OuroPagePool final : public PoolPolicy {
+ public:
+  using View = OuroPageView;
+  static void check(const Scenario& s, const MeasureOptions& o) {
+    ouro::check_scenario(std::string(name(s.algo)), s,
+                         std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
+  }
+  OuroPagePool(const Scenario& s, const MeasureOptions&, const KernelArgs& a)
+      : name_(name(s.algo)), T_(a.T), A_(a.A), seed_(a.seed) {
+    chunks_ = ouro::chunk_count_of_units(T_);
+    for (unsigned k = 0; k < kPageClasses; ++k) {
+      capacity_[k] = ouro::ring_capacity(T_, k);
+      slot_total_ += capacity_[k];
+    }
+  }
+  View view() const {
+    View v;
+    v.words = words_.get();
+    std::uint64_t offset = 0;
+    for (unsigned k = 0; k < kPageClasses; ++k) {
+      v.slots[k] = slots_.get() + offset;
+      v.capacity[k] = capacity_[k];
+      offset += capacity_[k];
+    }
+    v.chunks = reinterpret_cast<ouro::ChunkSourceWords*>(words_.get() + kPageClasses * kWordStride);
+    v.available = available_.get();
+    v.chunk_count = chunk_count_;
+    v.chunk_class = chunk_class_.get();
+    v.stuck = words_.get() + (kPageClasses + 1) * kWordStride;
+    return v;
+  }
+
+  std::uint64_t device_bytes() const override {
+    return (kPageClasses + 2) * kWordStride * 8 + slot_total_ * 4 + chunks_ * (4 + 1 + 1);
+  }
+  const char* size_parameter() const override { return "--T"; }
+
+  void set_up() override {
+    words_.resize((kPageClasses + 2) * kWordStride);
+    slots_.resize(slot_total_);
+    chunk_class_.resize(std::max<std::uint64_t>(chunks_, 1));
+    // The chunks the memory manager may hand out: every unit free at the start.
+    std::vector<std::uint32_t> available;
+    if (A_ == T_) {
+      for (std::uint64_t c = 0; c < chunks_; ++c) available.push_back(static_cast<std::uint32_t>(c));
+    } else {
+      DeviceBuffer<std::uint8_t> whole(std::max<std::uint64_t>(chunks_, 1));
+      free_chunks_kernel<<<blocks_for(chunks_, 256), 256>>>(whole.get(), chunks_, A_,
+                                                             PagePermutation(T_, seed_));
+      ALLOCLAB_CUDA_LAUNCH();
+      std::vector<std::uint8_t> h(chunks_);
+      ALLOCLAB_CUDA(cudaMemcpy(h.data(), whole.get(), chunks_, cudaMemcpyDeviceToHost));
+      for (std::uint64_t c = 0; c < chunks_; ++c)
+        if (h[c]) available.push_back(static_cast<std::uint32_t>(c));
+    }
+    chunk_count_ = static_cast<std::uint32_t>(available.size());
+    available_.resize(std::max<std::size_t>(available.size(), 1));
+    if (!available.empty())
+      ALLOCLAB_CUDA(cudaMemcpy(available_.get(), available.data(), available.size() * 4,
+                               cudaMemcpyHostToDevice));
+    reset();
+  }
+
+  // The pristine pool: empty rings, untyped chunks, zero counters (a cold allocator).
+  void reset() override {
+    ALLOCLAB_CUDA(cudaMemset(slots_.get(), 0xff, slots_.bytes()));
+    ALLOCLAB_CUDA(cudaMemset(chunk_class_.get(), 0xff, chunk_class_.bytes()));
+    std::vector<unsigned long long> w((kPageClasses + 2) * kWordStride, 0);
+    for (unsigned k = 0; k < kPageClasses; ++k) w[k * kWordStride] = ouro::sem_pack({});
+    ALLOCLAB_CUDA(cudaMemcpy(words_.get(), w.data(), words_.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  // Units the live requests hold: per class, the pages created less those free in its queue.
+  std::optional<std::uint64_t> pages_in_use() const override {
+    const State st = state();
+    check_at_rest(st, "between phases");
+    std::uint64_t units = 0;
+    for (unsigned k = 0; k < kPageClasses; ++k)
+      units += (st.queue[k].pages - static_cast<std::uint64_t>(st.sem[k].count)) *
+               ouro::units_per_page(k);
+    return units;
+  }
+  void verify_allocated(const Allocation& run) const override {
+    const State st = state();
+    check_at_rest(st, "after the allocation");
+    const unsigned k = ouro::page_class_of_units(run.pages);
+    const std::uint64_t held = st.queue[k].pages - static_cast<std::uint64_t>(st.sem[k].count);
+    if (held != run.taken)
+      throw VerificationError(name_ + ": class " + std::to_string(k) + " holds " +
+                              std::to_string(held) + " pages out of its queue, " +
+                              std::to_string(run.taken) + " requests served");
+  }
+  void verify_freed(const Allocation&) const override {
+    const State st = state();
+    check_at_rest(st, "after the free");
+    for (unsigned k = 0; k < kPageClasses; ++k)
+      if (static_cast<std::uint64_t>(st.sem[k].count) != st.queue[k].pages ||
+          st.queue[k].back - st.queue[k].front != st.queue[k].pages)
+        throw VerificationError(name_ + ": after the free, class " + std::to_string(k) +
+                                " has " + std::to_string(st.queue[k].pages) + " pages, " +
+                                std::to_string(st.sem[k].count) + " counted free and " +
+                                std::to_string(st.queue[k].back - st.queue[k].front) +
+                                " in its ring");
+  }
+  std::optional<std::vector<std::uint64_t>> free_pages() const override { return std::nullopt; }
+  std::vector<std::string> notes() const override {
+    return {name_ + ": every run starts from empty queues and untyped chunks (a cold allocator); "
+                    "the chunks a run types stay in their class until the pool is reset"};
+  }
+
+ private:
+  struct State {
+    std::array<PageQueueWords, kPageClasses> queue;
+    std::array<ouro::SemCounters, kPageClasses> sem;
+    std::uint64_t next_chunk = 0, stuck = 0;
+  };
+  State state() const {
+    std::vector<unsigned long long> w(words_.size());
+    ALLOCLAB_CUDA(cudaMemcpy(w.data(), words_.get(), words_.bytes(), cudaMemcpyDeviceToHost));
+    State st;
+    for (unsigned k = 0; k < kPageClasses; ++k) {
+      const unsigned long long* line = &w[k * kWordStride];
+      st.queue[k].semaphore = line[0];
+      st.queue[k].front = line[1];
+      st.queue[k].back = line[2];
+      st.queue[k].pages = line[3];
+      st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
+    }
+    st.next_chunk = w[kPageClasses * kWordStride];
+    st.stuck = w[(kPageClasses + 1) * kWordStride];
+    return st;
+  }
+  // Between kernels nothing is in flight: no promise (E), no reservation (R), no slot given up.
+  void check_at_rest(const State& st, const char* when) const {
+    if (st.stuck)
+      throw VerificationError(name_ + ": " + std::to_string(st.stuck) + " slot waits gave up " +
+                              when);
+    for (unsigned k = 0; k < kPageClasses; ++k)
+      if (st.sem[k].expected || st.sem[k].reserved || st.sem[k].count < 0)
+        throw VerificationError(name_ + ": class " + std::to_string(k) + " semaphore C=" +
+                                std::to_string(st.sem[k].count) +
+                                " E=" + std::to_string(st.sem[k].expected) +
+                                " R=" + std::to_string(st.sem[k].reserved) + " " + when);
+  }
+
+  std::string name_;
+  std::uint64_t T_, A_, seed_;
+  std::uint64_t chunks_ = 0, slot_total_ = 0;
+  std::uint32_t chunk_count_ = 0;
+  std::array<std::uint32_t, kPageClasses> capacity_{};
+  DeviceBuffer<unsigned long long> words_;
+  DeviceBuffer<std::uint32_t> slots_, available_;
+  DeviceBuffer<std::uint8_t> chunk_class_;
+};
+
+void launch_ouro_page_alloc(const KernelArgs& a, const OuroPageView& v, bool counters) {
+  if (counters)
+    ouro_page_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  else
+    ouro_page_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_ouro_page_free(const KernelArgs& a, const OuroPageView& v) {
+  ouro_page_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
+                        (gpu_entry(GpuTraits<OuroPagePool>{.alloc = &launch_ouro_page_alloc,
+                                                           .free = &launch_ouro_page_free})))
+
+}  // namespace alloclab::gpu::detail
