@@ -24,6 +24,8 @@ enum class OutOfMemory {
   counted_by_pool,  // the pool serves an exact count (the queue: min(N*k, A)); its pool checks it
   step_bound,       // a request fails only when it reaches --max-steps
   device,           // the device says so (device malloc returns null); nothing to check
+  exhausted,        // the allocator has nothing left for the request's class (Ouroboros: no free
+                    // chunk); its pool checks what it handed out against its own counters
 };
 
 // The kernels' arguments a scenario and the measurement options fix (seed: the scenario's, as

@@ -21,8 +21,8 @@ struct DeviceAtomics {
       return static_cast<T>(
           atomicAdd(reinterpret_cast<unsigned int*>(&w), static_cast<unsigned int>(v)));
     else
-      return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(&w),
-                                      static_cast<unsigned long long>(v)));
+      return static_cast<T>(
+          atomicAdd(reinterpret_cast<unsigned long long*>(&w), static_cast<unsigned long long>(v)));
   }
   template <class T>
   __device__ static T cas(T& w, T expected, T desired) {

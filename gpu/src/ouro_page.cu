@@ -235,11 +235,12 @@ class OuroPagePool final : public PoolPolicy {
     // The chunks the memory manager may hand out: every unit free at the start.
     std::vector<std::uint32_t> available;
     if (A_ == T_) {
-      for (std::uint64_t c = 0; c < chunks_; ++c) available.push_back(static_cast<std::uint32_t>(c));
+      for (std::uint64_t c = 0; c < chunks_; ++c)
+        available.push_back(static_cast<std::uint32_t>(c));
     } else {
       DeviceBuffer<std::uint8_t> whole(std::max<std::uint64_t>(chunks_, 1));
       free_chunks_kernel<<<blocks_for(chunks_, 256), 256>>>(whole.get(), chunks_, A_,
-                                                             PagePermutation(T_, seed_));
+                                                            PagePermutation(T_, seed_));
       ALLOCLAB_CUDA_LAUNCH();
       std::vector<std::uint8_t> h(chunks_);
       ALLOCLAB_CUDA(cudaMemcpy(h.data(), whole.get(), chunks_, cudaMemcpyDeviceToHost));
@@ -289,16 +290,17 @@ class OuroPagePool final : public PoolPolicy {
     for (unsigned k = 0; k < kPageClasses; ++k)
       if (static_cast<std::uint64_t>(st.sem[k].count) != st.queue[k].pages ||
           st.queue[k].back - st.queue[k].front != st.queue[k].pages)
-        throw VerificationError(name_ + ": after the free, class " + std::to_string(k) +
-                                " has " + std::to_string(st.queue[k].pages) + " pages, " +
+        throw VerificationError(name_ + ": after the free, class " + std::to_string(k) + " has " +
+                                std::to_string(st.queue[k].pages) + " pages, " +
                                 std::to_string(st.sem[k].count) + " counted free and " +
                                 std::to_string(st.queue[k].back - st.queue[k].front) +
                                 " in its ring");
   }
   std::optional<std::vector<std::uint64_t>> free_pages() const override { return std::nullopt; }
   std::vector<std::string> notes() const override {
-    return {name_ + ": every run starts from empty queues and untyped chunks (a cold allocator); "
-                    "the chunks a run types stay in their class until the pool is reset"};
+    return {name_ +
+            ": every run starts from empty queues and untyped chunks (a cold allocator); "
+            "the chunks a run types stay in their class until the pool is reset"};
   }
 
  private:
@@ -330,8 +332,8 @@ class OuroPagePool final : public PoolPolicy {
                               when);
     for (unsigned k = 0; k < kPageClasses; ++k)
       if (st.sem[k].expected || st.sem[k].reserved || st.sem[k].count < 0)
-        throw VerificationError(name_ + ": class " + std::to_string(k) + " semaphore C=" +
-                                std::to_string(st.sem[k].count) +
+        throw VerificationError(name_ + ": class " + std::to_string(k) +
+                                " semaphore C=" + std::to_string(st.sem[k].count) +
                                 " E=" + std::to_string(st.sem[k].expected) +
                                 " R=" + std::to_string(st.sem[k].reserved) + " " + when);
   }
@@ -362,7 +364,9 @@ void launch_ouro_page_free(const KernelArgs& a, const OuroPageView& v) {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
-                        (gpu_entry(GpuTraits<OuroPagePool>{.alloc = &launch_ouro_page_alloc,
-                                                           .free = &launch_ouro_page_free})))
+                        (gpu_entry(GpuTraits<OuroPagePool>{
+                            .alloc = &launch_ouro_page_alloc,
+                            .free = &launch_ouro_page_free,
+                            .out_of_memory = OutOfMemory::exhausted})))
 
 }  // namespace alloclab::gpu::detail

@@ -1,0 +1,84 @@
+// ouro-p-s on the GPU: requests served from an empty pool in every size class, disjoint pages
+// aligned to their class, out of memory exact to the page (warp groups that find too few pages
+// fall back lane by lane), several requests per thread. measure() also verifies every run: the
+// pool checks its semaphores at rest (no promise or reservation left), the pages its classes
+// hold against the requests served, and after the free that every page is back in its queue.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "gpu_support.hpp"
+
+using namespace alloclab;
+using namespace alloclab::gpu;
+using gpu::test::require_device;
+using gpu::test::scenario;
+
+namespace {
+
+MeasureOptions kept() {
+  MeasureOptions o;
+  o.repeats = 2;
+  o.keep_per_thread = true;
+  return o;
+}
+
+// Every unit of every page handed out (first unit + the request's units), sorted.
+std::vector<std::uint64_t> units_handed_out(const MeasureResult& r, unsigned units) {
+  std::vector<std::uint64_t> out;
+  for (auto first : r.first_page)
+    if (first >= 0)
+      for (unsigned j = 0; j < units; ++j) out.push_back(static_cast<std::uint64_t>(first) + j);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ouro-p-s serves every size class from an empty pool, pages disjoint and aligned",
+          "[gpu][ouro]") {
+  require_device();
+  for (unsigned units : {1u, 3u, 64u, 512u}) {
+    INFO("units " << units);
+    const unsigned k = ouro::page_class_of_units(units);
+    auto s = scenario(Algorithm::ouro_p_s, 5000, 0, 0);
+    s.T = s.A = 5000 * 512;  // a chunk per request at most
+    s.pages = units;
+    const auto r = measure(Algorithm::ouro_p_s, s, kept());
+    CHECK(r.taken == 5000);
+    CHECK(r.failed == 0);
+    const auto taken = units_handed_out(r, units);
+    CHECK(std::adjacent_find(taken.begin(), taken.end()) == taken.end());
+    for (auto f : r.first_page) CHECK(static_cast<std::uint64_t>(f) % (1u << k) == 0);
+  }
+}
+
+TEST_CASE("ouro-p-s out of memory: exactly the pages of the pool's chunks, then null",
+          "[gpu][ouro]") {
+  require_device();
+  for (unsigned units : {1u, 64u, 512u}) {
+    INFO("units " << units);
+    const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+    auto s = scenario(Algorithm::ouro_p_s, 3 * 2 * p + 5, 0, 0);
+    s.T = s.A = 2 * 512;  // two chunks
+    s.pages = units;
+    const auto r = measure(Algorithm::ouro_p_s, s, kept());
+    CHECK(r.taken == 2 * p);
+    CHECK(r.failed == s.N - 2 * p);
+  }
+}
+
+TEST_CASE("ouro-p-s: k requests per thread, then all freed", "[gpu][ouro]") {
+  require_device();
+  auto s = scenario(Algorithm::ouro_p_s, 2048, 0, 0);
+  s.T = s.A = 64 * 512;
+  s.pages = 2;
+  auto o = kept();
+  o.per_thread = 4;
+  const auto r = measure(Algorithm::ouro_p_s, s, o);
+  CHECK(r.taken == 4 * 2048);
+  const auto taken = units_handed_out(r, 2);
+  CHECK(std::adjacent_find(taken.begin(), taken.end()) == taken.end());
+}
