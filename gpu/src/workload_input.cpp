@@ -26,7 +26,9 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
   pages_for_request(algo, w.size.lo, w.page_bytes);
   const std::uint64_t most_pages = pages_for_request(algo, w.size.hi, w.page_bytes);
   const std::string who(name(algo));
-  if (caps(algo).requests == RequestKind::pages) {
+  // Runs of pages found in bitmap words (RW_malloc's kernel): one run inside one 32-bit word, one
+  // run length per warp. Allocators of size classes (Ouroboros) serve each lane its own class.
+  if (caps(algo).requests == RequestKind::pages && caps(algo).bitmap_words) {
     if (most_pages > kRunWordBits)
       throw InputError("--size", std::to_string(w.size.hi) + " bytes is " +
                                      std::to_string(most_pages) + " pages of " +
