@@ -38,11 +38,16 @@ using ouro::PageQueueWords;
 using ouro::ReserveOutcome;
 
 constexpr std::uint32_t kStuckSpins = 1u << 22;
-// Words of one class's queue sit alone in a 128-byte line.
-constexpr unsigned kWordStride = 16;  // 8-byte words
+
+// The words beside the queues: the chunk source, and the count of slot waits given up, each in a
+// line of its own.
+struct PoolWords {
+  alignas(128) ouro::ChunkSourceWords chunks;
+  alignas(128) unsigned long long stuck = 0;
+};
 
 struct OuroPageView {
-  unsigned long long* words = nullptr;  // kPageClasses lines of PageQueueWords
+  PageQueueWords* queues = nullptr;  // one per class
   std::uint32_t* slots[kPageClasses] = {};
   std::uint32_t capacity[kPageClasses] = {};
   ouro::ChunkSourceWords* chunks = nullptr;
@@ -52,14 +57,8 @@ struct OuroPageView {
   unsigned long long* stuck = nullptr;  // slot waits given up (a defect: verification fails)
 
   __host__ __device__ PageQueueRef ref(unsigned k) const {
-    return PageQueueRef{reinterpret_cast<PageQueueWords*>(words + k * kWordStride),
-                        slots[k],
-                        capacity[k],
-                        k,
-                        chunks,
-                        available,
-                        chunk_count,
-                        chunk_class};
+    return PageQueueRef{queues + k, slots[k],  capacity[k], k,
+                        chunks,     available, chunk_count, chunk_class};
   }
 };
 
@@ -208,28 +207,30 @@ class OuroPagePool final : public PoolPolicy {
   }
   View view() const {
     View v;
-    v.words = words_.get();
+    v.queues = queues_.get();
     std::uint64_t offset = 0;
     for (unsigned k = 0; k < kPageClasses; ++k) {
       v.slots[k] = slots_.get() + offset;
       v.capacity[k] = capacity_[k];
       offset += capacity_[k];
     }
-    v.chunks = reinterpret_cast<ouro::ChunkSourceWords*>(words_.get() + kPageClasses * kWordStride);
+    v.chunks = &misc_.get()->chunks;
     v.available = available_.get();
     v.chunk_count = chunk_count_;
     v.chunk_class = chunk_class_.get();
-    v.stuck = words_.get() + (kPageClasses + 1) * kWordStride;
+    v.stuck = &misc_.get()->stuck;
     return v;
   }
 
   std::uint64_t device_bytes() const override {
-    return (kPageClasses + 2) * kWordStride * 8 + slot_total_ * 4 + chunks_ * (4 + 1 + 1);
+    return kPageClasses * sizeof(PageQueueWords) + sizeof(PoolWords) + slot_total_ * 4 +
+           chunks_ * (4 + 1 + 1);
   }
   const char* size_parameter() const override { return "--T"; }
 
   void set_up() override {
-    words_.resize((kPageClasses + 2) * kWordStride);
+    queues_.resize(kPageClasses);
+    misc_.resize(1);
     slots_.resize(slot_total_);
     chunk_class_.resize(std::max<std::uint64_t>(chunks_, 1));
     // The chunks the memory manager may hand out: every unit free at the start.
@@ -259,9 +260,12 @@ class OuroPagePool final : public PoolPolicy {
   void reset() override {
     ALLOCLAB_CUDA(cudaMemset(slots_.get(), 0xff, slots_.bytes()));
     ALLOCLAB_CUDA(cudaMemset(chunk_class_.get(), 0xff, chunk_class_.bytes()));
-    std::vector<unsigned long long> w((kPageClasses + 2) * kWordStride, 0);
-    for (unsigned k = 0; k < kPageClasses; ++k) w[k * kWordStride] = ouro::sem_pack({});
-    ALLOCLAB_CUDA(cudaMemcpy(words_.get(), w.data(), words_.bytes(), cudaMemcpyHostToDevice));
+    std::array<PageQueueWords, kPageClasses> queues{};
+    for (auto& q : queues) q.semaphore = ouro::sem_pack({});
+    ALLOCLAB_CUDA(
+        cudaMemcpy(queues_.get(), queues.data(), queues_.bytes(), cudaMemcpyHostToDevice));
+    const PoolWords misc{};
+    ALLOCLAB_CUDA(cudaMemcpy(misc_.get(), &misc, sizeof misc, cudaMemcpyHostToDevice));
   }
 
   // Units the live requests hold: per class, the pages created less those free in its queue.
@@ -310,19 +314,14 @@ class OuroPagePool final : public PoolPolicy {
     std::uint64_t next_chunk = 0, stuck = 0;
   };
   State state() const {
-    std::vector<unsigned long long> w(words_.size());
-    ALLOCLAB_CUDA(cudaMemcpy(w.data(), words_.get(), words_.bytes(), cudaMemcpyDeviceToHost));
     State st;
-    for (unsigned k = 0; k < kPageClasses; ++k) {
-      const unsigned long long* line = &w[k * kWordStride];
-      st.queue[k].semaphore = line[0];
-      st.queue[k].front = line[1];
-      st.queue[k].back = line[2];
-      st.queue[k].pages = line[3];
-      st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
-    }
-    st.next_chunk = w[kPageClasses * kWordStride];
-    st.stuck = w[(kPageClasses + 1) * kWordStride];
+    ALLOCLAB_CUDA(
+        cudaMemcpy(st.queue.data(), queues_.get(), queues_.bytes(), cudaMemcpyDeviceToHost));
+    PoolWords misc;
+    ALLOCLAB_CUDA(cudaMemcpy(&misc, misc_.get(), sizeof misc, cudaMemcpyDeviceToHost));
+    for (unsigned k = 0; k < kPageClasses; ++k) st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
+    st.next_chunk = misc.chunks.next_chunk;
+    st.stuck = misc.stuck;
     return st;
   }
   // Between kernels nothing is in flight: no promise (E), no reservation (R), no slot given up.
@@ -343,7 +342,8 @@ class OuroPagePool final : public PoolPolicy {
   std::uint64_t chunks_ = 0, slot_total_ = 0;
   std::uint32_t chunk_count_ = 0;
   std::array<std::uint32_t, kPageClasses> capacity_{};
-  DeviceBuffer<unsigned long long> words_;
+  DeviceBuffer<PageQueueWords> queues_;
+  DeviceBuffer<PoolWords> misc_;
   DeviceBuffer<std::uint32_t> slots_, available_;
   DeviceBuffer<std::uint8_t> chunk_class_;
 };

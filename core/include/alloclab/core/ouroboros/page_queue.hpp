@@ -37,12 +37,15 @@
 namespace alloclab::ouro {
 
 // The shared words of one page queue; the caller places them (host or device memory) and sets
-// `semaphore` to sem_pack({}) (zero counters) before use.
+// `semaphore` to sem_pack({}) (zero counters) before use. Each word has a 128-byte line of its
+// own: a GPU serialises the atomics on one line, and every request of a warm queue issues one on
+// the semaphore and one on front (with the three words in one line, 2^20 requests of one class
+// took 0.126 ms on an H200; the public code's 0.079-0.120 ms).
 struct PageQueueWords {
-  std::uint64_t semaphore = 0;
-  std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
-  std::uint64_t back = 0;
-  std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
+  alignas(128) std::uint64_t semaphore = 0;
+  alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
+  alignas(128) std::uint64_t back = 0;
+  alignas(128) std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
 };
 
 // The memory manager's chunks: the next of a list of available chunk ids, taken with a counter
