@@ -35,12 +35,12 @@ SimOptions in_mode(Mode m) {
 }  // namespace
 
 // Worked from Alg. 2-3 for one request at a time on an empty pool of one class with p pages per
-// chunk. A request that finds a page: the fast path's read and subtraction, front, its slot = 4.
-// The grower (every p-th request, the semaphore being empty): read, CAS (grow), admission add,
-// chunk counter add, the chunk id read, the class byte, signal, back, p slot CASes, then the
-// 4 of a request that finds a page = 12 + p. So with G = ceil(N / p) growers,
-// steps = 4 N + (8 + p) G, and the pool gives out exactly G chunks.
-TEST_CASE("ouro-p-s sequential steps: 4 per request, 12 + p for the grower of each chunk",
+// chunk. A request that finds a page: the fast path's subtraction (l.2), front, its slot = 3.
+// The grower (every p-th request, the semaphore being empty): the subtraction and its undo,
+// CAS (grow), admission add, chunk counter add, the chunk id read, the class byte, signal, back,
+// p slot CASes, then the 3 of a request that finds a page = 12 + p. So with G = ceil(N / p)
+// growers, steps = 3 N + (9 + p) G, and the pool gives out exactly G chunks.
+TEST_CASE("ouro-p-s sequential steps: 3 per request, 12 + p for the grower of each chunk",
           "[cpu_sim][ouro]") {
   const unsigned units = GENERATE(1u, 2u, 16u, 100u, 512u);
   const std::uint64_t N = GENERATE(1u, 511u, 512u, 2000u);
@@ -53,8 +53,8 @@ TEST_CASE("ouro-p-s sequential steps: 4 per request, 12 + p for the grower of ea
   CHECK(r.failed == 0);
   std::uint64_t steps = 0;
   for (auto x : r.steps) steps += x;
-  CHECK(steps == 4 * N + (8 + p) * growers);
-  // Exactly `growers` requests took more than 4 steps.
+  CHECK(steps == 3 * N + (9 + p) * growers);
+  // Exactly `growers` requests took more than 3 steps.
   CHECK(static_cast<std::uint64_t>(std::count(r.steps.begin(), r.steps.end(), 12 + p)) == growers);
   // Chunks handed out: the units in use lie in `growers` chunks, a page per request.
   std::vector<bool> chunk_used(s.T / 512, false);
@@ -92,10 +92,10 @@ TEST_CASE("ouro-p-s frees go back to their queue and are served before any new c
   CHECK(a->free_count() == s.T);
   const RunResult again = a->allocate(2);
   CHECK(again.failed == 0);
-  // The same two chunks: no grower, so (sequential) every request takes the 4 steps of a hit.
+  // The same two chunks: no grower, so (sequential) every request takes the 3 steps of a hit.
   for (auto f : again.first_page) CHECK(static_cast<std::uint64_t>(f) < 2 * 512);
   if (mode == Mode::sequential)
-    for (auto x : again.steps) CHECK(x == 4);
+    for (auto x : again.steps) CHECK(x == 3);
   // A double free is an error.
   a->free(static_cast<std::uint64_t>(again.first_page[0]), 1);
   CHECK_THROWS_AS(a->free(static_cast<std::uint64_t>(again.first_page[0]), 1), VerificationError);

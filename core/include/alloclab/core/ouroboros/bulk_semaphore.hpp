@@ -182,6 +182,13 @@ struct WaitResult {
   std::uint32_t cas_failures = 0;   // CAS attempts that found the word changed
 };
 
+// How a wait enters its fast path.
+enum class FastPath : std::uint8_t {
+  guarded,  // load first and subtract only when C >= N (a miss then costs no atomics)
+  printed,  // subtract first, check the old count, undo on a miss: Alg. 2 lines 2-6 as printed
+            // and as the public code does it; one atomic per hit, the fewest round trips
+};
+
 // The steps of one wait. Each step issues at most one memory operation on the word.
 enum class WaitPhase : std::uint8_t {
   fast_read,    // load; C >= N? (the public code's guard before the fast path)
@@ -214,8 +221,12 @@ template <class Atomics>
 class SemaphoreWait {
  public:
   ALLOCLAB_HD SemaphoreWait(std::uint32_t n, std::uint32_t pages_per_chunk,
-                            SpinExit rule = SpinExit::printed)
-      : n_(n), pages_(pages_per_chunk), rule_(rule) {}
+                            SpinExit rule = SpinExit::printed, FastPath fast = FastPath::guarded)
+      : n_(n),
+        pages_(pages_per_chunk),
+        rule_(rule),
+        start_(fast == FastPath::guarded ? WaitPhase::fast_read : WaitPhase::fast_sub),
+        phase_(start_) {}
 
   ALLOCLAB_HD WaitPhase phase() const { return phase_; }
   ALLOCLAB_HD const WaitResult& result() const { return result_; }
@@ -265,7 +276,7 @@ class SemaphoreWait {
       }
       case WaitPhase::release:
         add(word, sem_release_delta(n_));
-        phase_ = WaitPhase::fast_read;
+        phase_ = start_;
         return WaitStatus::running;
       case WaitPhase::done:
         break;
@@ -275,7 +286,7 @@ class SemaphoreWait {
 
   // The grower's allocation succeeded and it has signalled (#pages, #pages): start over.
   ALLOCLAB_HD void chunk_allocated() {
-    if (phase_ == WaitPhase::await_chunk) phase_ = WaitPhase::fast_read;
+    if (phase_ == WaitPhase::await_chunk) phase_ = start_;
   }
   // The allocation failed: the next step withdraws the promise and ends with out_of_memory.
   ALLOCLAB_HD void chunk_failed() {
@@ -354,7 +365,8 @@ class SemaphoreWait {
   std::uint32_t n_;
   std::uint32_t pages_;
   SpinExit rule_;
-  WaitPhase phase_ = WaitPhase::fast_read;
+  WaitPhase start_;
+  WaitPhase phase_;
   std::uint64_t seen_ = 0;
   WaitResult result_;
 };
