@@ -159,8 +159,11 @@ __device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
   return own.atomics;
 }
 
+// At most 32 registers (2048 resident threads per SM): each request is a chain of dependent L2
+// round trips, so the more warps in flight the better; the 62 registers the kernel would take
+// otherwise halve that, and the few spills are on the grower's path.
 template <bool kCounters>
-__global__ void ouro_page_alloc_kernel(KernelArgs a, OuroPageView v) {
+__global__ void __launch_bounds__(1024, 2) ouro_page_alloc_kernel(KernelArgs a, OuroPageView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
