@@ -187,6 +187,10 @@ enum class FastPath : std::uint8_t {
   guarded,  // load first and subtract only when C >= N (a miss then costs no atomics)
   printed,  // subtract first, check the old count, undo on a miss: Alg. 2 lines 2-6 as printed
             // and as the public code does it; one atomic per hit, the fewest round trips
+  printed_then_guarded,  // the first attempt as printed, every later one (after a grow or a
+                         // reservation) guarded: a thread that has seen the semaphore short
+                         // reads before it subtracts, which spares the contended word a
+                         // subtraction and its undo per retry while a queue grows
 };
 
 // The steps of one wait. Each step issues at most one memory operation on the word.
@@ -225,8 +229,8 @@ class SemaphoreWait {
       : n_(n),
         pages_(pages_per_chunk),
         rule_(rule),
-        start_(fast == FastPath::guarded ? WaitPhase::fast_read : WaitPhase::fast_sub),
-        phase_(start_) {}
+        restart_(fast == FastPath::printed ? WaitPhase::fast_sub : WaitPhase::fast_read),
+        phase_(fast == FastPath::guarded ? WaitPhase::fast_read : WaitPhase::fast_sub) {}
 
   ALLOCLAB_HD WaitPhase phase() const { return phase_; }
   ALLOCLAB_HD const WaitResult& result() const { return result_; }
@@ -276,7 +280,7 @@ class SemaphoreWait {
       }
       case WaitPhase::release:
         add(word, sem_release_delta(n_));
-        phase_ = start_;
+        phase_ = restart_;
         return WaitStatus::running;
       case WaitPhase::done:
         break;
@@ -286,7 +290,7 @@ class SemaphoreWait {
 
   // The grower's allocation succeeded and it has signalled (#pages, #pages): start over.
   ALLOCLAB_HD void chunk_allocated() {
-    if (phase_ == WaitPhase::await_chunk) phase_ = start_;
+    if (phase_ == WaitPhase::await_chunk) phase_ = restart_;
   }
   // The allocation failed: the next step withdraws the promise and ends with out_of_memory.
   ALLOCLAB_HD void chunk_failed() {
@@ -365,7 +369,7 @@ class SemaphoreWait {
   std::uint32_t n_;
   std::uint32_t pages_;
   SpinExit rule_;
-  WaitPhase start_;
+  WaitPhase restart_;
   WaitPhase phase_;
   std::uint64_t seen_ = 0;
   WaitResult result_;

@@ -171,7 +171,7 @@ class PageReserveOp {
   ALLOCLAB_HD PageReserveOp(std::uint32_t n, unsigned page_class, SpinExit rule = SpinExit::covered)
       : n_(n),
         per_chunk_(pages_per_chunk(page_class)),
-        wait_(n, per_chunk_, rule, FastPath::printed) {}
+        wait_(n, per_chunk_, rule, FastPath::printed_then_guarded) {}
 
   ALLOCLAB_HD ReservePhase phase() const { return phase_; }
   ALLOCLAB_HD ReserveOutcome outcome() const { return outcome_; }
