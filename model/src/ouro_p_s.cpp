@@ -44,8 +44,8 @@ Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
   const std::uint64_t p = pages_per_chunk_of(s), G = growers(s);
   const double grower_steps = 13.0 + static_cast<double>(p);
-  r.set("tas", (3.0 * static_cast<double>(s.N) + (10.0 + static_cast<double>(p)) *
-                                                     static_cast<double>(G)) /
+  r.set("tas", (3.0 * static_cast<double>(s.N) +
+                (10.0 + static_cast<double>(p)) * static_cast<double>(G)) /
                    static_cast<double>(s.N));
   // Warps of `lanes` consecutive requests in service order (the model's warps): a warp holds a
   // grower when a multiple of p lies in its positions; its max is then 13 + p, else 3.

@@ -103,6 +103,12 @@ enum class ReserveOutcome : std::uint8_t {
   counter_overflow,  // the semaphore's E or R would leave 21 bits (the input checks prevent it)
 };
 
+// The slot of virtual position `position`: a mask where the ring is a power of two (the
+// default), a division otherwise.
+ALLOCLAB_HD std::uint64_t ring_slot(std::uint64_t position, std::uint32_t capacity) {
+  return (capacity & (capacity - 1)) == 0 ? position & (capacity - 1) : position % capacity;
+}
+
 // Each lane reads its slot: Alg. 3 l.13-14.
 template <class Atomics>
 class SlotRead {
@@ -113,7 +119,7 @@ class SlotRead {
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
     ++c.memory_ops;
     ++c.atomics;
-    index_ = Atomics::exchange(q.slots[position_ % q.capacity], kDeletionMarker);
+    index_ = Atomics::exchange(q.slots[ring_slot(position_, q.capacity)], kDeletionMarker);
     if (index_ != kDeletionMarker) return OpStatus::done;
     ++c.failed;
     ++c.slot_spins;
@@ -135,7 +141,8 @@ class SlotWrite {
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
     ++c.memory_ops;
     ++c.atomics;
-    if (Atomics::cas(q.slots[position_ % q.capacity], kDeletionMarker, index_) == kDeletionMarker) {
+    if (Atomics::cas(q.slots[ring_slot(position_, q.capacity)], kDeletionMarker, index_) ==
+        kDeletionMarker) {
       done_ = true;
       return OpStatus::done;
     }
