@@ -16,6 +16,7 @@
 #include "alloclab/cli/sweep_grid.hpp"
 #include "alloclab/core/algorithm.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/gpu/measure.hpp"
 
@@ -162,7 +163,12 @@ void add_measure_command(CLI::App& app) {
       ->delimiter(',');
   add_grid_options(*cmd, args->grid);
   add_bit_choice_option(*cmd, args->grid);
-  cmd->add_option("--pages", args->grid.pages, "consecutive pages per request (rwmalloc)")
+  cmd->add_option("--pages", args->grid.pages,
+                  "consecutive pages per request (" +
+                      algorithm_names(algorithms_where(
+                          algorithms_on(BackendKind::gpu),
+                          [](const Capabilities& c) { return c.requests == RequestKind::pages; })) +
+                      "). " + ouro::limits_help())
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed of the pool and the probe streams")
       ->capture_default_str();

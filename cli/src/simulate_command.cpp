@@ -13,6 +13,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 
 namespace alloclab::cli {
@@ -132,8 +133,9 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   add_grid_options(*cmd, args->grid);
   add_bit_choice_option(*cmd, args->grid);
-  cmd->add_option("--pages", args->grid.pages,
-                  "consecutive pages per request (" + multi_page_names() + ")")
+  cmd->add_option(
+         "--pages", args->grid.pages,
+         "consecutive pages per request (" + multi_page_names() + "). " + ouro::limits_help())
       ->capture_default_str();
   cmd->add_option("--seed", args->grid.seed, "root seed (trial t uses trial_seed(seed, t))")
       ->capture_default_str();

@@ -32,6 +32,16 @@ inline std::uint32_t ring_capacity(std::uint64_t units, unsigned page_class,
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(configured, pow2));
 }
 
+// The limits a user of an Ouroboros allocator meets, for --help (the input checks say the same).
+inline std::string limits_help() {
+  return "Ouroboros (ouro-*): pages are 16 B units, a request of 1.." +
+         std::to_string(kUnitsPerChunk) +
+         " units is served by its size class (the next power of two); a class's ring holds " +
+         std::to_string(kDefaultQueueCapacity) + " pages, and its bulk semaphore counts at most " +
+         std::to_string(kMaxUnits) + " free pages (21 bits) with at most " +
+         std::to_string(kSemCountBias) + " requests waiting at once (lockstep: --N)";
+}
+
 // The checks of every backend (InputError naming the parameter). `who`: the allocator's name.
 //  * the pool: at least one chunk of 512 units (units past the last whole chunk are never used),
 //    and page indices below the deletion marker;
