@@ -56,6 +56,16 @@ using Write = ouro::SlotWrite<HostAtomics>;
 // to an operation that is running); the simulator stops it rather than hang.
 constexpr std::uint64_t kStuckSpins = std::uint64_t{1} << 32;
 
+// After a spin of a host thread: yield; a wait past kStuckSpins is a defect (throws `what`).
+struct YieldOrStop {
+  const char* what;
+  bool operator()(std::uint64_t spins) const {
+    if (spins >= kStuckSpins) throw VerificationError(what);
+    std::this_thread::yield();
+    return true;
+  }
+};
+
 class OuroPageAllocator final : public Allocator {
  public:
   OuroPageAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
@@ -123,14 +133,8 @@ class OuroPageAllocator final : public Allocator {
     live_units_.fetch_sub(n);
     const PageQueueRef q = ref(k);
     OpCounts oc;
-    ouro::PageReleaseOp<HostAtomics> rel(1);
-    while (rel.step(q, oc) != OpStatus::done) {
-    }
-    Write write(ouro::page_index_of_unit(first_page, k), rel.position());
-    for (std::uint64_t spins = 0; write.step(q, oc) != OpStatus::done; ++spins) {
-      if (spins >= kStuckSpins) throw VerificationError("a free's slot never emptied");
-      std::this_thread::yield();
-    }
+    Write write(ouro::page_index_of_unit(first_page, k), ouro::run_release<HostAtomics>(q, 1, oc));
+    ouro::run_slot(write, q, oc, YieldOrStop{"a free's slot never emptied"});
     return oc.atomics;
   }
 
@@ -192,23 +196,10 @@ class OuroPageAllocator final : public Allocator {
     const PageQueueRef q = ref(k);
     OpCounts oc;
     Reserve op(1, k);
-    std::uint64_t spins = 0;
-    while (op.phase() != ouro::ReservePhase::done) {
-      if (oc.memory_ops >= bound && op.can_abandon()) {
-        op.abandon(q, oc);
-        break;
-      }
-      if (op.step(q, oc) == OpStatus::spinning) {
-        if (++spins >= kStuckSpins) throw VerificationError("a grower's slot never emptied");
-        std::this_thread::yield();
-      }
-    }
+    ouro::run_reserve(op, q, oc, bound, YieldOrStop{"a grower's slot never emptied"});
     if (op.outcome() == ReserveOutcome::ok) {
       Read read(op.position());
-      for (spins = 0; read.step(q, oc) != OpStatus::done; ++spins) {
-        if (spins >= kStuckSpins) throw VerificationError("a slot was never written");
-        std::this_thread::yield();
-      }
+      ouro::run_slot(read, q, oc, YieldOrStop{"a slot was never written"});
       take(i, read.index(), k, r, c);
     } else {
       check_failure(op.outcome());

@@ -66,34 +66,26 @@ __device__ void back_off(std::uint32_t spins) {
   __nanosleep(spins < 8 ? 32 : 256);
 }
 
-// Runs a slot operation (SlotRead or SlotWrite) to its end; false if it was given up.
-template <class SlotOp>
-__device__ bool run_slot(SlotOp& op, const OuroPageView& v, const PageQueueRef& q, OpCounts& c) {
-  for (std::uint32_t spins = 0; op.step(q, c) != OpStatus::done; ++spins) {
+// After a reserver's or a grower's spin: back off and go on (the thread it waits for is running).
+struct BackOff {
+  __device__ bool operator()(std::uint64_t spins) const {
+    back_off(static_cast<std::uint32_t>(spins));
+    return true;
+  }
+};
+
+// After a slot wait's spin: back off, or give up past kStuckSpins (counted: fails verification).
+struct BackOffOrGiveUp {
+  unsigned long long* stuck;
+  __device__ bool operator()(std::uint64_t spins) const {
     if (spins >= kStuckSpins) {
-      atomicAdd(v.stuck, 1ull);
+      atomicAdd(stuck, 1ull);
       return false;
     }
-    back_off(spins);
+    back_off(static_cast<std::uint32_t>(spins));
+    return true;
   }
-  return true;
-}
-
-// The reservation of n pages of class k by one thread; the semaphore part is bounded.
-__device__ ouro::PageReserveOp<DeviceAtomics> reserve(const PageQueueRef& q, std::uint32_t n,
-                                                      unsigned k, std::uint64_t max_steps,
-                                                      OpCounts& c) {
-  ouro::PageReserveOp<DeviceAtomics> op(n, k);
-  std::uint32_t spins = 0;
-  while (op.phase() != ouro::ReservePhase::done) {
-    if (c.memory_ops >= max_steps && op.can_abandon()) {
-      op.abandon(q, c);
-      break;
-    }
-    if (op.step(q, c) == OpStatus::spinning) back_off(++spins);
-  }
-  return op;
-}
+};
 
 struct Served {
   std::uint64_t unit = kFailed;
@@ -113,7 +105,8 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   unsigned outcome = 0;
   unsigned long long position = 0;
   if (lane_id() == leader) {
-    const auto op = reserve(q, g, k, max_steps, own);
+    ouro::PageReserveOp<DeviceAtomics> op(g, k);
+    ouro::run_reserve(op, q, own, max_steps, BackOff{});
     outcome = static_cast<unsigned>(op.outcome());
     position = op.position();
   }
@@ -124,7 +117,8 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   auto result = static_cast<ReserveOutcome>(outcome);
   if (g > 1 && (result == ReserveOutcome::out_of_memory || result == ReserveOutcome::queue_full)) {
     // Not enough for the group: each lane asks alone.
-    const auto op = reserve(q, 1, k, max_steps, own);
+    ouro::PageReserveOp<DeviceAtomics> op(1, k);
+    ouro::run_reserve(op, q, own, max_steps, BackOff{});
     result = op.outcome();
     position = op.position();
   } else {
@@ -132,7 +126,8 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   }
   if (result == ReserveOutcome::ok) {
     ouro::SlotRead<DeviceAtomics> read(position);
-    if (run_slot(read, v, q, own)) out.unit = ouro::unit_of_page_index(read.index(), k);
+    if (ouro::run_slot(read, q, own, BackOffOrGiveUp{v.stuck}))
+      out.unit = ouro::unit_of_page_index(read.index(), k);
   }
   out.steps = (lane_id() == leader ? 0 : leader_ops) + own.memory_ops;
   out.failed = own.failed;
@@ -147,15 +142,10 @@ __device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
   const unsigned leader = __ffs(group) - 1;
   OpCounts own;
   unsigned long long position = 0;
-  if (lane_id() == leader) {
-    ouro::PageReleaseOp<DeviceAtomics> rel(__popc(group));
-    while (rel.step(q, own) != OpStatus::done) {
-    }
-    position = rel.position();
-  }
+  if (lane_id() == leader) position = ouro::run_release<DeviceAtomics>(q, __popc(group), own);
   position = __shfl_sync(group, position, leader) + __popc(group & lanemask_lt());
   ouro::SlotWrite<DeviceAtomics> write(ouro::page_index_of_unit(unit, k), position);
-  run_slot(write, v, q, own);
+  ouro::run_slot(write, q, own, BackOffOrGiveUp{v.stuck});
   return own.atomics;
 }
 

@@ -365,4 +365,44 @@ class PageReleaseOp {
   std::uint64_t position_ = 0;
 };
 
+// ---- Running the operations to their end (the simulator's sequential and threads modes and the
+// GPU kernels; lockstep steps them itself) ----
+
+// Runs a reservation to its end. Its semaphore wait is abandoned (its reservation undone) once the
+// operation has issued `max_steps` memory operations, counted in `c`; past the wait the group
+// holds a chunk or front positions and must finish. on_spin(spins) runs after each step that
+// waited for another thread (a reserver's read, a grower's slot CAS) and returns false to stop:
+// a wait nobody will end is the caller's defect to report. Returns false when stopped so.
+template <class Atomics, class OnSpin>
+ALLOCLAB_HD bool run_reserve(PageReserveOp<Atomics>& op, const PageQueueRef& q, OpCounts& c,
+                             std::uint64_t max_steps, OnSpin&& on_spin) {
+  std::uint64_t spins = 0;
+  while (op.phase() != ReservePhase::done) {
+    if (c.memory_ops >= max_steps && op.can_abandon()) {
+      op.abandon(q, c);
+      break;
+    }
+    if (op.step(q, c) == OpStatus::spinning && !on_spin(++spins)) return false;
+  }
+  return true;
+}
+
+// Runs a SlotRead or SlotWrite to its end; on_spin as above.
+template <class SlotOp, class OnSpin>
+ALLOCLAB_HD bool run_slot(SlotOp& op, const PageQueueRef& q, OpCounts& c, OnSpin&& on_spin) {
+  for (std::uint64_t spins = 0; op.step(q, c) != OpStatus::done;)
+    if (!on_spin(++spins)) return false;
+  return true;
+}
+
+// The release of n pages of one class (signal, then back: Alg. 3 l.17 with Alg. 1 l.5), to its end;
+// returns the first of the n back positions, whose slots the lanes then write (run_slot).
+template <class Atomics>
+ALLOCLAB_HD std::uint64_t run_release(const PageQueueRef& q, std::uint32_t n, OpCounts& c) {
+  PageReleaseOp<Atomics> rel(n);
+  while (rel.step(q, c) != OpStatus::done) {
+  }
+  return rel.position();
+}
+
 }  // namespace alloclab::ouro
