@@ -100,7 +100,7 @@ __device__ __forceinline__ void record_extra_lost_bits(const KernelArgs& a, std:
     if (a.extra_lost_bits) a.extra_lost_bits[r * a.N + i] = n;
 }
 
-// Bitmap word helpers, templated on the word type (w = 32 or 64).
+// Word atomics, templated on the word type (32 or 64 bits): the bitmaps' and Ouroboros' words.
 template <typename Word>
 __device__ __forceinline__ Word atomic_or_word(Word* p, Word v) {
   if constexpr (sizeof(Word) == 4) {
@@ -125,6 +125,22 @@ __device__ __forceinline__ Word atomic_cas_word(Word* p, Word expected, Word v) 
   } else {
     return atomicCAS(reinterpret_cast<unsigned long long*>(p),
                      static_cast<unsigned long long>(expected), static_cast<unsigned long long>(v));
+  }
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_add_word(Word* p, Word v) {
+  if constexpr (sizeof(Word) == 4) {
+    return atomicAdd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+  } else {
+    return atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  }
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_exch_word(Word* p, Word v) {
+  if constexpr (sizeof(Word) == 4) {
+    return atomicExch(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+  } else {
+    return atomicExch(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
   }
 }
 // A fresh read (L2, bypassing the non-coherent L1).

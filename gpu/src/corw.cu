@@ -4,6 +4,7 @@
 // rotated by lane * w / 32), a template parameter of the one kernel body. Free clears one bit per
 // page, as for RW-BM (the bitmap pool's launch_bitmap_free).
 #include "alloclab/core/errors.hpp"
+#include "bit_choice_dispatch.cuh"
 #include "corw.cuh"
 #include "gpu_entry.cuh"
 
@@ -47,17 +48,9 @@ void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
 
 template <typename Word>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
-  switch (a.bit_choice) {
-    case BitChoice::lowest:
-      launch_alloc<Word, BitChoice::lowest>(a, pool, counters);
-      break;
-    case BitChoice::rotated:
-      launch_alloc<Word, BitChoice::rotated>(a, pool, counters);
-      break;
-    default:  // check_input rejects the others (Capabilities::bit_choices)
-      throw std::logic_error("CoRW has no kernel for --bit-choice " +
-                             std::string(name(a.bit_choice)));
-  }
+  dispatch_bit_choice<BitChoice::lowest, BitChoice::rotated>(a.bit_choice, [&](auto choice) {
+    launch_alloc<Word, decltype(choice)::value>(a, pool, counters);
+  });
 }
 
 void launch_corw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {

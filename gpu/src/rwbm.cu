@@ -5,6 +5,7 @@
 // low 32 bits of the probe number, or by the first free bit at or after lane * w / lanes; the
 // probed words stay those of bitmap_probe_word. Free clears one bit per page (the bitmap pool's
 // launch_bitmap_free).
+#include "bit_choice_dispatch.cuh"
 #include "gpu_entry.cuh"
 #include "rwbm.cuh"
 
@@ -33,17 +34,9 @@ void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
 
 template <typename Word>
 void launch_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {
-  switch (a.bit_choice) {
-    case BitChoice::lowest:
-      launch_alloc<Word, BitChoice::lowest>(a, pool, counters);
-      break;
-    case BitChoice::random:
-      launch_alloc<Word, BitChoice::random>(a, pool, counters);
-      break;
-    case BitChoice::rotated:
-      launch_alloc<Word, BitChoice::rotated>(a, pool, counters);
-      break;
-  }
+  dispatch_bit_choice<BitChoice::lowest, BitChoice::random, BitChoice::rotated>(
+      a.bit_choice,
+      [&](auto choice) { launch_alloc<Word, decltype(choice)::value>(a, pool, counters); });
 }
 
 void launch_rwbm_alloc(const KernelArgs& a, const BitmapView& pool, bool counters) {

@@ -26,4 +26,12 @@ inline Scenario scenario(Algorithm algo, std::uint64_t N, std::uint64_t A, std::
   return s;
 }
 
+// A short measurement that keeps every request's result: 2 timed repeats after the warm-up.
+inline MeasureOptions quick() {
+  MeasureOptions o;
+  o.repeats = 2;
+  o.keep_per_thread = true;
+  return o;
+}
+
 }  // namespace alloclab::gpu::test

@@ -17,17 +17,11 @@
 
 using namespace alloclab;
 using namespace alloclab::gpu;
+using gpu::test::quick;
 using gpu::test::require_device;
 using gpu::test::scenario;
 
 namespace {
-
-MeasureOptions quick() {
-  MeasureOptions o;
-  o.repeats = 2;
-  o.keep_per_thread = true;
-  return o;
-}
 
 bool steps_observable(Algorithm a) {
   return !info(a).step_definition.empty();

@@ -13,17 +13,11 @@
 
 using namespace alloclab;
 using namespace alloclab::gpu;
+using gpu::test::quick;
 using gpu::test::require_device;
 using gpu::test::scenario;
 
 namespace {
-
-MeasureOptions kept() {
-  MeasureOptions o;
-  o.repeats = 2;
-  o.keep_per_thread = true;
-  return o;
-}
 
 // Every unit of every page handed out (first unit + the request's units), sorted.
 std::vector<std::uint64_t> units_handed_out(const MeasureResult& r, unsigned units) {
@@ -46,7 +40,7 @@ TEST_CASE("ouro-p-s serves every size class from an empty pool, pages disjoint a
     auto s = scenario(Algorithm::ouro_p_s, 5000, 0, 0);
     s.T = s.A = 5000 * 512;  // a chunk per request at most
     s.pages = units;
-    const auto r = measure(Algorithm::ouro_p_s, s, kept());
+    const auto r = measure(Algorithm::ouro_p_s, s, quick());
     CHECK(r.taken == 5000);
     CHECK(r.failed == 0);
     const auto taken = units_handed_out(r, units);
@@ -64,7 +58,7 @@ TEST_CASE("ouro-p-s out of memory: exactly the pages of the pool's chunks, then 
     auto s = scenario(Algorithm::ouro_p_s, 3 * 2 * p + 5, 0, 0);
     s.T = s.A = 2 * 512;  // two chunks
     s.pages = units;
-    const auto r = measure(Algorithm::ouro_p_s, s, kept());
+    const auto r = measure(Algorithm::ouro_p_s, s, quick());
     CHECK(r.taken == 2 * p);
     CHECK(r.failed == s.N - 2 * p);
   }
@@ -75,7 +69,7 @@ TEST_CASE("ouro-p-s: k requests per thread, then all freed", "[gpu][ouro]") {
   auto s = scenario(Algorithm::ouro_p_s, 2048, 0, 0);
   s.T = s.A = 64 * 512;
   s.pages = 2;
-  auto o = kept();
+  auto o = quick();
   o.per_thread = 4;
   const auto r = measure(Algorithm::ouro_p_s, s, o);
   CHECK(r.taken == 4 * 2048);
