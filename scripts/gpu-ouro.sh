@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Ouroboros on the GPU (issue 12), on the device machine from the repository root: the GPU tests,
-# compute-sanitizer (memcheck, racecheck, synccheck) on small ouro-p-s cases, then the reference
+# compute-sanitizer (memcheck, racecheck, synccheck) on small cases of each variant, then the reference
 # workload of ../shared/reference/ouroboros_bench.csv (2^20 threads x one allocation of 16 / 256 /
 # 4096 B, 8 GiB pool) cold (the pool pristine before every timed phase) and warm (as the public
 # benchmark times it: after a warm-up on the same instance), with RW-BM rotated and the queue
 # beside it for the same session, then the other workload families.
-# Usage: scripts/gpu-ouro.sh OUT_DIR
+# Usage: scripts/gpu-ouro.sh OUT_DIR [tests|measure|all]   (default all; the two halves fit
+# one device call each: tests = build, GPU tests, sanitizers; measure = build, the workloads)
 set -euo pipefail
 OUT=$1
+STAGE=${2:-all}
+OURO=${OURO:-ouro-p-s,ouro-c-s}  # the Ouroboros allocators measured
 . scripts/gpu-setup.sh
 gpu_log_start ouro
 stamp configure
@@ -16,6 +19,7 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" != measure ]; then
 stamp "ctest -L gpu"
 (cd "$BUILD" && ctest -L gpu --output-on-failure -j1) >"$OUT/ctest.txt" 2>&1 || {
   tail -60 "$OUT/ctest.txt"
@@ -26,31 +30,35 @@ stamp sanitizers
 : >"$OUT/sanitizer.txt"
 bad=0
 for tool in memcheck racecheck synccheck; do
+  for algo in ${OURO//,/ }; do
   for args in "--N 3000 --T 1e6 --free 1 --pages 1" "--N 3000 --T 262144 --free 1 --pages 64" \
     "--N 5000 --T 2048 --free 1 --pages 1"; do
-    echo "### $tool measure --algo ouro-p-s $args" >>"$OUT/sanitizer.txt"
+    echo "### $tool measure --algo $algo $args" >>"$OUT/sanitizer.txt"
     # shellcheck disable=SC2086
-    compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo ouro-p-s $args \
+    compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo $algo $args \
       --repeats 1 --warmup 1 --format csv >>"$OUT/sanitizer.txt" 2>&1 || bad=1
+  done
   done
 done
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.txt" | sort | uniq -c
 [ $bad = 0 ] || fail "a sanitizer reported an error (see $OUT/sanitizer.txt)"
+fi
+[ "$STAGE" = tests ] && { stamp done; exit 0; }
 stamp "reference workload"
 f=$OUT/alloc.csv
 for warm in "" --warm; do
   for size in 16 256 4096; do
     if [ -s "$f" ]; then h="tail -n +2"; else h=cat; fi
     # shellcheck disable=SC2086
-    "$AL" workload --backend gpu --format csv --allocator ouro-p-s,queue,rwbm --bit-choice lowest \
+    "$AL" workload --backend gpu --format csv --allocator $OURO,queue,rwbm --bit-choice lowest \
       --workload alloc --N '2^20' --size $size --page-bytes $size --pool 8GiB --trials 5 \
       --counters off $warm | $h >>"$f"
   done
 done
 stamp "counters"
-"$AL" workload --backend gpu --format csv --allocator ouro-p-s --workload alloc --N '2^20' \
+"$AL" workload --backend gpu --format csv --allocator $OURO --workload alloc --N '2^20' \
   --size 16,256,4096 --pool 8GiB --trials 2 >"$OUT/alloc_counters.csv"
-"$AL" workload --backend gpu --format csv --allocator ouro-p-s --workload alloc --N '2^20' \
+"$AL" workload --backend gpu --format csv --allocator $OURO --workload alloc --N '2^20' \
   --size 16,256,4096 --pool 8GiB --trials 2 --warm >>"$OUT/alloc_counters.csv"
 stamp "families"
 for fam in mixed churn oom fragmentation; do
@@ -60,7 +68,7 @@ for fam in mixed churn oom fragmentation; do
   [ $fam = oom ] && extra="--size 16 --pool 64MiB --batch 65536"
   [ $fam = fragmentation ] && extra="--size 16 --N 100000 --pool 1GiB"
   # shellcheck disable=SC2086
-  "$AL" workload --backend gpu --format csv --allocator ouro-p-s --workload $fam \
+  "$AL" workload --backend gpu --format csv --allocator $OURO --workload $fam \
     --trials 2 $extra >"$OUT/$fam.csv" 2>"$OUT/$fam.err" || echo "$fam FAILED: $(tail -2 "$OUT/$fam.err")"
 done
 stamp done

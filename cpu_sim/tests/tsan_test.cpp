@@ -15,7 +15,7 @@ TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   s.A = multi_page ? 1200 : 300;  // two-page requests need room for their runs
   s.T = 2048;
   // Ouroboros serves whole free chunks (512 units), which a partly used pool lacks.
-  if (algo == Algorithm::ouro_p_s) s.A = s.T;
+  if (caps(algo).size_classes) s.A = s.T;
   s.lanes = 8;
   s.pages = multi_page ? 2 : 1;
   SimOptions o;

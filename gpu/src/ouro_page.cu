@@ -12,7 +12,7 @@
 //  * a group that runs out of memory as a whole retries lane by lane (a chunk of large pages may
 //    hold fewer pages than a warp asks for);
 //  * a slot wait (the deletion marker, Alg. 1 l.6/13) waits for an operation that is running; one
-//    that exceeds kStuckSpins gives up and is counted in `stuck`, which fails verification.
+//    that exceeds kOuroStuckSpins gives up and is counted in `stuck`, which fails verification.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -25,6 +25,7 @@
 #include "alloclab/core/pool.hpp"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "ouro_gpu_support.cuh"
 #include "warp.cuh"
 
 namespace alloclab::gpu::detail {
@@ -36,8 +37,6 @@ using ouro::OpStatus;
 using ouro::PageQueueRef;
 using ouro::PageQueueWords;
 using ouro::ReserveOutcome;
-
-constexpr std::uint32_t kStuckSpins = 1u << 22;
 
 // The words beside the queues: the chunk source, and the count of slot waits given up, each in a
 // line of its own.
@@ -60,36 +59,6 @@ struct OuroPageView {
     return PageQueueRef{queues + k, slots[k],  capacity[k], k,
                         chunks,     available, chunk_count, chunk_class};
   }
-};
-
-__device__ void back_off(std::uint32_t spins) {
-  __nanosleep(spins < 8 ? 32 : 256);
-}
-
-// After a reserver's or a grower's spin: back off and go on (the thread it waits for is running).
-struct BackOff {
-  __device__ bool operator()(std::uint64_t spins) const {
-    back_off(static_cast<std::uint32_t>(spins));
-    return true;
-  }
-};
-
-// After a slot wait's spin: back off, or give up past kStuckSpins (counted: fails verification).
-struct BackOffOrGiveUp {
-  unsigned long long* stuck;
-  __device__ bool operator()(std::uint64_t spins) const {
-    if (spins >= kStuckSpins) {
-      atomicAdd(stuck, 1ull);
-      return false;
-    }
-    back_off(static_cast<std::uint32_t>(spins));
-    return true;
-  }
-};
-
-struct Served {
-  std::uint64_t unit = kFailed;
-  std::uint32_t steps = 0, failed = 0, atomics = 0;
 };
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
@@ -169,20 +138,6 @@ __global__ void ouro_page_free_kernel(KernelArgs a, OuroPageView v) {
   ouro_free(v, a.page[i]);
 }
 
-__global__ void free_chunks_kernel(std::uint8_t* whole, std::uint64_t chunks, std::uint64_t A,
-                                   PagePermutation pi) {
-  const std::uint64_t c = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (c >= chunks) return;
-  bool all = true;
-  for (std::uint64_t u = c * ouro::kUnitsPerChunk; all && u < (c + 1) * ouro::kUnitsPerChunk; ++u)
-    all = initially_free(pi, u, A);
-  whole[c] = all ? 1 : 0;
-}
-
-// Requests in flight at once on any current GPU: at most 2048 resident threads per SM, and no
-// GPU has more than 160 SMs (H100/H200: 132). The semaphore's range is checked against this.
-constexpr std::uint64_t kMostResidentThreads = 160ull * 2048;
-
 class OuroPagePool final : public PoolPolicy {
  public:
   using View = OuroPageView;
@@ -226,21 +181,7 @@ class OuroPagePool final : public PoolPolicy {
     misc_.resize(1);
     slots_.resize(slot_total_);
     chunk_class_.resize(std::max<std::uint64_t>(chunks_, 1));
-    // The chunks the memory manager may hand out: every unit free at the start.
-    std::vector<std::uint32_t> available;
-    if (A_ == T_) {
-      for (std::uint64_t c = 0; c < chunks_; ++c)
-        available.push_back(static_cast<std::uint32_t>(c));
-    } else {
-      DeviceBuffer<std::uint8_t> whole(std::max<std::uint64_t>(chunks_, 1));
-      free_chunks_kernel<<<blocks_for(chunks_, 256), 256>>>(whole.get(), chunks_, A_,
-                                                            PagePermutation(T_, seed_));
-      ALLOCLAB_CUDA_LAUNCH();
-      std::vector<std::uint8_t> h(chunks_);
-      ALLOCLAB_CUDA(cudaMemcpy(h.data(), whole.get(), chunks_, cudaMemcpyDeviceToHost));
-      for (std::uint64_t c = 0; c < chunks_; ++c)
-        if (h[c]) available.push_back(static_cast<std::uint32_t>(c));
-    }
+    const std::vector<std::uint32_t> available = chunks_free_at_start(T_, A_, seed_, chunks_);
     chunk_count_ = static_cast<std::uint32_t>(available.size());
     available_.resize(std::max<std::size_t>(available.size(), 1));
     if (!available.empty())

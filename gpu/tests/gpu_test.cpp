@@ -32,7 +32,7 @@ bool steps_observable(Algorithm a) {
 // their size class, its freed pages wait in its queues, and it hands out only whole free
 // chunks): its GPU cases are in ouro_gpu_test.cpp, and the simulator's contract covers it.
 bool pristine_after_free(Algorithm a) {
-  return a != Algorithm::ouro_p_s;
+  return !caps(a).size_classes;
 }
 
 // The allocators of the contract (above) that hand out pages of the pool (A and T apply), not

@@ -1,8 +1,10 @@
-// ouro-p-s on the GPU: requests served from an empty pool in every size class, disjoint pages
+// The Ouroboros allocators (ouro-p-s, ouro-c-s: every allocator with size classes) on the GPU:
+// requests served from an empty pool in every size class, disjoint pages
 // aligned to their class, out of memory exact to the page (warp groups that find too few pages
 // fall back lane by lane), several requests per thread. measure() also verifies every run: the
 // pool checks its semaphores at rest (no promise or reservation left), the pages its classes
-// hold against the requests served, and after the free that every page is back in its queue.
+// hold against the requests served, and after the free that every page is back (variant C: per
+// chunk, its count against its mask, and a chunk with free pages in its queue).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -29,50 +31,63 @@ std::vector<std::uint64_t> units_handed_out(const MeasureResult& r, unsigned uni
   return out;
 }
 
+// Every allocator of the registry that serves size classes on the GPU.
+std::vector<Algorithm> ouroboros() {
+  std::vector<Algorithm> out;
+  for (const auto& a : kAlgorithms)
+    if (a.caps.size_classes && a.caps.has(BackendKind::gpu)) out.push_back(a.id);
+  return out;
+}
+
 }  // namespace
 
-TEST_CASE("ouro-p-s serves every size class from an empty pool, pages disjoint and aligned",
+TEST_CASE("Ouroboros serves every size class from an empty pool, pages disjoint and aligned",
           "[gpu][ouro]") {
   require_device();
-  for (unsigned units : {1u, 3u, 64u, 512u}) {
-    INFO("units " << units);
-    const unsigned k = ouro::page_class_of_units(units);
-    auto s = scenario(Algorithm::ouro_p_s, 5000, 0, 0);
-    s.T = s.A = 5000 * 512;  // a chunk per request at most
-    s.pages = units;
-    const auto r = measure(Algorithm::ouro_p_s, s, quick());
-    CHECK(r.taken == 5000);
-    CHECK(r.failed == 0);
-    const auto taken = units_handed_out(r, units);
+  for (const Algorithm a : ouroboros())
+    for (unsigned units : {1u, 3u, 64u, 512u}) {
+      INFO(name(a) << " units " << units);
+      const unsigned k = ouro::page_class_of_units(units);
+      auto s = scenario(a, 5000, 0, 0);
+      s.T = s.A = 5000 * 512;  // a chunk per request at most
+      s.pages = units;
+      const auto r = measure(a, s, quick());
+      CHECK(r.taken == 5000);
+      CHECK(r.failed == 0);
+      const auto taken = units_handed_out(r, units);
+      CHECK(std::adjacent_find(taken.begin(), taken.end()) == taken.end());
+      for (auto f : r.first_page) CHECK(static_cast<std::uint64_t>(f) % (1u << k) == 0);
+    }
+}
+
+TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then null",
+          "[gpu][ouro]") {
+  require_device();
+  for (const Algorithm a : ouroboros())
+    for (unsigned units : {1u, 64u, 512u}) {
+      INFO(name(a) << " units " << units);
+      const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+      auto s = scenario(a, 3 * 2 * p + 5, 0, 0);
+      s.T = s.A = 2 * 512;  // two chunks
+      s.pages = units;
+      const auto r = measure(a, s, quick());
+      CHECK(r.taken == 2 * p);
+      CHECK(r.failed == s.N - 2 * p);
+    }
+}
+
+TEST_CASE("Ouroboros: k requests per thread, then all freed", "[gpu][ouro]") {
+  require_device();
+  for (const Algorithm a : ouroboros()) {
+    INFO(name(a));
+    auto s = scenario(a, 2048, 0, 0);
+    s.T = s.A = 64 * 512;
+    s.pages = 2;
+    auto o = quick();
+    o.per_thread = 4;
+    const auto r = measure(a, s, o);
+    CHECK(r.taken == 4 * 2048);
+    const auto taken = units_handed_out(r, 2);
     CHECK(std::adjacent_find(taken.begin(), taken.end()) == taken.end());
-    for (auto f : r.first_page) CHECK(static_cast<std::uint64_t>(f) % (1u << k) == 0);
   }
-}
-
-TEST_CASE("ouro-p-s out of memory: exactly the pages of the pool's chunks, then null",
-          "[gpu][ouro]") {
-  require_device();
-  for (unsigned units : {1u, 64u, 512u}) {
-    INFO("units " << units);
-    const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
-    auto s = scenario(Algorithm::ouro_p_s, 3 * 2 * p + 5, 0, 0);
-    s.T = s.A = 2 * 512;  // two chunks
-    s.pages = units;
-    const auto r = measure(Algorithm::ouro_p_s, s, quick());
-    CHECK(r.taken == 2 * p);
-    CHECK(r.failed == s.N - 2 * p);
-  }
-}
-
-TEST_CASE("ouro-p-s: k requests per thread, then all freed", "[gpu][ouro]") {
-  require_device();
-  auto s = scenario(Algorithm::ouro_p_s, 2048, 0, 0);
-  s.T = s.A = 64 * 512;
-  s.pages = 2;
-  auto o = quick();
-  o.per_thread = 4;
-  const auto r = measure(Algorithm::ouro_p_s, s, o);
-  CHECK(r.taken == 4 * 2048);
-  const auto taken = units_handed_out(r, 2);
-  CHECK(std::adjacent_find(taken.begin(), taken.end()) == taken.end());
 }

@@ -27,7 +27,7 @@ Scenario covered_point(Algorithm a) {
   s.lanes = 32;
   s.pages = caps(a).requests == RequestKind::pages ? 2 : 1;
   // Ouroboros' model is of an empty pool (its chunks are typed by its own requests).
-  if (a == Algorithm::ouro_p_s) s.A = s.T = 10240;
+  if (caps(a).size_classes) s.A = s.T = 10240;
   return s;
 }
 

@@ -26,6 +26,7 @@ enum class Algorithm {
   corw_lockmap,  // CoRW exactly as Algorithm 2, with its LockMap (simulator only)
   cudamalloc,    // CUDA's device-side malloc/free: the vendor baseline (GPU only)
   ouro_p_s,      // Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over standard array queues
+  ouro_c_s,      // Ouroboros variant C (Winter et al., ICS'20, Alg. 4-5) over standard array queues
 };
 
 // The backends an allocator can run on (a bit set).
@@ -135,6 +136,17 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "counter); in lockstep, one round of the lane's warp group",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
+      .fixed_page_bytes = 16,
+      .size_classes = true}},
+    {Algorithm::ouro_c_s,
+     "ouro-c-s",
+     "Ouroboros chunk-index queues with per-chunk bit masks, standard rings (Winter et al., "
+     "Alg. 4-5; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, queue slot, chunk "
+     "count, mask word, flags); in lockstep, one round of the lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = BackendKind::sim | BackendKind::gpu,
       .fixed_page_bytes = 16,
       .size_classes = true}},
 });

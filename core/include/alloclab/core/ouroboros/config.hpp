@@ -32,6 +32,15 @@ inline std::uint32_t ring_capacity(std::uint64_t units, unsigned page_class,
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(configured, pow2));
 }
 
+// The ring of every class of variant C: a chunk has at most one entry in its class's queue
+// (chunk_queue.hpp), and the holes flashers leave behind front take positions too, so twice the
+// pool's chunks, rounded up to a power of two.
+inline std::uint32_t chunk_ring_capacity(std::uint64_t chunks) {
+  std::uint64_t pow2 = 1;
+  while (pow2 < 2 * chunks) pow2 <<= 1;
+  return static_cast<std::uint32_t>(pow2);
+}
+
 // The limits a user of an Ouroboros allocator meets, for --help (the input checks say the same).
 inline std::string limits_help() {
   return "Ouroboros (ouro-*): pages are 16 B units, a request of 1.." +

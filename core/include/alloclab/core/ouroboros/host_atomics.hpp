@@ -8,6 +8,10 @@
 //   static T fetch_add(T& w, T v);                // returns the old value; wraps modulo 2^bits
 //   static T cas(T& w, T expected, T desired);    // returns the old value (CUDA atomicCAS style)
 //   static T exchange(T& w, T v);                 // returns the old value
+//   static T fetch_or(T& w, T v), fetch_and(T& w, T v);  // return the old value
+//   static void fence();                          // orders this thread's earlier memory
+//                                                 // operations before its later ones for every
+//                                                 // observer (a grower publishing a chunk)
 // Subtraction is fetch_add of the two's complement, as the GPU code does it.
 //
 // This header is host only (it includes <atomic>); the primitives themselves do not include it.
@@ -38,6 +42,17 @@ struct HostAtomics {
   static T exchange(T& w, T v) {
     return std::atomic_ref<T>(w).exchange(v);
   }
+  template <class T>
+  static T fetch_or(T& w, T v) {
+    return std::atomic_ref<T>(w).fetch_or(v);
+  }
+  template <class T>
+  static T fetch_and(T& w, T v) {
+    return std::atomic_ref<T>(w).fetch_and(v);
+  }
+  // Every operation above is sequentially consistent, which already orders a thread's earlier
+  // operations before its later ones (and ThreadSanitizer does not model a standalone fence).
+  static void fence() {}
 };
 
 // Operations issued by the calling host thread through CountingAtomics.
@@ -46,7 +61,8 @@ struct AtomicOpCounts {
   std::uint64_t fetch_adds = 0;
   std::uint64_t cas = 0;  // attempts, successful or not
   std::uint64_t exchanges = 0;
-  std::uint64_t rmw() const { return fetch_adds + cas + exchanges; }
+  std::uint64_t bitwise = 0;  // fetch_or and fetch_and
+  std::uint64_t rmw() const { return fetch_adds + cas + exchanges + bitwise; }
 };
 
 // Counts every operation issued through it, per host thread (thread_local: the policy has only
@@ -79,6 +95,17 @@ struct CountingAtomics {
     ++counts().exchanges;
     return Inner::exchange(w, v);
   }
+  template <class T>
+  static T fetch_or(T& w, T v) {
+    ++counts().bitwise;
+    return Inner::fetch_or(w, v);
+  }
+  template <class T>
+  static T fetch_and(T& w, T v) {
+    ++counts().bitwise;
+    return Inner::fetch_and(w, v);
+  }
+  static void fence() { Inner::fence(); }
 };
 
 }  // namespace alloclab::ouro

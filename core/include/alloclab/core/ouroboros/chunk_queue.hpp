@@ -1,0 +1,371 @@
+// Ouroboros variant C (Winter et al., ICS'20, §4.2, Alg. 4-5): one queue of *chunk* indices per
+// size class, holding the chunks of that class with free pages; a bulk semaphore per class counts
+// the free pages on them. A chunk tracks its pages with a bit mask and a free count
+// (chunk_state.hpp); a chunk whose pages are all free again is flashed back to the chunk-reuse
+// queue and may be retyped to any class. The operations are step machines, one memory operation
+// per step, through the atomics policy `Atomics` (host_atomics.hpp), like variant P's
+// (page_queue.hpp), so the simulator can interleave them and the GPU can run them in a loop.
+//
+// A request is served in two parts, so that a warp can aggregate the semaphore as for variant P:
+//   ChunkReserveOp(n)  the leader waits for the group's n pages (growing the queue by a chunk
+//                      when it is the grower: a chunk from the reuse queue, else a fresh one);
+//   ChunkTakeOp        each lane then walks the queue from its front (Alg. 4 l.6-15) and takes
+//                      a page on the first chunk that has one (Alg. 5).
+// (ChunkTakeOp and the free are in chunk_page.hpp.) A free (chunk_free_page) sets the page's bit, gives the count back, puts the chunk in the queue
+// if it was empty (the first free) and flashes it when it is wholly free.
+//
+// What alloclab decides where the printed algorithm leaves a race open (each is tested; the
+// reasons are in docs/ouroboros.md, "Variant C: decisions"):
+//  * Who puts a chunk in its queue. The count moves by one per atomic, so its walk crosses from
+//    0 to 1 (a free that found 0, Alg. 4 FIRST_FREE; or a thread whose undo found 0, Alg. 5's
+//    RE_ENQUEUE) and from 1 to 0 (the taker of the last page, DEQUEUE) one thread at a time.
+//    Every thread that makes an up-crossing publishes the chunk unless it takes that page back
+//    itself (Alg. 5 l.7: RE_ENQUEUE then last page = SUCCESS). A flag keeps the chunk in the
+//    queue at most once, so the ring never holds more entries than there are chunks.
+//  * Where a chunk leaves the queue. The paper removes the entry at any position and moves front
+//    with atomicMax past it, which can step over live entries between the old front and it.
+//    Here an entry leaves only from the front (a CAS front -> front + 1 by the thread that found
+//    it empty there, or took its last page there); emptied chunks further back wait, and a
+//    walking thread passes them (the traversal the paper counts as C's extra cost). The remover
+//    clears the flag, then reads the count again and republishes a chunk that was refilled
+//    meanwhile.
+//  * A flashed chunk (all pages free: the semaphore reduced by the chunk's pages, then the state
+//    CAS from "all free" to "none, next epoch") goes to the reuse queue once it is out of its
+//    class's queue. If it is in the queue, the flasher takes its entry out where it is (a CAS of
+//    the entry, whose position the chunk records, to a hole, which the thread that finds it at
+//    front removes), so that a chunk freed in a class nobody allocates from any more is reused
+//    (the paper's "removed from the queue"); the one of flasher and front remover that takes
+//    the entry out hands the chunk over.
+//  * Nothing waits without a bound: a walk that finds no page (the chunk that has it is being
+//    republished) starts again from front and counts as a spin; the caller's step bound then
+//    gives the page back to the semaphore and the request fails (counted).
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/bulk_semaphore.hpp"
+#include "alloclab/core/ouroboros/chunk_state.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/page_queue.hpp"
+
+namespace alloclab::ouro {
+
+// The shared words of one chunk queue, each in a 128-byte line of its own (page_queue.hpp).
+struct ChunkQueueWords {
+  alignas(128) std::uint64_t semaphore = 0;
+  alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
+  alignas(128) std::uint64_t back = 0;
+};
+
+// Everything the ten classes share: their queues, the chunks' words, and the memory manager
+// (fresh chunks from a list, flashed chunks through the reuse queue, Alg. 1).
+struct ChunkQueues {
+  ChunkQueueWords* words = nullptr;  // one per class
+  std::uint64_t* slots[kPageClasses] = {};
+  std::uint32_t capacity[kPageClasses] = {};  // at least the pool's chunks (never full)
+  ChunkMeta* meta = nullptr;                  // one per chunk of the pool
+  std::uint8_t* chunk_class = nullptr;        // one per chunk: its class while typed
+  ChunkSourceWords* fresh = nullptr;
+  const std::uint32_t* available = nullptr;  // fresh chunk ids, in order
+  std::uint32_t available_count = 0;
+  IndexQueueRef reuse{};  // flashed chunk ids (32-bit slots)
+};
+
+// What variant C's operations did, beyond the counts every Ouroboros operation has.
+struct ChunkCounts {
+  OpCounts ops;
+  std::uint32_t traversal = 0;   // queue positions passed before the one that served
+  std::uint32_t rescans = 0;     // walks that reached back and started again from front
+  std::uint32_t success = 0;     // Alg. 5 modes of the pages taken
+  std::uint32_t re_enqueue = 0;  //
+  std::uint32_t dequeue = 0;     //
+  std::uint32_t continues = 0;   // chunks found empty (CONTINUE_TRAVERSAL)
+  std::uint32_t stale = 0;       // entries whose chunk had been flashed since they were read
+  std::uint32_t pops = 0;        // entries removed from a front
+  std::uint32_t published = 0;   // entries written
+  std::uint32_t flashes = 0;     // chunks flashed back to the reuse queue
+  std::uint32_t reused = 0;      // chunks a grower took from the reuse queue
+  ALLOCLAB_HD void add(const ChunkCounts& o) {
+    ops.add(o.ops);
+    traversal += o.traversal;
+    rescans += o.rescans;
+    success += o.success;
+    re_enqueue += o.re_enqueue;
+    dequeue += o.dequeue;
+    continues += o.continues;
+    stale += o.stale;
+    pops += o.pops;
+    published += o.published;
+    flashes += o.flashes;
+    reused += o.reused;
+  }
+};
+
+// Counted memory operations (every step issues at most one).
+template <class Atomics>
+struct CountedOps {
+  template <class T>
+  ALLOCLAB_HD static T load(T& w, OpCounts& c) {
+    ++c.memory_ops;
+    return Atomics::load(w);
+  }
+  template <class T>
+  ALLOCLAB_HD static T add(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_add(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T cas(T& w, T expected, T desired, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::cas(w, expected, desired);
+  }
+  template <class T>
+  ALLOCLAB_HD static T exchange(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::exchange(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T fetch_or(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_or(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T fetch_and(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_and(w, v);
+  }
+};
+
+// ---- Putting a chunk in its class's queue (at most once: the in-queue flag) ----
+enum class PublishPhase : std::uint8_t { flag, claim, write, record, done };
+
+template <class Atomics>
+class PublishOp {
+ public:
+  ALLOCLAB_HD PublishOp(std::uint32_t chunk = 0, std::uint32_t epoch = 0, unsigned page_class = 0)
+      : chunk_(chunk), epoch_(epoch), k_(page_class) {}
+  ALLOCLAB_HD PublishPhase phase() const { return phase_; }
+  ALLOCLAB_HD OpStatus step(const ChunkQueues& q, ChunkCounts& c) {
+    using M = CountedOps<Atomics>;
+    switch (phase_) {
+      case PublishPhase::flag:
+        phase_ = M::fetch_or(q.meta[chunk_].flags, kChunkInQueue, c.ops) & kChunkInQueue
+                     ? PublishPhase::done  // already there: its entry serves
+                     : PublishPhase::claim;
+        return phase_ == PublishPhase::done ? OpStatus::done : OpStatus::running;
+      case PublishPhase::claim:
+        position_ = M::add(q.words[k_].back, std::uint64_t{1}, c.ops);
+        phase_ = PublishPhase::write;
+        return OpStatus::running;
+      case PublishPhase::write: {
+        // The slot may still hold the entry of the previous lap, whose remover has moved front
+        // but not yet emptied the slot (Alg. 1 l.6).
+        std::uint64_t& slot = q.slots[k_][ring_slot(position_, q.capacity[k_])];
+        if (M::cas(slot, kEmptyEntry, make_entry(chunk_, epoch_, position_), c.ops) !=
+            kEmptyEntry) {
+          ++c.ops.failed;
+          ++c.ops.slot_spins;
+          return OpStatus::spinning;
+        }
+        ++c.published;
+        phase_ = PublishPhase::record;
+        return OpStatus::running;
+      }
+      case PublishPhase::record:  // where the entry is, for a flasher that takes it out
+        M::exchange(q.meta[chunk_].position, position_ + 1, c.ops);
+        phase_ = PublishPhase::done;
+        return OpStatus::done;
+      case PublishPhase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+ private:
+  std::uint32_t chunk_;
+  std::uint32_t epoch_;
+  unsigned k_;
+  PublishPhase phase_ = PublishPhase::flag;
+  std::uint64_t position_ = 0;
+};
+
+// Steps a queue operation of index_queue.hpp (the reuse queue), counting its memory operations.
+template <class QueueOp>
+ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts& c) {
+  const std::uint32_t before = op.memory_ops(), spins = op.slot_spins();
+  const QueueStatus s = op.step(q);
+  c.ops.memory_ops += op.memory_ops() - before;
+  c.ops.atomics += op.memory_ops() - before;
+  if (op.slot_spins() != spins) {
+    ++c.ops.failed;
+    ++c.ops.slot_spins;
+  }
+  return s == QueueStatus::done ? OpStatus::done
+         : s == QueueStatus::spinning ? OpStatus::spinning
+                                      : OpStatus::running;
+}
+
+// ---- The leader's part: wait for n pages, growing the queue by a chunk as the grower ----
+enum class ChunkReservePhase : std::uint8_t {
+  wait,       // the semaphore (SemaphoreWait steps)
+  reuse,      // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
+  fresh,      // none there: next_chunk += 1 and read that chunk's id (or none left)
+  set_class,  // the chunk's class
+  set_bits,   // every page free: one store per mask word
+  set_flags,  // not in a queue, not retired
+  fill,       // fence, then count += #pages (an up-crossing: publish)
+  publish,    // the chunk into the class's queue (Alg. 4 l.3)
+  signal,     // C += #pages, E -= #pages (Alg. 4 l.4)
+  done,
+};
+
+template <class Atomics>
+class ChunkReserveOp {
+ public:
+  ALLOCLAB_HD ChunkReserveOp(std::uint32_t n, unsigned page_class)
+      : k_(page_class),
+        per_chunk_(pages_per_chunk(page_class)),
+        wait_(n, per_chunk_, SpinExit::covered, FastPath::printed_then_guarded) {}
+
+  ALLOCLAB_HD ChunkReservePhase phase() const { return phase_; }
+  ALLOCLAB_HD ReserveOutcome outcome() const { return outcome_; }
+  ALLOCLAB_HD bool can_abandon() const { return phase_ == ChunkReservePhase::wait; }
+
+  ALLOCLAB_HD OpStatus step(const ChunkQueues& q, ChunkCounts& c) {
+    using M = CountedOps<Atomics>;
+    switch (phase_) {
+      case ChunkReservePhase::wait: {
+        const WaitResult before = wait_.result();
+        const WaitStatus s = wait_.step(q.words[k_].semaphore);
+        account_wait(before, c.ops);
+        if (s == WaitStatus::need_chunk) {
+          dequeue_ = DequeueOp<Atomics>();
+          phase_ = ChunkReservePhase::reuse;
+          return OpStatus::running;
+        }
+        if (s == WaitStatus::spinning) return OpStatus::spinning;
+        if (s != WaitStatus::done) return OpStatus::running;
+        switch (wait_.result().outcome) {
+          case WaitOutcome::ok:
+            return finish(ReserveOutcome::ok);
+          case WaitOutcome::counter_overflow:
+            return finish(ReserveOutcome::counter_overflow);
+          case WaitOutcome::gave_up:
+            return finish(ReserveOutcome::gave_up);
+          default:
+            return finish(ReserveOutcome::out_of_memory);
+        }
+      }
+      case ChunkReservePhase::reuse: {
+        const OpStatus s = step_index_queue(dequeue_, q.reuse, c);
+        if (s != OpStatus::done) return s;
+        if (dequeue_.outcome() == QueueOutcome::ok) {
+          chunk_ = dequeue_.index();
+          ++c.reused;
+          phase_ = ChunkReservePhase::set_class;
+        } else {
+          phase_ = ChunkReservePhase::fresh;
+        }
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::fresh: {
+        const std::uint64_t nth = M::add(q.fresh->next_chunk, std::uint64_t{1}, c.ops);
+        if (nth >= q.available_count) {
+          wait_.chunk_failed();  // the wait's next step withdraws the promise (E)
+          phase_ = ChunkReservePhase::wait;
+          return OpStatus::running;
+        }
+        ++c.ops.memory_ops;
+        chunk_ = q.available[nth];  // read-only after set-up
+        phase_ = ChunkReservePhase::set_class;
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::set_class:
+        ++c.ops.memory_ops;
+        q.chunk_class[chunk_] = static_cast<std::uint8_t>(k_);
+        word_ = 0;
+        phase_ = ChunkReservePhase::set_bits;
+        return OpStatus::running;
+      case ChunkReservePhase::set_bits:
+        M::exchange(q.meta[chunk_].bits[word_], full_mask_word(k_), c.ops);
+        if (++word_ == mask_words(k_)) phase_ = ChunkReservePhase::set_flags;
+        return OpStatus::running;
+      case ChunkReservePhase::set_flags:
+        M::exchange(q.meta[chunk_].flags, std::uint32_t{0}, c.ops);
+        phase_ = ChunkReservePhase::fill;
+        return OpStatus::running;
+      case ChunkReservePhase::fill: {
+        Atomics::fence();  // class, bits and flags before anyone can see a free page
+        const std::uint64_t old =
+            M::add(q.meta[chunk_].state, std::uint64_t{per_chunk_}, c.ops);
+        const std::int64_t before = state_free(old);
+        if (before <= 0 && before + per_chunk_ > 0) {
+          publish_ = PublishOp<Atomics>(chunk_, state_epoch(old), k_);
+          phase_ = ChunkReservePhase::publish;
+        } else {  // threads' undos are in flight; the one that crosses publishes
+          phase_ = ChunkReservePhase::signal;
+        }
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::publish: {
+        const OpStatus s = publish_.step(q, c);
+        if (s == OpStatus::done) phase_ = ChunkReservePhase::signal;
+        return s == OpStatus::spinning ? s : OpStatus::running;
+      }
+      case ChunkReservePhase::signal:
+        ++c.ops.chunks;
+        ++c.ops.memory_ops;
+        ++c.ops.atomics;
+        sem_signal<Atomics>(q.words[k_].semaphore, per_chunk_, per_chunk_);
+        wait_.chunk_allocated();  // compete for a page like everyone else
+        phase_ = ChunkReservePhase::wait;
+        return OpStatus::running;
+      case ChunkReservePhase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+  ALLOCLAB_HD void abandon(const ChunkQueues& q, ChunkCounts& c) {
+    if (!can_abandon()) return;
+    const WaitResult before = wait_.result();
+    wait_.abandon(q.words[k_].semaphore);
+    account_wait(before, c.ops);
+    finish(ReserveOutcome::gave_up);
+  }
+
+ private:
+  ALLOCLAB_HD void account_wait(const WaitResult& before, OpCounts& c) {
+    const WaitResult& after = wait_.result();
+    const std::uint32_t ops = after.memory_ops - before.memory_ops;
+    c.memory_ops += ops;
+    c.atomics += ops - (after.loads - before.loads);
+    c.sem_cas += after.cas_attempts - before.cas_attempts;
+    c.failed += after.cas_failures - before.cas_failures;
+    c.reserve_spins += after.reserve_spins - before.reserve_spins;
+  }
+  ALLOCLAB_HD OpStatus finish(ReserveOutcome o) {
+    outcome_ = o;
+    phase_ = ChunkReservePhase::done;
+    return OpStatus::done;
+  }
+
+  unsigned k_;
+  std::uint32_t per_chunk_;
+  SemaphoreWait<Atomics> wait_;
+  ChunkReservePhase phase_ = ChunkReservePhase::wait;
+  ReserveOutcome outcome_ = ReserveOutcome::pending;
+  DequeueOp<Atomics> dequeue_;
+  PublishOp<Atomics> publish_;
+  std::uint32_t chunk_ = 0;
+  unsigned word_ = 0;
+};
+
+}  // namespace alloclab::ouro

@@ -1,0 +1,236 @@
+// Ouroboros variant C over standard array queues (ouro-c-s; Winter et al., ICS'20, §4.2,
+// Alg. 4-5): one ring of chunk indices per size class, the chunks tracking their pages with bit
+// masks, a bulk semaphore per class counting the free pages on them; a chunk whose pages are all
+// free is flashed to the chunk-reuse queue and may take any class next. The operations are the
+// shared step machines of core/ouroboros/chunk_queue.hpp and chunk_page.hpp; this file drives
+// them in the simulator's three modes (the pool, the verification mirror and the lockstep engine
+// are ouro_sim_base.hpp's).
+//
+// Modes:
+//  * sequential: requests one at a time in the random service order (nothing spins);
+//  * lockstep: warp groups (ouro_sim_base.hpp): the leader waits for the group's pages, then
+//    every lane walks the queue and takes its page, one step per round;
+//  * threads: host threads run requests concurrently on std::atomic_ref words.
+// Steps: memory operations on shared allocator state (semaphore, front, back, queue slots, chunk
+// words, mask words, flags, the reuse queue); in lockstep a lane's steps are its group's rounds.
+// The step bound ends a semaphore wait (nothing held) or a walk between chunks (the lane gives
+// its page back to the semaphore); either way the request fails and is counted.
+#include <array>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/chunk_page.hpp"
+#include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "detail.hpp"
+#include "engine.hpp"
+#include "ouro_sim_base.hpp"
+
+namespace alloclab::sim::detail {
+namespace {
+
+using ouro::ChunkCounts;
+using ouro::HostAtomics;
+using ouro::OpStatus;
+using ouro::ReserveOutcome;
+using Reserve = ouro::ChunkReserveOp<HostAtomics>;
+using Take = ouro::ChunkTakeOp<HostAtomics>;
+
+std::uint32_t chunk_ring_capacity(const Scenario& s) {
+  return ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T));
+}
+
+class OuroChunkAllocator final : public OuroSimBase {
+ public:
+  OuroChunkAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
+      : OuroSimBase(s, o, pool_seed),
+        capacity_(chunk_ring_capacity(s)),
+        meta_(std::max<std::size_t>(chunk_class_.size(), 1)),
+        reuse_slots_(capacity_, ouro::kDeletionMarker) {
+    for (auto& w : words_) w.semaphore = ouro::sem_pack({});
+    for (auto& m : meta_) m.state = ouro::chunk_state(0, 0);
+    q_.words = words_.data();
+    for (unsigned k = 0; k < ouro::kPageClasses; ++k) q_.capacity[k] = capacity_;
+    q_.meta = meta_.data();
+    q_.chunk_class = chunk_class_.data();
+    q_.fresh = &chunks_;
+    q_.available = available_.data();
+    q_.available_count = chunk_count_;
+    q_.reuse = ouro::IndexQueueRef{&reuse_words_, reuse_slots_.data(), capacity_};
+  }
+
+  RunResult allocate(std::uint64_t seed) override {
+    RunResult r;
+    r.steps.assign(s_.N, 0);
+    r.first_page.assign(s_.N, -1);
+    const std::uint64_t bound = step_bound();
+    set_up_rings();
+    std::vector<Counters> c(1);
+    if (opt_.mode == Mode::threads) {
+      const unsigned workers = resolve_host_threads(opt_.host_threads);
+      c.assign(workers, Counters{});
+      parallel_for(
+          s_.N, workers, [&](std::uint64_t i, unsigned wk) { serve_alone(i, bound, r, c[wk]); },
+          16);
+    } else if (opt_.mode == Mode::sequential) {
+      r.service_order = service_order(seed, s_.N);
+      for (const std::uint64_t i : r.service_order) serve_alone(i, bound, r, c[0]);
+    } else {
+      run_warp_lockstep<Group>(*this, s_, seed, bound, r, c[0]);
+    }
+    finish(r, c);
+    return r;
+  }
+
+  std::uint64_t free(std::uint64_t first_page, unsigned n) override {
+    const unsigned k = release(first_page, n);
+    set_up_ring(k);  // a chunk retyped since may belong to a class no allocation has asked for
+    const auto chunk = static_cast<std::uint32_t>(first_page / ouro::kUnitsPerChunk);
+    const auto page = static_cast<std::uint32_t>((first_page % ouro::kUnitsPerChunk) >> k);
+    ChunkCounts cc;
+    if (ouro::chunk_free_page<HostAtomics>(q_, chunk, page, cc,
+                                           YieldOrStop{"a free's queue slot never emptied"}) ==
+        ouro::ChunkFreeOutcome::double_free)
+      throw VerificationError("ouro-c-s: the mask already had the page of unit " +
+                              std::to_string(first_page) + " free");
+    add(cc);
+    return cc.ops.atomics;
+  }
+
+  // What variant C's operations did since the allocator was made (tests read it).
+  const ChunkCounts& chunk_counts() const { return totals_; }
+
+  // The lockstep engine's interface (ouro_sim_base.hpp).
+  struct Group : WarpGroupBase {
+    std::unique_ptr<Reserve> op;
+    std::vector<Take> takes;
+    ChunkCounts counts;
+  };
+  using OuroSimBase::class_of;
+  Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
+             std::uint32_t rounds) const {
+    Group g;
+    g.leader = leader;
+    g.k = k;
+    g.op = std::make_unique<Reserve>(static_cast<std::uint32_t>(lanes.size()), k);
+    g.lanes = std::move(lanes);
+    g.rounds = rounds;
+    return g;
+  }
+  bool step(Group& g, std::uint64_t bound) const {
+    if (g.op->phase() != ouro::ChunkReservePhase::done) {
+      if (g.rounds > bound && g.op->can_abandon()) {
+        g.op->abandon(q_, g.counts);
+        return true;
+      }
+      g.op->step(q_, g.counts);
+      if (g.op->phase() != ouro::ChunkReservePhase::done) return false;
+      if (g.op->outcome() != ReserveOutcome::ok) return true;
+      for (const std::uint64_t i : g.lanes) g.takes.emplace_back(g.k, rotation(i));
+      return false;
+    }
+    bool all = true;
+    for (auto& take : g.takes) {
+      if (take.done()) continue;
+      if (g.rounds > bound) take.abandon();
+      all = take.step(q_, g.counts) == OpStatus::done && all;
+    }
+    return all;
+  }
+  static bool splits(const Group& g) {
+    return g.lanes.size() > 1 && g.op->outcome() == ReserveOutcome::out_of_memory;
+  }
+  void discard(const Group& g, Counters& c) {
+    add(g.counts);
+    count(g.counts.ops, c);
+  }
+  void finish_group(Group& g, RunResult& r, Counters& c) {
+    discard(g, c);
+    const bool reserved = g.op->outcome() == ReserveOutcome::ok;
+    if (!reserved) check_failure(g.op->outcome());
+    for (std::size_t l = 0; l < g.lanes.size(); ++l) {
+      const std::uint64_t i = g.lanes[l];
+      r.steps[i] = g.rounds;
+      if (reserved && g.takes[l].outcome() == ouro::TakeOutcome::ok)
+        take(i, unit_of(g.takes[l], g.k), r, c);
+      else
+        ++c.failed;
+    }
+  }
+
+ private:
+  // A lane's place in its warp: spreads a warp's lanes over the mask words and bits.
+  unsigned rotation(std::uint64_t i) const { return static_cast<unsigned>(i % s_.lanes); }
+  static std::uint64_t unit_of(const Take& t, unsigned k) {
+    return std::uint64_t{t.chunk()} * ouro::kUnitsPerChunk +
+           std::uint64_t{t.page()} * ouro::units_per_page(k);
+  }
+  void set_up_ring(unsigned k) {
+    if (slots_[k].empty()) {
+      slots_[k].assign(capacity_, ouro::kEmptyEntry);
+      q_.slots[k] = slots_[k].data();
+    }
+  }
+  // The rings of the classes this allocation asks for, set up before any thread runs.
+  void set_up_rings() {
+    for (std::uint64_t i = 0; i < s_.N; ++i) {
+      set_up_ring(class_of(i));
+      if (opt_.pages_per_thread.empty()) break;
+    }
+  }
+  void add(const ChunkCounts& cc) {
+    const std::lock_guard<std::mutex> lock(totals_mutex_);
+    totals_.add(cc);
+  }
+
+  // One request run to its end by one host thread (sequential and threads modes).
+  void serve_alone(std::uint64_t i, std::uint64_t bound, RunResult& r, Counters& c) {
+    const unsigned k = class_of(i);
+    ChunkCounts cc;
+    Reserve op(1, k);
+    ouro::run_chunk_reserve(op, q_, cc, bound, YieldOrStop{"a grower's slot never emptied"});
+    if (op.outcome() == ReserveOutcome::ok) {
+      Take t(k, rotation(i));
+      ouro::run_chunk_take(t, q_, cc, bound, YieldOrStop{"a walk of the queue never ended"});
+      if (t.outcome() == ouro::TakeOutcome::ok)
+        take(i, unit_of(t, k), r, c);
+      else
+        ++c.failed;
+    } else {
+      check_failure(op.outcome());
+      ++c.failed;
+    }
+    r.steps[i] = cc.ops.memory_ops;
+    count(cc.ops, c);
+    add(cc);
+  }
+
+  std::uint32_t capacity_;
+  std::vector<ouro::ChunkMeta> meta_;
+  std::array<ouro::ChunkQueueWords, ouro::kPageClasses> words_{};
+  std::array<std::vector<std::uint64_t>, ouro::kPageClasses> slots_;
+  ouro::IndexQueueWords reuse_words_;
+  std::vector<std::uint32_t> reuse_slots_;
+  ouro::ChunkQueues q_;
+  std::mutex totals_mutex_;
+  ChunkCounts totals_;
+};
+
+}  // namespace
+
+// Memory: the used-unit mirror, the initial free units, per chunk its words (80 B), class and
+// id and a reuse-queue slot, and the rings of the classes used (8 B per chunk each).
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_c_s,
+                        (SimEntry{.make = &make_allocator_of<OuroChunkAllocator>,
+                                  .check = &check_ouro_scenario,
+                                  .pool_bytes =
+                                      [](const Scenario& s) {
+                                        return bitmap_bytes(s.T, 64) +
+                                               8.0 * static_cast<double>(s.A) +
+                                               (80.0 + 1 + 4 + 4 + 8) *
+                                                   static_cast<double>(chunk_ring_capacity(s));
+                                      },
+                                  .step_bound = &ouro_default_step_bound}))
+
+}  // namespace alloclab::sim::detail

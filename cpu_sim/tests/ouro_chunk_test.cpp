@@ -1,0 +1,155 @@
+// ouro-c-s (Ouroboros variant C, standard rings) in the simulator: step counts worked by hand from
+// Alg. 2 and 4-5, chunk allocations, out of memory without a hang, frees and the flash of a
+// wholly free chunk back to reuse under another class, warp aggregation, concurrent churn.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/chunk_state.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
+
+using namespace alloclab;
+using namespace alloclab::sim;
+
+namespace {
+
+Scenario empty_pool(std::uint64_t N, std::uint64_t chunks, unsigned units) {
+  Scenario s;
+  s.algo = Algorithm::ouro_c_s;
+  s.N = N;
+  s.T = chunks * 512;
+  s.A = s.T;
+  s.pages = units;
+  s.lanes = 32;
+  s.seed = 91;
+  return s;
+}
+
+SimOptions in_mode(Mode m) {
+  SimOptions o;
+  o.mode = m;
+  o.host_threads = 2;
+  return o;
+}
+
+std::uint64_t chunks_touched(const RunResult& r, std::uint64_t chunks) {
+  std::vector<bool> used(chunks, false);
+  for (auto f : r.first_page)
+    if (f >= 0) used[static_cast<std::uint64_t>(f) / 512] = true;
+  return static_cast<std::uint64_t>(std::count(used.begin(), used.end(), true));
+}
+
+}  // namespace
+
+// Worked from Alg. 2 and 4-5 for one request at a time on an empty pool, one class with p pages
+// per chunk and one mask word (p <= 64). A request that finds a page: the fast path's
+// subtraction; front, back, the slot, the chunk's count, its mask word and the AND on it = 7.
+// The grower (the semaphore empty): the subtraction and its undo, CAS (grow); the reuse queue's
+// fill count and its undo (empty); the chunk counter and the chunk id; class, one mask word,
+// flags, count += p; the in-queue flag, back, the slot CAS and the entry's position; signal; then
+// a read and the subtraction; and the 6 of a take = 24. The request that takes a chunk's last
+// page (DEQUEUE at front) also removes its entry: CAS front, the slot, the position, the flags
+// and the count read again = 5. With G = ceil(N / p) growers and floor(N / p) chunks used up:
+// steps = 7 (N - G) + 24 G + 5 floor(N / p), and exactly G chunks are handed out.
+TEST_CASE("ouro-c-s sequential steps: 7 per request, 24 for a grower, 5 more to empty a chunk",
+          "[cpu_sim][ouro]") {
+  const unsigned units = GENERATE(8u, 64u, 100u, 512u);
+  const std::uint64_t N = GENERATE(1u, 63u, 64u, 200u);
+  const unsigned k = ouro::page_class_of_units(units);
+  const std::uint64_t p = ouro::pages_per_chunk(k);
+  REQUIRE(ouro::mask_words(k) == 1);
+  const std::uint64_t growers = (N + p - 1) / p;
+  Scenario s = empty_pool(N, growers + 3, units);
+  CAPTURE(units, N, p);
+  const RunResult r = run_once(s, in_mode(Mode::sequential), 0);
+  CHECK(r.failed == 0);
+  std::uint64_t steps = 0;
+  for (auto x : r.steps) steps += x;
+  CHECK(steps == 7 * (N - growers) + 24 * growers + 5 * (N / p));
+  CHECK(chunks_touched(r, s.T / 512) == growers);
+}
+
+// With several mask words (16-64 B pages) a lane starts at the word of its lane index, and may
+// find it empty: steps are at least those above, and the chunk count is the same.
+TEST_CASE("ouro-c-s sequential, several mask words: ceil(N / p) chunks", "[cpu_sim][ouro]") {
+  const unsigned units = GENERATE(1u, 2u, 4u);
+  const std::uint64_t N = GENERATE(511u, 512u, 2000u);
+  const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+  const std::uint64_t growers = (N + p - 1) / p;
+  Scenario s = empty_pool(N, growers + 2, units);
+  CAPTURE(units, N);
+  const RunResult r = run_once(s, in_mode(Mode::sequential), 0);
+  CHECK(r.failed == 0);
+  std::uint64_t steps = 0;
+  for (auto x : r.steps) steps += x;
+  CHECK(steps >= 7 * (N - growers) + 24 * growers + 5 * (N / p));
+  CHECK(chunks_touched(r, s.T / 512) == growers);
+}
+
+TEST_CASE("ouro-c-s out of memory: exactly the pool's pages, then null, in every mode, no hang",
+          "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  const unsigned units = GENERATE(1u, 64u, 512u);
+  const std::uint64_t chunks = 2;
+  const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+  Scenario s = empty_pool(3 * chunks * p + 5, chunks, units);
+  CAPTURE(mode_name(mode), units);
+  const RunResult r = run_once(s, in_mode(mode), 0);
+  CHECK(r.taken == chunks * p * units);
+  CHECK(r.failed == s.N - chunks * p);
+}
+
+// Frees come back: fill the pool, free everything (each chunk is flashed to the reuse queue at
+// its last free), fill it again: every page is served again, from the same chunks. (Retyping a
+// flashed chunk to another class: core/tests/ouro_chunk_queue_test.cpp.)
+TEST_CASE("ouro-c-s a freed pool serves all its pages again", "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  const unsigned units = GENERATE(1u, 16u);
+  CAPTURE(mode_name(mode), units);
+  const std::uint64_t chunks = 4;
+  const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+  Scenario s = empty_pool(chunks * p, chunks, units);
+  auto a = make_allocator(s, in_mode(mode), 1);
+  for (std::uint64_t round = 1; round <= 3; ++round) {
+    const RunResult r = a->allocate(round);
+    CHECK(r.failed == 0);
+    CHECK(chunks_touched(r, chunks) == chunks);
+    for (auto f : r.first_page) a->free(static_cast<std::uint64_t>(f), units);
+    CHECK(a->free_count() == s.T);
+  }
+}
+
+TEST_CASE("ouro-c-s frees: a double free and a foreign unit are errors", "[cpu_sim][ouro]") {
+  Scenario s = empty_pool(100, 2, 1);
+  auto a = make_allocator(s, in_mode(Mode::sequential), 1);
+  const RunResult r = a->allocate(1);
+  REQUIRE(r.failed == 0);
+  a->free(static_cast<std::uint64_t>(r.first_page[0]), 1);
+  CHECK_THROWS_AS(a->free(static_cast<std::uint64_t>(r.first_page[0]), 1), VerificationError);
+  CHECK_THROWS_AS(a->free(static_cast<std::uint64_t>(r.first_page[1]), 2), VerificationError);
+}
+
+TEST_CASE("ouro-c-s lockstep aggregates a warp's semaphore wait", "[cpu_sim][ouro]") {
+  Scenario s = empty_pool(96, 2, 1);
+  const RunResult r = run_once(s, in_mode(Mode::lockstep), 0);
+  CHECK(r.failed == 0);
+  for (std::uint64_t w = 0; w < 3; ++w)
+    for (std::uint64_t l = 1; l < 32; ++l) CHECK(r.steps[32 * w + l] == r.steps[32 * w]);
+  CHECK(chunks_touched(r, 2) == 1);  // 96 pages of 16 B: one chunk of 512
+}
+
+TEST_CASE("ouro-c-s mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  Scenario s = empty_pool(200, 256, 1);
+  SimOptions o = in_mode(mode);
+  for (std::uint64_t i = 0; i < s.N; ++i)
+    o.pages_per_thread.push_back(static_cast<unsigned>(1 + (i * 37) % 512));
+  const RunResult r = run_once(s, o, 0);
+  CHECK(r.failed == 0);
+  for (std::uint64_t i = 0; i < s.N; ++i) {
+    const unsigned k = ouro::page_class_of_units(o.pages_per_thread[i]);
+    CHECK(static_cast<std::uint64_t>(r.first_page[i]) % (std::uint64_t{1} << k) == 0);
+  }
+}
