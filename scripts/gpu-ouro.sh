@@ -10,6 +10,7 @@
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
+TRIALS=${TRIALS:-5}  # trials of the reference workload
 OURO=${OURO:-ouro-p-s,ouro-c-s}  # the Ouroboros allocators measured
 . scripts/gpu-setup.sh
 gpu_log_start ouro
@@ -51,7 +52,7 @@ for warm in "" --warm; do
     if [ -s "$f" ]; then h="tail -n +2"; else h=cat; fi
     # shellcheck disable=SC2086
     "$AL" workload --backend gpu --format csv --allocator $OURO,queue,rwbm --bit-choice lowest \
-      --workload alloc --N '2^20' --size $size --page-bytes $size --pool 8GiB --trials 5 \
+      --workload alloc --N '2^20' --size $size --page-bytes $size --pool 8GiB --trials $TRIALS \
       --counters off $warm | $h >>"$f"
   done
 done

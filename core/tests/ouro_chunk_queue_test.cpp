@@ -184,9 +184,9 @@ TEST_CASE("chunk queue: RE_ENQUEUE publishes a chunk that a pending miss made vi
 TEST_CASE("chunk queue: a flashed chunk's entry becomes a hole and the chunk is reused",
           "[core][ouro][chunk]") {
   Pool p(2);
-  const unsigned k = 8;  // two pages per chunk
+  const unsigned k = 8;                           // two pages per chunk
   const auto x0 = p.malloc(k), x1 = p.malloc(k);  // chunk X, emptied and removed
-  const auto y0 = p.malloc(k);                     // chunk Y grown, at front with one page
+  const auto y0 = p.malloc(k);                    // chunk Y grown, at front with one page
   REQUIRE(x0.first == x1.first);
   REQUIRE(y0.first != x0.first);
   CHECK(p.free(x0) == ChunkFreeOutcome::ok);  // X published behind Y
@@ -242,8 +242,7 @@ TEST_CASE("chunk queue: concurrent churn keeps pages unique and the counts consi
           continue;
         }
         ChunkTakeOp<A> t(k, id);
-        if (!run_chunk_take(t, p.q, mine, kNoBound, yield_spin) ||
-            t.outcome() != TakeOutcome::ok) {
+        if (!run_chunk_take(t, p.q, mine, kNoBound, yield_spin) || t.outcome() != TakeOutcome::ok) {
           stuck = true;
           break;
         }
@@ -258,7 +257,8 @@ TEST_CASE("chunk queue: concurrent churn keeps pages unique and the counts consi
         const std::size_t j = next() % held.size();
         const auto [c, pg] = held[j];
         const unsigned k = held_class[j];
-        const std::uint64_t unit = std::uint64_t{c} * kUnitsPerChunk + std::uint64_t{pg} * units_per_page(k);
+        const std::uint64_t unit =
+            std::uint64_t{c} * kUnitsPerChunk + std::uint64_t{pg} * units_per_page(k);
         for (std::uint64_t u = unit; u < unit + units_per_page(k); ++u) owned[u].store(0);
         if (chunk_free_page<A>(p.q, c, pg, mine, yield_spin) == ChunkFreeOutcome::stopped)
           stuck = true;
@@ -270,8 +270,8 @@ TEST_CASE("chunk queue: concurrent churn keeps pages unique and the counts consi
     }
     for (std::size_t j = 0; j < held.size(); ++j) {
       const unsigned k = held_class[j];
-      const std::uint64_t unit =
-          std::uint64_t{held[j].first} * kUnitsPerChunk + std::uint64_t{held[j].second} * units_per_page(k);
+      const std::uint64_t unit = std::uint64_t{held[j].first} * kUnitsPerChunk +
+                                 std::uint64_t{held[j].second} * units_per_page(k);
       for (std::uint64_t u = unit; u < unit + units_per_page(k); ++u) owned[u].store(0);
       chunk_free_page<A>(p.q, held[j].first, held[j].second, mine, yield_spin);
     }
@@ -288,7 +288,8 @@ TEST_CASE("chunk queue: concurrent churn keeps pages unique and the counts consi
     if (k >= kPageClasses || (p.meta[c].flags & kChunkRetired)) continue;
     const std::int64_t f = state_free(p.meta[c].state);
     std::int64_t bits = 0;
-    for (unsigned w = 0; w < mask_words(k); ++w) bits += alloclab::bits::popcount(p.meta[c].bits[w]);
+    for (unsigned w = 0; w < mask_words(k); ++w)
+      bits += alloclab::bits::popcount(p.meta[c].bits[w]);
     CAPTURE(c, k);
     CHECK(bits == f);
     CHECK(f == pages_per_chunk(k));  // everything was freed

@@ -261,10 +261,9 @@ class OuroChunkPool final : public PoolPolicy {
                                 " R=" + std::to_string(sem.reserved) + " with " +
                                 std::to_string(c[0]) + " free pages on its chunks " + when);
       if (c[2] || c[3])
-        throw VerificationError(cls + std::to_string(c[2]) +
-                                " chunks whose count differs from their mask and " +
-                                std::to_string(c[3]) +
-                                " chunks with free pages out of the queue " + when);
+        throw VerificationError(
+            cls + std::to_string(c[2]) + " chunks whose count differs from their mask and " +
+            std::to_string(c[3]) + " chunks with free pages out of the queue " + when);
       st.used[k] = c[1];
     }
     return st;

@@ -30,7 +30,7 @@ std::vector<std::uint32_t> chunks_free_at_start(std::uint64_t T, std::uint64_t A
   }
   DeviceBuffer<std::uint8_t> whole(std::max<std::uint64_t>(chunks, 1));
   free_chunks_kernel<<<blocks_for(chunks, 256), 256>>>(whole.get(), chunks, A,
-                                                        PagePermutation(T, seed));
+                                                       PagePermutation(T, seed));
   ALLOCLAB_CUDA_LAUNCH();
   std::vector<std::uint8_t> h(chunks);
   ALLOCLAB_CUDA(cudaMemcpy(h.data(), whole.get(), chunks, cudaMemcpyDeviceToHost));

@@ -11,23 +11,23 @@
 namespace alloclab::ouro {
 
 enum class TakePhase : std::uint8_t {
-  read_front,   // start (or start again) at front
-  read_back,    // where the queue ends now
-  read_slot,    // the entry at this position (Alg. 4 l.7)
-  sub,          // count -= 1 (Alg. 5 l.2)
-  undo,         // count += 1 after a miss (l.3)
-  stale_undo,   // the chunk was flashed since the entry was read: give the page back
-  stale_class,  // ... and that give-back made an up-crossing: the chunk's class now
-  scan_load,    // a mask word (l.9)
-  scan_and,     // clear a set bit of it (l.11)
-  publish,      // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
-  pop_front,    // front -> front + 1 (the entry at front is empty or was just emptied)
-  pop_slot,     // take the entry out of its slot
+  read_front,    // start (or start again) at front
+  read_back,     // where the queue ends now
+  read_slot,     // the entry at this position (Alg. 4 l.7)
+  sub,           // count -= 1 (Alg. 5 l.2)
+  undo,          // count += 1 after a miss (l.3)
+  stale_undo,    // the chunk was flashed since the entry was read: give the page back
+  stale_class,   // ... and that give-back made an up-crossing: the chunk's class now
+  scan_load,     // a mask word (l.9)
+  scan_and,      // clear a set bit of it (l.11)
+  publish,       // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
+  pop_front,     // front -> front + 1 (the entry at front is empty or was just emptied)
+  pop_slot,      // take the entry out of its slot
   pop_position,  // the chunk has no entry now
-  pop_flags,    // clear the in-queue flag
-  pop_recheck,  // refilled meanwhile? then publish again
-  retire,       // flashed meanwhile: this thread hands the chunk to the reuse queue
-  give_back,    // stopped at the step bound: the page held on the semaphore goes back
+  pop_flags,     // clear the in-queue flag
+  pop_recheck,   // refilled meanwhile? then publish again
+  retire,        // flashed meanwhile: this thread hands the chunk to the reuse queue
+  give_back,     // stopped at the step bound: the page held on the semaphore goes back
   done,
 };
 
@@ -77,11 +77,10 @@ class ChunkTakeOp {
         phase_ = TakePhase::read_front;
         return OpStatus::spinning;
       case TakePhase::read_slot: {
-        const std::uint64_t e =
-            M::load(q.slots[k_][ring_slot(position_, q.capacity[k_])], c.ops);
+        const std::uint64_t e = M::load(q.slots[k_][ring_slot(position_, q.capacity[k_])], c.ops);
         if (!entry_is_for(e, position_)) return next();  // not written yet, or removed
         entry_ = e;
-        if (entry_is_hole(e)) return position_ == front_seen_ ? pop(false) : next();
+        if (entry_is_hole(e)) return pop(false);
         chunk_ = entry_chunk(e);
         re_enqueue_ = false;
         phase_ = TakePhase::sub;
@@ -107,8 +106,7 @@ class ChunkTakeOp {
         const std::int64_t before = state_free(M::add(q.meta[chunk_].state, kStateGiveOne, c.ops));
         if (before < 0) {  // empty (others' misses are still being undone): CONTINUE_TRAVERSAL
           ++c.continues;
-          if (position_ == front_seen_) return pop(false);
-          return next();
+          return pop(false);  // at front, this lane takes it out; elsewhere it learns front
         }
         if (before == 0) re_enqueue_ = true;  // this undo made the page visible: l.5
         phase_ = TakePhase::sub;              // try again (l.1)
@@ -118,7 +116,7 @@ class ChunkTakeOp {
       case TakePhase::stale_undo: {
         // A flashed chunk whose entry is still at front is this lane's to remove (the remover
         // hands it to the reuse queue); otherwise its entry is gone and the lane walks on.
-        const After then = position_ == front_seen_ ? After::pop_and_walk_on : After::walk_on;
+        const After then = After::pop_and_walk_on;
         const std::uint64_t cur = M::add(q.meta[chunk_].state, kStateGiveOne, c.ops);
         if (state_free(cur) != 0) return after(then);
         epoch_ = state_epoch(cur);  // an up-crossing on the chunk's new life: publish it there
@@ -155,15 +153,22 @@ class ChunkTakeOp {
         if (s != OpStatus::done) return s;
         return after(after_publish_);
       }
-      case TakePhase::pop_front:
-        if (M::cas(w.front, position_, position_ + 1, c.ops) != position_) {
-          ++c.ops.failed;  // another thread moved front first
+      case TakePhase::pop_front: {
+        const std::uint64_t now = M::cas(w.front, position_, position_ + 1, c.ops);
+        if (now != position_) {
+          // Another lane moved front: every position before it has been taken out (a chunk with
+          // pages there was put back at the end by its remover), so a walking lane goes on from
+          // front rather than pass each of them.
+          ++c.ops.failed;
+          front_seen_ = now;
+          if (after_pop_ != After::finish && now > position_ + 1) position_ = now - 1;
           return after(after_pop_);
         }
         ++c.pops;
         front_seen_ = position_ + 1;
         phase_ = TakePhase::pop_slot;
         return OpStatus::running;
+      }
       case TakePhase::pop_slot:
         // A hole, or an entry a flasher turned into one since it was read: nothing more to do.
         if (M::exchange(q.slots[k_][ring_slot(position_, q.capacity[k_])], kEmptyEntry, c.ops) !=
@@ -315,8 +320,7 @@ enum class ChunkFreeOutcome : std::uint8_t { ok, flashed, double_free, stopped }
 // none), else signal the page. on_spin as for run_slot.
 template <class Atomics, class OnSpin>
 ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t chunk,
-                                             std::uint32_t page, ChunkCounts& c,
-                                             OnSpin&& on_spin) {
+                                             std::uint32_t page, ChunkCounts& c, OnSpin&& on_spin) {
   using M = CountedOps<Atomics>;
   const unsigned k = M::load(q.chunk_class[chunk], c.ops);
   const std::uint32_t pages = pages_per_chunk(k);

@@ -11,8 +11,9 @@
 //                      when it is the grower: a chunk from the reuse queue, else a fresh one);
 //   ChunkTakeOp        each lane then walks the queue from its front (Alg. 4 l.6-15) and takes
 //                      a page on the first chunk that has one (Alg. 5).
-// (ChunkTakeOp and the free are in chunk_page.hpp.) A free (chunk_free_page) sets the page's bit, gives the count back, puts the chunk in the queue
-// if it was empty (the first free) and flashes it when it is wholly free.
+// (ChunkTakeOp and the free are in chunk_page.hpp.) A free (chunk_free_page) sets the page's bit,
+// gives the count back, puts the chunk in the queue if it was empty (the first free) and flashes it
+// when it is wholly free.
 //
 // What alloclab decides where the printed algorithm leaves a race open (each is tested; the
 // reasons are in docs/ouroboros.md, "Variant C: decisions"):
@@ -207,7 +208,7 @@ ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts&
     ++c.ops.failed;
     ++c.ops.slot_spins;
   }
-  return s == QueueStatus::done ? OpStatus::done
+  return s == QueueStatus::done       ? OpStatus::done
          : s == QueueStatus::spinning ? OpStatus::spinning
                                       : OpStatus::running;
 }
@@ -303,8 +304,7 @@ class ChunkReserveOp {
         return OpStatus::running;
       case ChunkReservePhase::fill: {
         Atomics::fence();  // class, bits and flags before anyone can see a free page
-        const std::uint64_t old =
-            M::add(q.meta[chunk_].state, std::uint64_t{per_chunk_}, c.ops);
+        const std::uint64_t old = M::add(q.meta[chunk_].state, std::uint64_t{per_chunk_}, c.ops);
         const std::int64_t before = state_free(old);
         if (before <= 0 && before + per_chunk_ > 0) {
           publish_ = PublishOp<Atomics>(chunk_, state_epoch(old), k_);

@@ -103,7 +103,9 @@ ALLOCLAB_HD std::uint32_t entry_chunk(std::uint64_t e) {
 ALLOCLAB_HD bool entry_epoch_is(std::uint64_t e, std::uint32_t epoch) {
   return ((e >> kEntryChunkBits) & kEntryEpochMask) == (std::uint64_t{epoch} & kEntryEpochMask);
 }
-ALLOCLAB_HD bool entry_is_hole(std::uint64_t e) { return (e & kEntryChunkMask) == kHoleChunk; }
+ALLOCLAB_HD bool entry_is_hole(std::uint64_t e) {
+  return (e & kEntryChunkMask) == kHoleChunk;
+}
 // Whether slot content `e` is the entry (or hole) written for virtual position `position`.
 ALLOCLAB_HD bool entry_is_for(std::uint64_t e, std::uint64_t position) {
   return e != kEmptyEntry &&
