@@ -47,13 +47,14 @@ std::uint64_t chunks_touched(const RunResult& r, std::uint64_t chunks) {
 // per chunk and one mask word (p <= 64). A request that finds a page: the fast path's
 // subtraction; front, back, the slot, the chunk's count, its mask word and the AND on it = 7.
 // The grower (the semaphore empty): the subtraction and its undo, CAS (grow); the reuse queue's
-// fill count and its undo (empty); the chunk counter and the chunk id; class, one mask word,
-// flags, count += p; the in-queue flag, back, the slot CAS and the entry's position; signal; then
-// a read and the subtraction; and the 6 of a take = 24. The request that takes a chunk's last
-// page (DEQUEUE at front) also removes its entry: CAS front, the slot, the position, the flags
-// and the count read again = 5. With G = ceil(N / p) growers and floor(N / p) chunks used up:
-// steps = 7 (N - G) + 24 G + 5 floor(N / p), and exactly G chunks are handed out.
-TEST_CASE("ouro-c-s sequential steps: 7 per request, 24 for a grower, 5 more to empty a chunk",
+// fill count and its undo (empty); the chunk counter and the chunk id; class, one mask word, the
+// epoch, flags, count += p; the flags read and CAS, back, the slot CAS and the entry's position;
+// signal; then a read and the subtraction; and the 6 of a take = 26. The request that takes a
+// chunk's last page (DEQUEUE at front) also removes its entry: CAS front, the slot, the
+// position's CAS, the flags read and CAS, and the count read again = 6. With G = ceil(N / p)
+// growers and floor(N / p) chunks used up: steps = 7 (N - G) + 26 G + 6 floor(N / p), and
+// exactly G chunks are handed out.
+TEST_CASE("ouro-c-s sequential steps: 7 per request, 26 for a grower, 6 more to empty a chunk",
           "[cpu_sim][ouro]") {
   const unsigned units = GENERATE(8u, 64u, 100u, 512u);
   const std::uint64_t N = GENERATE(1u, 63u, 64u, 200u);
@@ -67,7 +68,7 @@ TEST_CASE("ouro-c-s sequential steps: 7 per request, 24 for a grower, 5 more to 
   CHECK(r.failed == 0);
   std::uint64_t steps = 0;
   for (auto x : r.steps) steps += x;
-  CHECK(steps == 7 * (N - growers) + 24 * growers + 5 * (N / p));
+  CHECK(steps == 7 * (N - growers) + 26 * growers + 6 * (N / p));
   CHECK(chunks_touched(r, s.T / 512) == growers);
 }
 
@@ -84,7 +85,7 @@ TEST_CASE("ouro-c-s sequential, several mask words: ceil(N / p) chunks", "[cpu_s
   CHECK(r.failed == 0);
   std::uint64_t steps = 0;
   for (auto x : r.steps) steps += x;
-  CHECK(steps >= 7 * (N - growers) + 24 * growers + 5 * (N / p));
+  CHECK(steps >= 7 * (N - growers) + 26 * growers + 6 * (N / p));
   CHECK(chunks_touched(r, s.T / 512) == growers);
 }
 

@@ -11,23 +11,24 @@
 namespace alloclab::ouro {
 
 enum class TakePhase : std::uint8_t {
-  read_front,    // start (or start again) at front
-  read_back,     // where the queue ends now
-  read_slot,     // the entry at this position (Alg. 4 l.7)
-  sub,           // count -= 1 (Alg. 5 l.2)
-  undo,          // count += 1 after a miss (l.3)
-  stale_undo,    // the chunk was flashed since the entry was read: give the page back
-  stale_class,   // ... and that give-back made an up-crossing: the chunk's class now
-  scan_load,     // a mask word (l.9)
-  scan_and,      // clear a set bit of it (l.11)
-  publish,       // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
-  pop_front,     // front -> front + 1 (the entry at front is empty or was just emptied)
-  pop_slot,      // take the entry out of its slot
-  pop_position,  // the chunk has no entry now
-  pop_flags,     // clear the in-queue flag
-  pop_recheck,   // refilled meanwhile? then publish again
-  retire,        // flashed meanwhile: this thread hands the chunk to the reuse queue
-  give_back,     // stopped at the step bound: the page held on the semaphore goes back
+  read_front,      // start (or start again) at front
+  read_back,       // where the queue ends now
+  read_slot,       // the entry at this position (Alg. 4 l.7)
+  sub,             // count -= 1 (Alg. 5 l.2)
+  undo,            // count += 1 after a miss (l.3)
+  stale_undo,      // the chunk was flashed since the entry was read: give the page back
+  stale_class,     // ... and that give-back made an up-crossing: the chunk's class now
+  scan_load,       // a mask word (l.9)
+  scan_and,        // clear a set bit of it (l.11)
+  publish,         // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
+  pop_front,       // front -> front + 1 (the entry at front is empty or was just emptied)
+  pop_slot,        // take the entry out of its slot
+  pop_position,    // the chunk has no entry now
+  pop_read_flags,  // the flags (of this entry's epoch?)
+  pop_flags,       // clear the in-queue flag
+  pop_recheck,     // refilled meanwhile? then publish again
+  retire,          // flashed meanwhile: this thread hands the chunk to the reuse queue
+  give_back,       // stopped at the step bound: the page held on the semaphore goes back
   done,
 };
 
@@ -177,18 +178,31 @@ class ChunkTakeOp {
           return after(after_pop_);
         phase_ = TakePhase::pop_position;
         return OpStatus::running;
-      case TakePhase::pop_position:
-        M::exchange(q.meta[chunk_].position, std::uint64_t{0}, c.ops);
+      case TakePhase::pop_position:  // only if it is this entry's (a later publish's stays)
+        M::cas(q.meta[chunk_].position, position_ + 1, std::uint64_t{0}, c.ops);
+        phase_ = TakePhase::pop_read_flags;
+        return OpStatus::running;
+      case TakePhase::pop_read_flags:
+        flags_ = M::load(q.meta[chunk_].flags, c.ops);
         phase_ = TakePhase::pop_flags;
         return OpStatus::running;
-      case TakePhase::pop_flags:
-        if (M::fetch_and(q.meta[chunk_].flags, ~kChunkInQueue, c.ops) & kChunkRetired) {
+      case TakePhase::pop_flags: {
+        if (!entry_epoch_is(entry_, flags_ >> 16)) return after(after_pop_);  // another life
+        const std::uint32_t old =
+            M::cas(q.meta[chunk_].flags, flags_, flags_ & ~kChunkInQueue, c.ops);
+        if (old != flags_) {
+          ++c.ops.failed;
+          flags_ = old;
+          return OpStatus::running;
+        }
+        if (old & kChunkRetired) {
           retire_ = EnqueueOp<Atomics>(chunk_);
           phase_ = TakePhase::retire;
         } else {
           phase_ = TakePhase::pop_recheck;
         }
         return OpStatus::running;
+      }
       case TakePhase::pop_recheck: {
         const std::uint64_t s = M::load(q.meta[chunk_].state, c.ops);
         if (entry_epoch_is(entry_, state_epoch(s)) && state_free(s) > 0) {
@@ -273,7 +287,7 @@ class ChunkTakeOp {
   std::uint64_t start_ = ~std::uint64_t{0};
   std::uint64_t front_seen_ = 0, back_seen_ = 0, position_ = 0;
   std::uint64_t entry_ = kEmptyEntry;
-  std::uint32_t chunk_ = 0, epoch_ = 0, page_ = 0;
+  std::uint32_t chunk_ = 0, epoch_ = 0, page_ = 0, flags_ = 0;
   std::uint64_t mask_ = 0;
   unsigned word_ = 0, words_seen_ = 0;
   bool took_last_ = false, re_enqueue_ = false;

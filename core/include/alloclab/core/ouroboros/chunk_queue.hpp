@@ -145,7 +145,7 @@ struct CountedOps {
 };
 
 // ---- Putting a chunk in its class's queue (at most once: the in-queue flag) ----
-enum class PublishPhase : std::uint8_t { flag, claim, write, record, done };
+enum class PublishPhase : std::uint8_t { read_flags, flag, claim, write, record, done };
 
 template <class Atomics>
 class PublishOp {
@@ -156,11 +156,26 @@ class PublishOp {
   ALLOCLAB_HD OpStatus step(const ChunkQueues& q, ChunkCounts& c) {
     using M = CountedOps<Atomics>;
     switch (phase_) {
-      case PublishPhase::flag:
-        phase_ = M::fetch_or(q.meta[chunk_].flags, kChunkInQueue, c.ops) & kChunkInQueue
-                     ? PublishPhase::done  // already there: its entry serves
-                     : PublishPhase::claim;
-        return phase_ == PublishPhase::done ? OpStatus::done : OpStatus::running;
+      case PublishPhase::read_flags:
+        flags_ = M::load(q.meta[chunk_].flags, c.ops);
+        phase_ = PublishPhase::flag;
+        return OpStatus::running;
+      case PublishPhase::flag: {
+        // Already in its queue (its entry serves), flashed, or of another life: nothing to do.
+        if (!flags_epoch_is(flags_, epoch_) || (flags_ & (kChunkInQueue | kChunkRetired))) {
+          phase_ = PublishPhase::done;
+          return OpStatus::done;
+        }
+        const std::uint32_t old =
+            M::cas(q.meta[chunk_].flags, flags_, flags_ | kChunkInQueue, c.ops);
+        if (old != flags_) {
+          ++c.ops.failed;
+          flags_ = old;
+          return OpStatus::running;
+        }
+        phase_ = PublishPhase::claim;
+        return OpStatus::running;
+      }
       case PublishPhase::claim:
         position_ = M::add(q.words[k_].back, std::uint64_t{1}, c.ops);
         phase_ = PublishPhase::write;
@@ -193,7 +208,8 @@ class PublishOp {
   std::uint32_t chunk_;
   std::uint32_t epoch_;
   unsigned k_;
-  PublishPhase phase_ = PublishPhase::flag;
+  PublishPhase phase_ = PublishPhase::read_flags;
+  std::uint32_t flags_ = 0;
   std::uint64_t position_ = 0;
 };
 
@@ -215,15 +231,16 @@ ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts&
 
 // ---- The leader's part: wait for n pages, growing the queue by a chunk as the grower ----
 enum class ChunkReservePhase : std::uint8_t {
-  wait,       // the semaphore (SemaphoreWait steps)
-  reuse,      // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
-  fresh,      // none there: next_chunk += 1 and read that chunk's id (or none left)
-  set_class,  // the chunk's class
-  set_bits,   // every page free: one store per mask word
-  set_flags,  // not in a queue, not retired
-  fill,       // fence, then count += #pages (an up-crossing: publish)
-  publish,    // the chunk into the class's queue (Alg. 4 l.3)
-  signal,     // C += #pages, E -= #pages (Alg. 4 l.4)
+  wait,        // the semaphore (SemaphoreWait steps)
+  reuse,       // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
+  fresh,       // none there: next_chunk += 1 and read that chunk's id (or none left)
+  set_class,   // the chunk's class
+  set_bits,    // every page free: one store per mask word
+  read_epoch,  // the chunk's epoch
+  set_flags,   // not in a queue, not retired
+  fill,        // fence, then count += #pages (an up-crossing: publish)
+  publish,     // the chunk into the class's queue (Alg. 4 l.3)
+  signal,      // C += #pages, E -= #pages (Alg. 4 l.4)
   done,
 };
 
@@ -296,10 +313,14 @@ class ChunkReserveOp {
         return OpStatus::running;
       case ChunkReservePhase::set_bits:
         M::exchange(q.meta[chunk_].bits[word_], full_mask_word(k_), c.ops);
-        if (++word_ == mask_words(k_)) phase_ = ChunkReservePhase::set_flags;
+        if (++word_ == mask_words(k_)) phase_ = ChunkReservePhase::read_epoch;
+        return OpStatus::running;
+      case ChunkReservePhase::read_epoch:  // the chunk's life now (flashes advanced it)
+        epoch_ = state_epoch(M::load(q.meta[chunk_].state, c.ops));
+        phase_ = ChunkReservePhase::set_flags;
         return OpStatus::running;
       case ChunkReservePhase::set_flags:
-        M::exchange(q.meta[chunk_].flags, std::uint32_t{0}, c.ops);
+        M::exchange(q.meta[chunk_].flags, flags_of_epoch(epoch_), c.ops);
         phase_ = ChunkReservePhase::fill;
         return OpStatus::running;
       case ChunkReservePhase::fill: {
@@ -364,7 +385,7 @@ class ChunkReserveOp {
   ReserveOutcome outcome_ = ReserveOutcome::pending;
   DequeueOp<Atomics> dequeue_;
   PublishOp<Atomics> publish_;
-  std::uint32_t chunk_ = 0;
+  std::uint32_t chunk_ = 0, epoch_ = 0;
   unsigned word_ = 0;
 };
 

@@ -41,16 +41,26 @@ ALLOCLAB_HD std::uint32_t state_epoch(std::uint64_t state) {
 inline constexpr std::uint64_t kStateTakeOne = ~std::uint64_t{0};  // -1
 inline constexpr std::uint64_t kStateGiveOne = 1;
 
-// ---- Flags ----
+// ---- Flags: bits 0..1 below, bits 16..31 the low bits of the epoch they belong to ----
+// A thread that acts on a chunk after it was flashed and retyped (a remover or publisher whose
+// entry or count read is of the chunk's earlier life) finds another epoch there and leaves the
+// flags alone.
 inline constexpr std::uint32_t kChunkInQueue = 1;  // an entry for it is in its class's queue
 inline constexpr std::uint32_t kChunkRetired = 2;  // flashed: waits to be handed to reuse
+ALLOCLAB_HD std::uint32_t flags_of_epoch(std::uint32_t epoch) {
+  return epoch << 16;
+}
+ALLOCLAB_HD bool flags_epoch_is(std::uint32_t flags, std::uint32_t epoch) {
+  return (flags >> 16) == (epoch & 0xFFFFu);
+}
 
 // Per chunk; the caller places an array of them (host or device memory). 88 bytes.
 struct ChunkMeta {
   std::uint64_t state = static_cast<std::uint64_t>(kChunkCountBias);  // epoch 0, no free page
-  std::uint32_t flags = 0;
+  std::uint32_t flags = 0;                                            // see above
   std::uint32_t unused = 0;
-  std::uint64_t position = 0;  // 1 + the queue position of its entry once written; 0: none
+  std::uint64_t position = 0;  // 1 + the queue position of its entry once written; 0: none (a
+                               // hint for a flasher: it acts only on the exact entry there)
   std::uint64_t bits[kUnitsPerChunk / 64] = {};  // page p free <=> bit p % 64 of word p / 64
 };
 
