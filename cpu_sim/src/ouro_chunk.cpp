@@ -139,7 +139,9 @@ class OuroChunkAllocator final : public OuroSimBase {
     return all;
   }
   static bool splits(const Group& g) {
-    return g.lanes.size() > 1 && g.op->outcome() == ReserveOutcome::out_of_memory;
+    const ReserveOutcome o = g.op->outcome();
+    return g.lanes.size() > 1 &&
+           (o == ReserveOutcome::out_of_memory || o == ReserveOutcome::queue_full);
   }
   void discard(const Group& g, Counters& c) {
     add(g.counts);

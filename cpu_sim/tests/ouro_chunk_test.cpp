@@ -46,15 +46,16 @@ std::uint64_t chunks_touched(const RunResult& r, std::uint64_t chunks) {
 // Worked from Alg. 2 and 4-5 for one request at a time on an empty pool, one class with p pages
 // per chunk and one mask word (p <= 64). A request that finds a page: the fast path's
 // subtraction; front, back, the slot, the chunk's count, its mask word and the AND on it = 7.
-// The grower (the semaphore empty): the subtraction and its undo, CAS (grow); the reuse queue's
+// The grower (the semaphore empty): the subtraction and its undo, CAS (grow); the class's pages
+// (admission); the reuse queue's
 // fill count and its undo (empty); the chunk counter and the chunk id; class, one mask word, the
 // epoch, flags, count += p; the flags read and CAS, back, the slot CAS and the entry's position;
-// signal; then a read and the subtraction; and the 6 of a take = 26. The request that takes a
+// signal; then a read and the subtraction; and the 6 of a take = 27. The request that takes a
 // chunk's last page (DEQUEUE at front) also removes its entry: CAS front, the slot, the
 // position's CAS, the flags read and CAS, and the count read again = 6. With G = ceil(N / p)
-// growers and floor(N / p) chunks used up: steps = 7 (N - G) + 26 G + 6 floor(N / p), and
+// growers and floor(N / p) chunks used up: steps = 7 (N - G) + 27 G + 6 floor(N / p), and
 // exactly G chunks are handed out.
-TEST_CASE("ouro-c-s sequential steps: 7 per request, 26 for a grower, 6 more to empty a chunk",
+TEST_CASE("ouro-c-s sequential steps: 7 per request, 27 for a grower, 6 more to empty a chunk",
           "[cpu_sim][ouro]") {
   const unsigned units = GENERATE(8u, 64u, 100u, 512u);
   const std::uint64_t N = GENERATE(1u, 63u, 64u, 200u);
@@ -68,7 +69,7 @@ TEST_CASE("ouro-c-s sequential steps: 7 per request, 26 for a grower, 6 more to 
   CHECK(r.failed == 0);
   std::uint64_t steps = 0;
   for (auto x : r.steps) steps += x;
-  CHECK(steps == 7 * (N - growers) + 26 * growers + 6 * (N / p));
+  CHECK(steps == 7 * (N - growers) + 27 * growers + 6 * (N / p));
   CHECK(chunks_touched(r, s.T / 512) == growers);
 }
 
@@ -85,7 +86,7 @@ TEST_CASE("ouro-c-s sequential, several mask words: ceil(N / p) chunks", "[cpu_s
   CHECK(r.failed == 0);
   std::uint64_t steps = 0;
   for (auto x : r.steps) steps += x;
-  CHECK(steps >= 7 * (N - growers) + 26 * growers + 6 * (N / p));
+  CHECK(steps >= 7 * (N - growers) + 27 * growers + 6 * (N / p));
   CHECK(chunks_touched(r, s.T / 512) == growers);
 }
 
@@ -153,4 +154,16 @@ TEST_CASE("ouro-c-s mixed classes: each thread's page is of its class", "[cpu_si
     const unsigned k = ouro::page_class_of_units(o.pages_per_thread[i]);
     CHECK(static_cast<std::uint64_t>(r.first_page[i]) % (std::uint64_t{1} << k) == 0);
   }
+}
+
+// A class's semaphore counts its free pages in 21 bits (at most 1,572,863 with alloclab's bias),
+// so a class holds at most 2^20 pages: on a pool of 3 * 2^20 units of 16 B, 16 B requests stop
+// at 2^20 (the grow that would pass it fails as queue_full, counted as out of memory) while the
+// pool still has chunks for another class.
+TEST_CASE("ouro-c-s a class holds at most 2^20 pages (its semaphore's range)", "[cpu_sim][ouro]") {
+  const std::uint64_t pages = std::uint64_t{1} << 20;
+  Scenario s = empty_pool(pages + 1000, 3 * pages / 512, 1);
+  const RunResult r = run_once(s, in_mode(Mode::sequential), 0);
+  CHECK(r.taken == pages);
+  CHECK(r.failed == 1000);
 }

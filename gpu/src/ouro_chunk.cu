@@ -14,7 +14,8 @@
 //    verification.
 // Verification between kernels (verify_chunks_kernel): per live chunk, its free count equals the
 // set bits of its mask and a chunk with free pages is in its queue; per class, the semaphore's
-// count equals the free pages of its live chunks, with no promise or reservation outstanding.
+// count equals the free pages of its live chunks, with no promise or reservation outstanding,
+// and its admitted pages equal the pages of its live chunks.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -67,7 +68,8 @@ __device__ Served ouro_chunk_malloc(const OuroChunkView& v, std::uint32_t units,
   outcome = __shfl_sync(group, outcome, leader);
   const std::uint32_t leader_ops = __shfl_sync(group, own.ops.memory_ops, leader);
   auto result = static_cast<ReserveOutcome>(outcome);
-  if (g > 1 && result == ReserveOutcome::out_of_memory) {  // not enough for all: each alone
+  if (g > 1 && (result == ReserveOutcome::out_of_memory ||
+                result == ReserveOutcome::queue_full)) {  // not enough for all: each alone
     ouro::ChunkReserveOp<DeviceAtomics> op(1, k);
     ouro::run_chunk_reserve(op, v.q, own, max_steps, BackOff{});
     result = op.outcome();
@@ -254,6 +256,10 @@ class OuroChunkPool final : public PoolPolicy {
       const ouro::SemCounters sem = ouro::sem_unpack(queues[k].semaphore);
       const unsigned long long* c = t.data() + k * kTallies;
       const std::string cls = name_ + ": class " + std::to_string(k) + " ";
+      if (queues[k].pages != c[0] + c[1])
+        throw VerificationError(cls + "admitted " + std::to_string(queues[k].pages) +
+                                " pages, its live chunks hold " + std::to_string(c[0] + c[1]) +
+                                " " + when);
       if (sem.expected || sem.reserved || sem.count < 0 ||
           static_cast<std::uint64_t>(sem.count) != c[0])
         throw VerificationError(cls + "semaphore C=" + std::to_string(sem.count) +

@@ -362,6 +362,7 @@ ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t
       const std::uint64_t full = chunk_state(epoch, pages);
       if (M::cas(m.state, full, chunk_state(epoch + 1, 0), c.ops) == full) {
         ++c.flashes;
+        M::add(q.words[k].pages, std::uint64_t{0} - pages, c.ops);  // gone from the class
         if (M::fetch_or(m.flags, kChunkRetired, c.ops) & kChunkInQueue) {
           // Its entry: take it out where it is, unless a front remover gets it first (that one
           // then sees the retired flag and hands the chunk over). Until the entry's position is

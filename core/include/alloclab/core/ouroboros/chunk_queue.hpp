@@ -58,6 +58,7 @@ struct ChunkQueueWords {
   alignas(128) std::uint64_t semaphore = 0;
   alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
   alignas(128) std::uint64_t back = 0;
+  alignas(128) std::uint64_t pages = 0;  // pages on the class's chunks (grow admission)
 };
 
 // Everything the ten classes share: their queues, the chunks' words, and the memory manager
@@ -72,6 +73,9 @@ struct ChunkQueues {
   const std::uint32_t* available = nullptr;  // fresh chunk ids, in order
   std::uint32_t available_count = 0;
   IndexQueueRef reuse{};  // flashed chunk ids (32-bit slots)
+  // The most pages one class may hold on its chunks: its semaphore counts them (21 bits,
+  // bulk_semaphore.hpp), so a grow past this fails as queue_full, as variant P's ring admission.
+  std::uint64_t class_pages = std::uint64_t{1} << 20;
 };
 
 // What variant C's operations did, beyond the counts every Ouroboros operation has.
@@ -232,6 +236,8 @@ ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts&
 // ---- The leader's part: wait for n pages, growing the queue by a chunk as the grower ----
 enum class ChunkReservePhase : std::uint8_t {
   wait,        // the semaphore (SemaphoreWait steps)
+  admit,       // grower: pages += #pages (the class's semaphore must count them all)
+  admit_undo,  // full, or no chunk: pages -= #pages, then the grow fails
   reuse,       // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
   fresh,       // none there: next_chunk += 1 and read that chunk's id (or none left)
   set_class,   // the chunk's class
@@ -264,8 +270,7 @@ class ChunkReserveOp {
         const WaitStatus s = wait_.step(q.words[k_].semaphore);
         account_wait(before, c.ops);
         if (s == WaitStatus::need_chunk) {
-          dequeue_ = DequeueOp<Atomics>();
-          phase_ = ChunkReservePhase::reuse;
+          phase_ = ChunkReservePhase::admit;
           return OpStatus::running;
         }
         if (s == WaitStatus::spinning) return OpStatus::spinning;
@@ -277,10 +282,26 @@ class ChunkReserveOp {
             return finish(ReserveOutcome::counter_overflow);
           case WaitOutcome::gave_up:
             return finish(ReserveOutcome::gave_up);
-          default:
-            return finish(ReserveOutcome::out_of_memory);
+          default:  // the grow failed: grow_failure_ says why
+            return finish(grow_failure_);
         }
       }
+      case ChunkReservePhase::admit: {
+        const std::uint64_t old = M::add(q.words[k_].pages, std::uint64_t{per_chunk_}, c.ops);
+        if (old + per_chunk_ > q.class_pages) {
+          grow_failure_ = ReserveOutcome::queue_full;
+          phase_ = ChunkReservePhase::admit_undo;
+        } else {
+          dequeue_ = DequeueOp<Atomics>();
+          phase_ = ChunkReservePhase::reuse;
+        }
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::admit_undo:
+        M::add(q.words[k_].pages, std::uint64_t{0} - per_chunk_, c.ops);
+        wait_.chunk_failed();  // the wait's next step withdraws the promise (E)
+        phase_ = ChunkReservePhase::wait;
+        return OpStatus::running;
       case ChunkReservePhase::reuse: {
         const OpStatus s = step_index_queue(dequeue_, q.reuse, c);
         if (s != OpStatus::done) return s;
@@ -296,8 +317,8 @@ class ChunkReserveOp {
       case ChunkReservePhase::fresh: {
         const std::uint64_t nth = M::add(q.fresh->next_chunk, std::uint64_t{1}, c.ops);
         if (nth >= q.available_count) {
-          wait_.chunk_failed();  // the wait's next step withdraws the promise (E)
-          phase_ = ChunkReservePhase::wait;
+          grow_failure_ = ReserveOutcome::out_of_memory;
+          phase_ = ChunkReservePhase::admit_undo;
           return OpStatus::running;
         }
         ++c.ops.memory_ops;
@@ -383,6 +404,7 @@ class ChunkReserveOp {
   SemaphoreWait<Atomics> wait_;
   ChunkReservePhase phase_ = ChunkReservePhase::wait;
   ReserveOutcome outcome_ = ReserveOutcome::pending;
+  ReserveOutcome grow_failure_ = ReserveOutcome::out_of_memory;
   DequeueOp<Atomics> dequeue_;
   PublishOp<Atomics> publish_;
   std::uint32_t chunk_ = 0, epoch_ = 0;
