@@ -14,6 +14,7 @@ enum class TakePhase : std::uint8_t {
   read_front,      // start (or start again) at front
   read_back,       // where the queue ends now
   read_slot,       // the entry at this position (Alg. 4 l.7)
+  peek,            // the count read first: an empty or flashed chunk is passed without atomics
   sub,             // count -= 1 (Alg. 5 l.2)
   undo,            // count += 1 after a miss (l.3)
   stale_undo,      // the chunk was flashed since the entry was read: give the page back
@@ -81,9 +82,25 @@ class ChunkTakeOp {
         const std::uint64_t e = M::load(q.slots[k_][ring_slot(position_, q.capacity[k_])], c.ops);
         if (!entry_is_for(e, position_)) return next();  // not written yet, or removed
         entry_ = e;
-        if (entry_is_hole(e)) return pop(false);
+        if (entry_is_hole(e)) return pop_or_walk_on();
         chunk_ = entry_chunk(e);
         re_enqueue_ = false;
+        phase_ = TakePhase::peek;
+        return OpStatus::running;
+      }
+      case TakePhase::peek: {
+        // Alg. 5 subtracts first; under a GPU's thousands of walking lanes that is two atomics on
+        // every empty chunk passed. A read first passes those with none (the subtraction below
+        // still decides, and its races are Alg. 5's).
+        const std::uint64_t s = M::load(q.meta[chunk_].state, c.ops);
+        if (!entry_epoch_is(entry_, state_epoch(s))) {
+          ++c.stale;
+          return pop_or_walk_on();
+        }
+        if (state_free(s) <= 0) {
+          ++c.continues;
+          return pop_or_walk_on();
+        }
         phase_ = TakePhase::sub;
         return OpStatus::running;
       }
@@ -107,7 +124,7 @@ class ChunkTakeOp {
         const std::int64_t before = state_free(M::add(q.meta[chunk_].state, kStateGiveOne, c.ops));
         if (before < 0) {  // empty (others' misses are still being undone): CONTINUE_TRAVERSAL
           ++c.continues;
-          return pop(false);  // at front, this lane takes it out; elsewhere it learns front
+          return pop_or_walk_on();
         }
         if (before == 0) re_enqueue_ = true;  // this undo made the page visible: l.5
         phase_ = TakePhase::sub;              // try again (l.1)
@@ -117,7 +134,7 @@ class ChunkTakeOp {
       case TakePhase::stale_undo: {
         // A flashed chunk whose entry is still at front is this lane's to remove (the remover
         // hands it to the reuse queue); otherwise its entry is gone and the lane walks on.
-        const After then = After::pop_and_walk_on;
+        const After then = position_ == front_seen_ ? After::pop_and_walk_on : After::walk_on;
         const std::uint64_t cur = M::add(q.meta[chunk_].state, kStateGiveOne, c.ops);
         if (state_free(cur) != 0) return after(then);
         epoch_ = state_epoch(cur);  // an up-crossing on the chunk's new life: publish it there
@@ -249,6 +266,9 @@ class ChunkTakeOp {
     ++c.ops.slot_spins;
     return OpStatus::spinning;
   }
+  // An empty chunk, a hole or a flashed chunk's entry: a lane at the front it last saw takes it
+  // out (and, when another lane moved front first, goes on from there); others walk on.
+  ALLOCLAB_HD OpStatus pop_or_walk_on() { return position_ == front_seen_ ? pop(false) : next(); }
   ALLOCLAB_HD OpStatus pop(bool finished) {
     after_pop_ = finished ? After::finish : After::walk_on;
     phase_ = TakePhase::pop_front;
