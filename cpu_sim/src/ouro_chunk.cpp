@@ -162,8 +162,11 @@ class OuroChunkAllocator final : public OuroSimBase {
   }
 
  private:
-  // A lane's place in its warp: spreads a warp's lanes over the mask words and bits.
-  unsigned rotation(std::uint64_t i) const { return static_cast<unsigned>(i % s_.lanes); }
+  // A lane's place in its warp: spreads a warp's lanes over the mask words and bits. One request
+  // at a time (sequential) has nobody to spread from: it scans from the first word and bit.
+  unsigned rotation(std::uint64_t i) const {
+    return opt_.mode == Mode::sequential ? 0 : static_cast<unsigned>(i % s_.lanes);
+  }
   static std::uint64_t unit_of(const Take& t, unsigned k) {
     return std::uint64_t{t.chunk()} * ouro::kUnitsPerChunk +
            std::uint64_t{t.page()} * ouro::units_per_page(k);

@@ -146,7 +146,6 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "count, mask word, flags); in lockstep, one round of the lane's warp group",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = BackendKind::sim | BackendKind::gpu,
       .fixed_page_bytes = 16,
       .size_classes = true}},
 });

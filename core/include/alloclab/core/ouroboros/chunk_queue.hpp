@@ -53,6 +53,11 @@
 
 namespace alloclab::ouro {
 
+// The most pages one class may hold on its chunks: its semaphore counts them (21 bits,
+// bulk_semaphore.hpp: at most kMaxUnits), so a grow past this fails as queue_full, as variant P's
+// ring admission (the same 2^20).
+inline constexpr std::uint64_t kChunkClassPages = std::uint64_t{1} << 20;
+
 // The shared words of one chunk queue, each in a 128-byte line of its own (page_queue.hpp).
 struct ChunkQueueWords {
   alignas(128) std::uint64_t semaphore = 0;
@@ -72,10 +77,8 @@ struct ChunkQueues {
   ChunkSourceWords* fresh = nullptr;
   const std::uint32_t* available = nullptr;  // fresh chunk ids, in order
   std::uint32_t available_count = 0;
-  IndexQueueRef reuse{};  // flashed chunk ids (32-bit slots)
-  // The most pages one class may hold on its chunks: its semaphore counts them (21 bits,
-  // bulk_semaphore.hpp), so a grow past this fails as queue_full, as variant P's ring admission.
-  std::uint64_t class_pages = std::uint64_t{1} << 20;
+  IndexQueueRef reuse{};                         // flashed chunk ids (32-bit slots)
+  std::uint64_t class_pages = kChunkClassPages;  // the grow admission's limit
 };
 
 // What variant C's operations did, beyond the counts every Ouroboros operation has.

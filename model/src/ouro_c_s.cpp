@@ -1,0 +1,94 @@
+// ouro-c-s (Ouroboros variant C, standard rings; Winter et al., ICS'20, Alg. 2, 4-5): the cost of
+// the sequential schedule, counted from the algorithm as alloclab builds it (docs/ouroboros.md,
+// "Variant C"), and its model-table entry. One request at a time on an empty pool, every request
+// of one class with p pages per chunk and W = max(1, p / 64) mask words; the j-th request served
+// on a chunk (j = 0 .. p - 1) takes its page j (a request alone scans from the first word and
+// bit, and the earlier pages of the chunk are taken):
+//  * j = 0, the grower: the semaphore's subtraction, its undo and the CAS (grow); the class's
+//    admission; the reuse queue's fill count and its undo; the chunk counter and the chunk id;
+//    the class byte, W mask words, the epoch, the flags, count += p; the flags' read and CAS,
+//    back, the slot and the entry's position; signal; a read and the subtraction; then a take
+//    (front, back, slot, count read, subtraction, mask word, AND): 27 + W;
+//  * j > 0: the subtraction and a take, plus one read per mask word already emptied: 8 + j / 64;
+//  * j = p - 1 also takes the chunk's entry out at front: CAS front, the slot, the position, the
+//    flags' read and CAS, the count read again: + 6.
+// The traversal (positions passed before the serving one) is 0: the chunk with pages is always
+// at front. Exactly ceil(N / p) chunks are typed. Static memory: the class's ring of 8-byte
+// entries (twice the pool's chunks, a power of two).
+#include <cstdint>
+#include <string_view>
+
+#include "alloclab/core/ouroboros/chunk_queue.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/model_table.hpp"
+
+namespace alloclab::model {
+namespace {
+
+unsigned class_of(const Scenario& s) { return ouro::page_class_of_units(s.pages); }
+
+std::uint64_t growers(const Scenario& s) {
+  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
+  return (s.N + p - 1) / p;
+}
+
+// An empty pool (A = T) with a chunk for every grower, within the class's 2^20 pages.
+bool applies(const Scenario& s) {
+  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
+    return false;
+  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
+  return growers(s) <= ouro::chunk_count_of_units(s.T) &&
+         growers(s) * p <= ouro::kChunkClassPages;
+}
+
+// Steps of the request served r-th (service order).
+std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
+  const std::uint64_t j = r % p;
+  return (j == 0 ? 27 + W : 8 + j / 64) + (j == p - 1 ? 6 : 0);
+}
+
+Record evaluate(const Scenario& s) {
+  Record r = scenario_record(s);
+  const unsigned k = class_of(s);
+  const std::uint64_t p = ouro::pages_per_chunk(k), W = ouro::mask_words(k);
+  std::uint64_t total = 0, warp_max_sum = 0, warp_max = 0;
+  const std::uint64_t L = s.lanes;
+  for (std::uint64_t i = 0; i < s.N; ++i) {
+    const std::uint64_t x = steps_of(i, p, W);
+    total += x;
+    warp_max = x > warp_max ? x : warp_max;
+    if ((i + 1) % L == 0 || i + 1 == s.N) {
+      warp_max_sum += warp_max;
+      warp_max = 0;
+    }
+  }
+  const std::uint64_t warps = (s.N + L - 1) / L;
+  r.set("tas", static_cast<double>(total) / static_cast<double>(s.N));
+  r.set("was", static_cast<double>(warp_max_sum) / static_cast<double>(warps));
+  r.set_int("chunks", growers(s));
+  r.set_int("traversal", 0);
+  r.set_int("static_queue_bytes",
+            8 * std::uint64_t{ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T))});
+  return r;
+}
+
+constexpr std::string_view kHelp =
+    "ouro-c-s, sequential schedule on an empty pool (A = T), one class with p pages per chunk and\n"
+    "W = max(1, p/64) mask words: the j-th request on a chunk costs 27 + W (j = 0, the grower),\n"
+    "else 8 + floor(j/64) (one read per emptied mask word), plus 6 for j = p - 1 (its entry out\n"
+    "at front); tas = mean, was = mean over warps of consecutive requests of their max;\n"
+    "chunks = ceil(N/p); traversal = 0 (the chunk with pages is at front).\n"
+    "static_queue_bytes: the class's ring of 8-byte entries.";
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_s,
+                        (ModelEntry{.applies = &applies,
+                                    .evaluate = &evaluate,
+                                    .metrics = {"tas", "was", "chunks", "traversal",
+                                                "static_queue_bytes"},
+                                    .help = kHelp}))
+
+}  // namespace alloclab::model
