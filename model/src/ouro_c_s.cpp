@@ -27,7 +27,9 @@
 namespace alloclab::model {
 namespace {
 
-unsigned class_of(const Scenario& s) { return ouro::page_class_of_units(s.pages); }
+unsigned class_of(const Scenario& s) {
+  return ouro::page_class_of_units(s.pages);
+}
 
 std::uint64_t growers(const Scenario& s) {
   const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
@@ -39,8 +41,7 @@ bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
     return false;
   const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
-  return growers(s) <= ouro::chunk_count_of_units(s.T) &&
-         growers(s) * p <= ouro::kChunkClassPages;
+  return growers(s) <= ouro::chunk_count_of_units(s.T) && growers(s) * p <= ouro::kChunkClassPages;
 }
 
 // Steps of the request served r-th (service order).
@@ -85,10 +86,10 @@ constexpr std::string_view kHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_s,
-                        (ModelEntry{.applies = &applies,
-                                    .evaluate = &evaluate,
-                                    .metrics = {"tas", "was", "chunks", "traversal",
-                                                "static_queue_bytes"},
-                                    .help = kHelp}))
+                        (ModelEntry{
+                            .applies = &applies,
+                            .evaluate = &evaluate,
+                            .metrics = {"tas", "was", "chunks", "traversal", "static_queue_bytes"},
+                            .help = kHelp}))
 
 }  // namespace alloclab::model
