@@ -17,7 +17,6 @@
 // its page back to the semaphore); either way the request fails and is counted.
 #include <array>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
@@ -61,26 +60,8 @@ class OuroChunkAllocator final : public OuroSimBase {
   }
 
   RunResult allocate(std::uint64_t seed) override {
-    RunResult r;
-    r.steps.assign(s_.N, 0);
-    r.first_page.assign(s_.N, -1);
-    const std::uint64_t bound = step_bound();
     set_up_rings();
-    std::vector<Counters> c(1);
-    if (opt_.mode == Mode::threads) {
-      const unsigned workers = resolve_host_threads(opt_.host_threads);
-      c.assign(workers, Counters{});
-      parallel_for(
-          s_.N, workers, [&](std::uint64_t i, unsigned wk) { serve_alone(i, bound, r, c[wk]); },
-          16);
-    } else if (opt_.mode == Mode::sequential) {
-      r.service_order = service_order(seed, s_.N);
-      for (const std::uint64_t i : r.service_order) serve_alone(i, bound, r, c[0]);
-    } else {
-      run_warp_lockstep<Group>(*this, s_, seed, bound, r, c[0]);
-    }
-    finish(r, c);
-    return r;
+    return allocate_in_modes(*this, seed);
   }
 
   std::uint64_t free(std::uint64_t first_page, unsigned n) override {
@@ -94,12 +75,8 @@ class OuroChunkAllocator final : public OuroSimBase {
         ouro::ChunkFreeOutcome::double_free)
       throw VerificationError("ouro-c-s: the mask already had the page of unit " +
                               std::to_string(first_page) + " free");
-    add(cc);
     return cc.ops.atomics;
   }
-
-  // What variant C's operations did since the allocator was made (tests read it).
-  const ChunkCounts& chunk_counts() const { return totals_; }
 
   // The lockstep engine's interface (ouro_sim_base.hpp).
   struct Group : WarpGroupBase {
@@ -110,13 +87,7 @@ class OuroChunkAllocator final : public OuroSimBase {
   using OuroSimBase::class_of;
   Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
              std::uint32_t rounds) const {
-    Group g;
-    g.leader = leader;
-    g.k = k;
-    g.op = std::make_unique<Reserve>(static_cast<std::uint32_t>(lanes.size()), k);
-    g.lanes = std::move(lanes);
-    g.rounds = rounds;
-    return g;
+    return make_warp_group<Group, Reserve>(leader, k, std::move(lanes), rounds);
   }
   bool step(Group& g, std::uint64_t bound) const {
     if (g.op->phase() != ouro::ChunkReservePhase::done) {
@@ -143,10 +114,7 @@ class OuroChunkAllocator final : public OuroSimBase {
     return g.lanes.size() > 1 &&
            (o == ReserveOutcome::out_of_memory || o == ReserveOutcome::queue_full);
   }
-  void discard(const Group& g, Counters& c) {
-    add(g.counts);
-    count(g.counts.ops, c);
-  }
+  static void discard(const Group& g, Counters& c) { count(g.counts.ops, c); }
   void finish_group(Group& g, RunResult& r, Counters& c) {
     discard(g, c);
     const bool reserved = g.op->outcome() == ReserveOutcome::ok;
@@ -184,11 +152,8 @@ class OuroChunkAllocator final : public OuroSimBase {
       if (opt_.pages_per_thread.empty()) break;
     }
   }
-  void add(const ChunkCounts& cc) {
-    const std::lock_guard<std::mutex> lock(totals_mutex_);
-    totals_.add(cc);
-  }
 
+ public:
   // One request run to its end by one host thread (sequential and threads modes).
   void serve_alone(std::uint64_t i, std::uint64_t bound, RunResult& r, Counters& c) {
     const unsigned k = class_of(i);
@@ -208,9 +173,9 @@ class OuroChunkAllocator final : public OuroSimBase {
     }
     r.steps[i] = cc.ops.memory_ops;
     count(cc.ops, c);
-    add(cc);
   }
 
+ private:
   std::uint32_t capacity_;
   std::vector<ouro::ChunkMeta> meta_;
   std::array<ouro::ChunkQueueWords, ouro::kPageClasses> words_{};
@@ -218,8 +183,6 @@ class OuroChunkAllocator final : public OuroSimBase {
   ouro::IndexQueueWords reuse_words_;
   std::vector<std::uint32_t> reuse_slots_;
   ouro::ChunkQueues q_;
-  std::mutex totals_mutex_;
-  ChunkCounts totals_;
 };
 
 }  // namespace

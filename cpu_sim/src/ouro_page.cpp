@@ -54,26 +54,8 @@ class OuroPageAllocator final : public OuroSimBase {
   }
 
   RunResult allocate(std::uint64_t seed) override {
-    RunResult r;
-    r.steps.assign(s_.N, 0);
-    r.first_page.assign(s_.N, -1);
-    const std::uint64_t bound = step_bound();
     set_up_rings();
-    std::vector<Counters> c(1);
-    if (opt_.mode == Mode::threads) {
-      const unsigned workers = resolve_host_threads(opt_.host_threads);
-      c.assign(workers, Counters{});
-      parallel_for(
-          s_.N, workers, [&](std::uint64_t i, unsigned wk) { serve_alone(i, bound, r, c[wk]); },
-          16);
-    } else if (opt_.mode == Mode::sequential) {
-      r.service_order = service_order(seed, s_.N);
-      for (const std::uint64_t i : r.service_order) serve_alone(i, bound, r, c[0]);
-    } else {
-      run_warp_lockstep<Group>(*this, s_, seed, bound, r, c[0]);
-    }
-    finish(r, c);
-    return r;
+    return allocate_in_modes(*this, seed);
   }
 
   std::uint64_t free(std::uint64_t first_page, unsigned n) override {
@@ -94,13 +76,7 @@ class OuroPageAllocator final : public OuroSimBase {
   using OuroSimBase::class_of;
   Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
              std::uint32_t rounds) const {
-    Group g;
-    g.leader = leader;
-    g.k = k;
-    g.op = std::make_unique<Reserve>(static_cast<std::uint32_t>(lanes.size()), k);
-    g.lanes = std::move(lanes);
-    g.rounds = rounds;
-    return g;
+    return make_warp_group<Group, Reserve>(leader, k, std::move(lanes), rounds);
   }
   // One round of one group; true when it has finished.
   bool step(Group& g, std::uint64_t bound) const {
@@ -158,6 +134,7 @@ class OuroPageAllocator final : public OuroSimBase {
                         &chunks_,   available_.data(), chunk_count_, chunk_class_.data()};
   }
 
+ public:
   // One request run to its end by one host thread (sequential and threads modes).
   void serve_alone(std::uint64_t i, std::uint64_t bound, RunResult& r, Counters& c) {
     const unsigned k = class_of(i);
@@ -177,6 +154,7 @@ class OuroPageAllocator final : public OuroSimBase {
     count(oc, c);
   }
 
+ private:
   mutable std::array<ouro::PageQueueWords, ouro::kPageClasses> words_{};
   std::array<std::uint32_t, ouro::kPageClasses> capacity_{};
   std::array<std::unique_ptr<std::uint32_t[]>, ouro::kPageClasses> slots_;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -121,6 +122,12 @@ class OuroSimBase : public Allocator {
     c.collisions += oc.failed;
   }
 
+  // allocate() in the three modes; `driver` (the derived allocator) provides
+  // serve_alone(i, bound, RunResult&, Counters&) (one request to its end, by one host thread) and
+  // the lockstep interface of run_warp_lockstep with its Group type.
+  template <class Driver>
+  RunResult allocate_in_modes(Driver& driver, std::uint64_t seed);
+
   static void check_failure(ouro::ReserveOutcome o) {
     if (o == ouro::ReserveOutcome::counter_overflow)
       throw VerificationError(
@@ -146,6 +153,19 @@ struct WarpGroupBase {
   std::uint32_t rounds = 0;
   bool done = false;
 };
+
+// A group of `lanes` of class k whose leader's reservation (Reserve(n, k)) waits for all of them.
+template <class Group, class Reserve>
+Group make_warp_group(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
+                      std::uint32_t rounds) {
+  Group g;
+  g.leader = leader;
+  g.k = k;
+  g.op = std::make_unique<Reserve>(static_cast<std::uint32_t>(lanes.size()), k);
+  g.lanes = std::move(lanes);
+  g.rounds = rounds;
+  return g;
+}
 
 // The lockstep rounds over the groups of every warp by class (see the file comment).
 // `driver` provides:
@@ -205,6 +225,29 @@ void run_warp_lockstep(Driver& driver, const Scenario& s, std::uint64_t seed, st
     unfinished += split.size();
     split.clear();
   }
+}
+
+template <class Driver>
+RunResult OuroSimBase::allocate_in_modes(Driver& driver, std::uint64_t seed) {
+  RunResult r;
+  r.steps.assign(s_.N, 0);
+  r.first_page.assign(s_.N, -1);
+  const std::uint64_t bound = step_bound();
+  std::vector<Counters> c(1);
+  if (opt_.mode == Mode::threads) {
+    const unsigned workers = resolve_host_threads(opt_.host_threads);
+    c.assign(workers, Counters{});
+    parallel_for(
+        s_.N, workers,
+        [&](std::uint64_t i, unsigned wk) { driver.serve_alone(i, bound, r, c[wk]); }, 16);
+  } else if (opt_.mode == Mode::sequential) {
+    r.service_order = service_order(seed, s_.N);
+    for (const std::uint64_t i : r.service_order) driver.serve_alone(i, bound, r, c[0]);
+  } else {
+    run_warp_lockstep<typename Driver::Group>(driver, s_, seed, bound, r, c[0]);
+  }
+  finish(r, c);
+  return r;
 }
 
 }  // namespace alloclab::sim::detail

@@ -9,36 +9,17 @@
 #include "alloclab/core/ouroboros/chunk_state.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "ouro_test_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using test::chunks_touched;
+using test::in_mode;
 
 namespace {
 
 Scenario empty_pool(std::uint64_t N, std::uint64_t chunks, unsigned units) {
-  Scenario s;
-  s.algo = Algorithm::ouro_c_s;
-  s.N = N;
-  s.T = chunks * 512;
-  s.A = s.T;
-  s.pages = units;
-  s.lanes = 32;
-  s.seed = 91;
-  return s;
-}
-
-SimOptions in_mode(Mode m) {
-  SimOptions o;
-  o.mode = m;
-  o.host_threads = 2;
-  return o;
-}
-
-std::uint64_t chunks_touched(const RunResult& r, std::uint64_t chunks) {
-  std::vector<bool> used(chunks, false);
-  for (auto f : r.first_page)
-    if (f >= 0) used[static_cast<std::uint64_t>(f) / 512] = true;
-  return static_cast<std::uint64_t>(std::count(used.begin(), used.end(), true));
+  return test::ouro_empty_pool(Algorithm::ouro_c_s, N, chunks, units, 91);
 }
 
 }  // namespace
@@ -138,20 +119,6 @@ TEST_CASE("ouro-c-s lockstep aggregates a warp's semaphore wait", "[cpu_sim][our
   for (std::uint64_t w = 0; w < 3; ++w)
     for (std::uint64_t l = 1; l < 32; ++l) CHECK(r.steps[32 * w + l] == r.steps[32 * w]);
   CHECK(chunks_touched(r, 2) == 1);  // 96 pages of 16 B: one chunk of 512
-}
-
-TEST_CASE("ouro-c-s mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
-  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  Scenario s = empty_pool(200, 256, 1);
-  SimOptions o = in_mode(mode);
-  for (std::uint64_t i = 0; i < s.N; ++i)
-    o.pages_per_thread.push_back(static_cast<unsigned>(1 + (i * 37) % 512));
-  const RunResult r = run_once(s, o, 0);
-  CHECK(r.failed == 0);
-  for (std::uint64_t i = 0; i < s.N; ++i) {
-    const unsigned k = ouro::page_class_of_units(o.pages_per_thread[i]);
-    CHECK(static_cast<std::uint64_t>(r.first_page[i]) % (std::uint64_t{1} << k) == 0);
-  }
 }
 
 // A class's semaphore counts its free pages in 21 bits (at most 1,572,863 with alloclab's bias),

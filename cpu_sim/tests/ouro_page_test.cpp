@@ -7,29 +7,16 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "ouro_test_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using test::in_mode;
 
 namespace {
 
 Scenario empty_pool(std::uint64_t N, std::uint64_t chunks, unsigned units) {
-  Scenario s;
-  s.algo = Algorithm::ouro_p_s;
-  s.N = N;
-  s.T = chunks * 512;
-  s.A = s.T;
-  s.pages = units;
-  s.lanes = 32;
-  s.seed = 77;
-  return s;
-}
-
-SimOptions in_mode(Mode m) {
-  SimOptions o;
-  o.mode = m;
-  o.host_threads = 2;
-  return o;
+  return test::ouro_empty_pool(Algorithm::ouro_p_s, N, chunks, units);
 }
 
 }  // namespace
@@ -58,10 +45,7 @@ TEST_CASE("ouro-p-s sequential steps: 3 per request, 13 + p for the grower of ea
   // Exactly `growers` requests took more than 3 steps.
   CHECK(static_cast<std::uint64_t>(std::count(r.steps.begin(), r.steps.end(), 13 + p)) == growers);
   // Chunks handed out: the units in use lie in `growers` chunks, a page per request.
-  std::vector<bool> chunk_used(s.T / 512, false);
-  for (auto f : r.first_page) chunk_used[static_cast<std::uint64_t>(f) / 512] = true;
-  CHECK(static_cast<std::uint64_t>(std::count(chunk_used.begin(), chunk_used.end(), true)) ==
-        growers);
+  CHECK(test::chunks_touched(r, s.T / 512) == growers);
   // Every page starts at a multiple of its class's size within its chunk.
   for (auto f : r.first_page) CHECK(static_cast<std::uint64_t>(f) % (std::uint64_t{1} << k) == 0);
 }
@@ -120,9 +104,11 @@ TEST_CASE("ouro-p-s lockstep aggregates a warp: its lanes finish together", "[cp
   CHECK(long_warps == 1);
 }
 
-TEST_CASE("ouro-p-s mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
+TEST_CASE("Ouroboros mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  Scenario s = empty_pool(200, 256, 1);
+  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s);
+  CAPTURE(name(algo));
+  Scenario s = test::ouro_empty_pool(algo, 200, 256, 1);
   SimOptions o = in_mode(mode);
   for (std::uint64_t i = 0; i < s.N; ++i)
     o.pages_per_thread.push_back(static_cast<unsigned>(1 + (i * 37) % 512));
