@@ -31,6 +31,7 @@ struct MeasureArgs {
   unsigned repeats = 5;
   unsigned warmup = 1;
   std::uint64_t max_steps = 1u << 20;
+  std::uint32_t queue_capacity = 0;
   std::uint64_t page_bytes = 256;
   std::uint64_t heap_bytes = 0;
   bool no_counters = false;
@@ -58,6 +59,7 @@ void run(const MeasureArgs& args) {
   opt.warmup = args.warmup;
   opt.counters = !args.no_counters;
   opt.max_steps = args.max_steps;
+  opt.queue_capacity = args.queue_capacity;
   opt.page_bytes = args.page_bytes;
   opt.heap_bytes = args.heap_bytes;
 
@@ -183,6 +185,12 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--max-steps", args->max_steps,
                   "step bound per request; a request reaching it fails (out of memory)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--queue-capacity", args->queue_capacity,
+         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
+         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
+         "at least the pages the requests take in their class")
       ->capture_default_str();
   cmd->add_option("--page-bytes", args->page_bytes,
                   "allocators of bytes (cudamalloc): bytes per page of a request")

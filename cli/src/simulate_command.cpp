@@ -25,6 +25,7 @@ struct SimulateArgs {
   std::uint64_t trials = 1;
   unsigned threads = 0;
   std::uint64_t max_steps = 0;
+  std::uint32_t queue_capacity = 0;
   Format format = Format::table;
 };
 
@@ -67,6 +68,7 @@ void run(const SimulateArgs& a) {
   o.mode = *mode;
   o.host_threads = a.threads;
   o.max_probes_per_request = a.max_steps;
+  o.queue_capacity = a.queue_capacity;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
   // Points the simulator cannot run are found before any is run.
   const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable, [&](const Scenario& s) {
@@ -147,6 +149,12 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-steps", args->max_steps,
                   "steps (rounds) before a request gives up; 0 = the documented default")
+      ->capture_default_str();
+  cmd->add_option(
+         "--queue-capacity", args->queue_capacity,
+         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
+         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
+         "at least the pages the requests take in their class")
       ->capture_default_str();
   cmd->add_option("--occupancy", args->occupancy,
                   "initial free pages: random (uniform, from the seed) or contiguous (one block)")

@@ -40,6 +40,7 @@ struct WorkloadArgs {
   unsigned repeats = 1;
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
+  std::uint32_t queue_capacity = 0;
   unsigned threads = 0;
   std::string bit_choice = "lowest";
   std::string counters = "on";
@@ -114,6 +115,7 @@ Backend make_backend(const WorkloadArgs& a) {
     o.mode = *mode;
     o.host_threads = a.threads;
     o.max_probes_per_request = a.max_steps;
+    o.queue_capacity = a.queue_capacity;
     o.repeats = a.repeats;
     return {"sim", std::string(sim::mode_name(o.mode)),
             [o](Algorithm algo, const Workload& w) {
@@ -133,6 +135,7 @@ Backend make_backend(const WorkloadArgs& a) {
       throw InputError("--counters", "must be on or off");
     gpu::WorkloadOptions o;
     if (a.max_steps) o.max_steps = a.max_steps;
+    o.queue_capacity = a.queue_capacity;
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
@@ -345,6 +348,12 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "steps before a request gives up; 0 = the default (simulator: its bound for the "
                   "pool and the call; gpu: 2^20)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--queue-capacity", args->queue_capacity,
+         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
+         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
+         "at least the pages the requests take in their class")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();

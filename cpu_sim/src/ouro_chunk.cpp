@@ -57,6 +57,7 @@ class OuroChunkAllocator final : public OuroSimBase {
     q_.available = available_.data();
     q_.available_count = chunk_count_;
     q_.reuse = ouro::IndexQueueRef{&reuse_words_, reuse_slots_.data(), capacity_};
+    q_.class_pages = ouro::queue_capacity_of(o.queue_capacity);
   }
 
   RunResult allocate(std::uint64_t seed) override {

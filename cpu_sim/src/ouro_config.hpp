@@ -28,14 +28,17 @@ inline std::uint64_t ouro_waiters(const Scenario& s, const SimOptions& o) {
 
 inline void check_ouro_scenario(const Scenario& s, const SimOptions& o) {
   ouro::check_scenario(std::string(name(s.algo)), s, ouro_waiters(s, o));
+  ouro::check_queue_capacity(std::string(name(s.algo)), s, o.queue_capacity,
+                             o.pages_per_thread.empty() ? s.N : 0, s.pages);
   for (const unsigned n : o.pages_per_thread)
     if (n < 1 || n > ouro::kUnitsPerChunk)
       throw InputError("--pages", std::string(name(s.algo)) + " serves requests of 1.." +
                                       std::to_string(ouro::kUnitsPerChunk) + " units of 16 B");
 }
 
-inline std::uint32_t ring_capacity(const Scenario& s, unsigned page_class) {
-  return ouro::ring_capacity(s.T, page_class);
+inline std::uint32_t ring_capacity(const Scenario& s, unsigned page_class,
+                                   std::uint32_t configured = 0) {
+  return ouro::ring_capacity(s.T, page_class, ouro::queue_capacity_of(configured));
 }
 
 // A request never searches; the bound only ends a reserver's wait. In lockstep the semaphore's

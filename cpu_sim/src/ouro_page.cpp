@@ -48,7 +48,7 @@ class OuroPageAllocator final : public OuroSimBase {
   OuroPageAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
       : OuroSimBase(s, o, pool_seed) {
     for (unsigned k = 0; k < ouro::kPageClasses; ++k) {
-      capacity_[k] = ring_capacity(s, k);
+      capacity_[k] = ring_capacity(s, k, o.queue_capacity);
       words_[k].semaphore = ouro::sem_pack({});
     }
   }

@@ -134,3 +134,35 @@ TEST_CASE("ouro-p-s input: a pool under one chunk, a request over 8 KiB", "[cpu_
   s = empty_pool(10, 1, 512);
   CHECK_NOTHROW(check_input(s, SimOptions{}));
 }
+
+// --queue-capacity: the pages one class's queue holds. Above what the semaphore counts, or below
+// what the requests take in their class, it is an input error naming it; a smaller queue than a
+// run of mixed sizes reaches (where the check cannot know the classes' shares) fails the grows
+// past it as out of memory, never more pages than it holds.
+TEST_CASE("Ouroboros --queue-capacity: input errors, and a class never holds more",
+          "[cpu_sim][ouro]") {
+  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s);
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  CAPTURE(name(algo), mode_name(mode));
+  Scenario s = test::ouro_empty_pool(algo, 2000, 16, 1);
+  SimOptions o = in_mode(mode);
+  auto error_on = [&](std::uint32_t capacity) {
+    o.queue_capacity = capacity;
+    try {
+      check_input(s, o);
+    } catch (const InputError& e) {
+      return e.parameter();
+    }
+    return std::string();
+  };
+  CHECK(error_on(1572864) == "--queue-capacity");  // 2^21 - 2^19: one more than C counts
+  CHECK(error_on(2047) == "--queue-capacity");     // 2000 x 16 B take 4 chunks = 2048 pages
+  CHECK(error_on(2048).empty());
+  // Mixed sizes: every request of 16 B here, but given per thread, so the check leaves it to
+  // the run: a queue of 1024 pages serves 1024 of the 2000 and fails the rest.
+  o.queue_capacity = 1024;
+  o.pages_per_thread.assign(s.N, 1);
+  const RunResult r = run_once(s, o, 0);
+  CHECK(r.taken == 1024);
+  CHECK(r.failed == s.N - 1024);
+}

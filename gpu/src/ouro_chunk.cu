@@ -140,9 +140,15 @@ class OuroChunkPool final : public PoolPolicy {
   static void check(const Scenario& s, const MeasureOptions& o) {
     ouro::check_scenario(std::string(name(s.algo)), s,
                          std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
+    ouro::check_queue_capacity(std::string(name(s.algo)), s, o.queue_capacity, s.N * o.per_thread,
+                               s.pages);
   }
-  OuroChunkPool(const Scenario& s, const MeasureOptions&, const KernelArgs& a)
-      : name_(name(s.algo)), T_(a.T), A_(a.A), seed_(a.seed) {
+  OuroChunkPool(const Scenario& s, const MeasureOptions& o, const KernelArgs& a)
+      : name_(name(s.algo)),
+        T_(a.T),
+        A_(a.A),
+        seed_(a.seed),
+        class_pages_(ouro::queue_capacity_of(o.queue_capacity)) {
     chunks_ = ouro::chunk_count_of_units(T_);
     capacity_ = ouro::chunk_ring_capacity(chunks_);
   }
@@ -160,6 +166,7 @@ class OuroChunkPool final : public PoolPolicy {
     v.q.available_count = chunk_count_;
     v.q.reuse = ouro::IndexQueueRef{&misc_.get()->reuse, reuse_slots_.get(),
                                     static_cast<std::uint32_t>(capacity_)};
+    v.q.class_pages = class_pages_;
     v.stuck = &misc_.get()->stuck;
     return v;
   }
@@ -277,6 +284,7 @@ class OuroChunkPool final : public PoolPolicy {
 
   std::string name_;
   std::uint64_t T_, A_, seed_;
+  std::uint64_t class_pages_;
   std::uint64_t chunks_ = 0, capacity_ = 1;
   std::uint32_t chunk_count_ = 0;
   DeviceBuffer<ouro::ChunkQueueWords> queues_;

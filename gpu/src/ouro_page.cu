@@ -144,12 +144,14 @@ class OuroPagePool final : public PoolPolicy {
   static void check(const Scenario& s, const MeasureOptions& o) {
     ouro::check_scenario(std::string(name(s.algo)), s,
                          std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
+    ouro::check_queue_capacity(std::string(name(s.algo)), s, o.queue_capacity, s.N * o.per_thread,
+                               s.pages);
   }
-  OuroPagePool(const Scenario& s, const MeasureOptions&, const KernelArgs& a)
+  OuroPagePool(const Scenario& s, const MeasureOptions& o, const KernelArgs& a)
       : name_(name(s.algo)), T_(a.T), A_(a.A), seed_(a.seed) {
     chunks_ = ouro::chunk_count_of_units(T_);
     for (unsigned k = 0; k < kPageClasses; ++k) {
-      capacity_[k] = ouro::ring_capacity(T_, k);
+      capacity_[k] = ouro::ring_capacity(T_, k, ouro::queue_capacity_of(o.queue_capacity));
       slot_total_ += capacity_[k];
     }
   }

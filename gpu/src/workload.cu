@@ -70,6 +70,7 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.page_bytes = w.page_bytes;
   m.block = w.block;
   m.max_steps = o.max_steps;
+  m.queue_capacity = o.queue_capacity;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
   return m;

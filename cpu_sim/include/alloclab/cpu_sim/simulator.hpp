@@ -29,6 +29,7 @@ struct SimOptions {
   Occupancy occupancy = Occupancy::random;
   unsigned host_threads = 0;                 // threads mode: 0 = all cores
   std::uint64_t max_probes_per_request = 0;  // 0 = the documented default bound
+  std::uint32_t queue_capacity = 0;          // Ouroboros: pages one class's queue holds; 0 = 2^20
   // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
   std::vector<unsigned> pages_per_thread = {};
 };

@@ -56,6 +56,7 @@ struct MeasureOptions {
   unsigned repeats = 5;                // timed runs; kernel_ms is their median
   bool counters = true;                // per-thread step / collision counters in the timed kernel
   std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (OOM)
+  std::uint32_t queue_capacity = 0;    // Ouroboros: pages one class's queue holds; 0 = 2^20
   std::uint64_t page_bytes = 256;      // requests of bytes (cudamalloc): pages * page_bytes each
   unsigned block = 256;                // threads per block of the allocation launch
   std::uint64_t heap_bytes = 0;        // device malloc heap; 0 = sized for this scenario

@@ -41,12 +41,44 @@ inline std::uint32_t chunk_ring_capacity(std::uint64_t chunks) {
   return static_cast<std::uint32_t>(pow2);
 }
 
+// The pages one class's queue holds: --queue-capacity, 0 meaning the default.
+inline std::uint32_t queue_capacity_of(std::uint32_t configured) {
+  return configured ? configured : kDefaultQueueCapacity;
+}
+
+// --queue-capacity: at most what the semaphore can count, and at least the pages `requests`
+// requests of `units` units each take in their class on an empty pool of `s.T` units (their
+// class's chunks, as far as the pool has them): a smaller queue would fail requests the pool can
+// serve. `requests` = 0 skips the second check (mixed sizes: the classes share nothing).
+inline void check_queue_capacity(const std::string& who, const Scenario& s,
+                                 std::uint32_t configured, std::uint64_t requests, unsigned units) {
+  if (configured == 0) return;
+  if (configured > static_cast<std::uint32_t>(kMaxUnits))
+    throw InputError("--queue-capacity",
+                     who + ": " + std::to_string(configured) +
+                         " pages exceed what a class's bulk semaphore counts (" +
+                         std::to_string(kMaxUnits) + ": 21 bits with a 2^19 bias)");
+  if (requests == 0 || units < 1 || units > kUnitsPerChunk) return;
+  const unsigned k = page_class_of_units(units);
+  const std::uint64_t p = pages_per_chunk(k);
+  const std::uint64_t chunks =
+      std::min<std::uint64_t>((requests + p - 1) / p, chunk_count_of_units(s.T));
+  if (chunks * p > configured)
+    throw InputError("--queue-capacity", who + ": " + std::to_string(requests) + " requests of " +
+                                             std::to_string(units) + " units take " +
+                                             std::to_string(chunks) + " chunks of " +
+                                             std::to_string(p) + " pages of their class, " +
+                                             std::to_string(chunks * p) + " pages; a queue of " +
+                                             std::to_string(configured) + " cannot hold them");
+}
+
 // The limits a user of an Ouroboros allocator meets, for --help (the input checks say the same).
 inline std::string limits_help() {
   return "Ouroboros (ouro-*): pages are 16 B units, a request of 1.." +
          std::to_string(kUnitsPerChunk) +
-         " units is served by its size class (the next power of two); a class's ring holds " +
-         std::to_string(kDefaultQueueCapacity) + " pages, and its bulk semaphore counts at most " +
+         " units is served by its size class (the next power of two); a class's queue holds " +
+         std::to_string(kDefaultQueueCapacity) +
+         " pages (--queue-capacity changes it), and its bulk semaphore counts at most " +
          std::to_string(kMaxUnits) + " free pages (21 bits) with at most " +
          std::to_string(kSemCountBias) + " requests waiting at once (lockstep: --N)";
 }
