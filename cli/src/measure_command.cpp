@@ -186,11 +186,7 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "step bound per request; a request reaching it fails (out of memory)")
       ->capture_default_str();
-  cmd->add_option(
-         "--queue-capacity", args->queue_capacity,
-         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
-         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
-         "at least the pages the requests take in their class")
+  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
       ->capture_default_str();
   cmd->add_option("--page-bytes", args->page_bytes,
                   "allocators of bytes (cudamalloc): bytes per page of a request")

@@ -150,11 +150,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "steps (rounds) before a request gives up; 0 = the documented default")
       ->capture_default_str();
-  cmd->add_option(
-         "--queue-capacity", args->queue_capacity,
-         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
-         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
-         "at least the pages the requests take in their class")
+  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
       ->capture_default_str();
   cmd->add_option("--occupancy", args->occupancy,
                   "initial free pages: random (uniform, from the seed) or contiguous (one block)")

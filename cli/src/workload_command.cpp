@@ -18,6 +18,7 @@
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/gpu/workload.hpp"
@@ -349,11 +350,7 @@ void add_workload_command(CLI::App& app) {
                   "steps before a request gives up; 0 = the default (simulator: its bound for the "
                   "pool and the call; gpu: 2^20)")
       ->capture_default_str();
-  cmd->add_option(
-         "--queue-capacity", args->queue_capacity,
-         "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
-         "the pages on its chunks); 0 = 2^20. At most 1572863 (the semaphore's count), and "
-         "at least the pages the requests take in their class")
+  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();

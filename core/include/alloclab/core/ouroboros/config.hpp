@@ -72,6 +72,14 @@ inline void check_queue_capacity(const std::string& who, const Scenario& s,
                                              std::to_string(configured) + " cannot hold them");
 }
 
+// --help of --queue-capacity (simulate, measure, workload).
+inline std::string queue_capacity_help() {
+  return "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring; variant C: "
+         "the pages on its chunks); 0 = " +
+         std::to_string(kDefaultQueueCapacity) + ". At most " + std::to_string(kMaxUnits) +
+         " (the semaphore's count), and at least the pages the requests take in their class";
+}
+
 // The limits a user of an Ouroboros allocator meets, for --help (the input checks say the same).
 inline std::string limits_help() {
   return "Ouroboros (ouro-*): pages are 16 B units, a request of 1.." +
