@@ -37,6 +37,11 @@
 //    front removes), so that a chunk freed in a class nobody allocates from any more is reused
 //    (the paper's "removed from the queue"); the one of flasher and front remover that takes
 //    the entry out hands the chunk over.
+//  * A chunk's epoch (chunk_state.hpp) is in its count's word, its entries and its flags, so a
+//    thread acting on a chunk's earlier life cannot take, publish or remove its next one.
+//  * A class holds at most kChunkClassPages pages (its semaphore's 21-bit range): a grow past it
+//    fails as queue_full, as variant P's ring admission.
+//  * A walking lane reads a chunk's count before it subtracts (empty chunks cost no atomics).
 //  * Nothing waits without a bound: a walk that finds no page (the chunk that has it is being
 //    republished) starts again from front and counts as a spin; the caller's step bound then
 //    gives the page back to the semaphore and the request fails (counted).
