@@ -48,7 +48,6 @@ class OuroChunkAllocator final : public OuroSimBase {
         meta_(std::max<std::size_t>(chunk_class_.size(), 1)),
         reuse_slots_(capacity_, ouro::kDeletionMarker) {
     for (auto& w : words_) w.semaphore = ouro::sem_pack({});
-    for (auto& m : meta_) m.state = ouro::chunk_state(0, 0);
     q_.words = words_.data();
     for (unsigned k = 0; k < ouro::kPageClasses; ++k) q_.capacity[k] = capacity_;
     q_.meta = meta_.data();

@@ -198,9 +198,7 @@ class OuroChunkPool final : public PoolPolicy {
     ALLOCLAB_CUDA(cudaMemset(slots_.get(), 0xff, slots_.bytes()));
     ALLOCLAB_CUDA(cudaMemset(reuse_slots_.get(), 0xff, reuse_slots_.bytes()));
     ALLOCLAB_CUDA(cudaMemset(chunk_class_.get(), 0xff, chunk_class_.bytes()));
-    // state = epoch 0, no free page; flags 0; masks 0.
-    std::vector<ouro::ChunkMeta> meta(meta_.size());
-    for (auto& m : meta) m.state = ouro::chunk_state(0, 0);
+    const std::vector<ouro::ChunkMeta> meta(meta_.size());  // epoch 0, no free page, no flags
     ALLOCLAB_CUDA(cudaMemcpy(meta_.get(), meta.data(), meta_.bytes(), cudaMemcpyHostToDevice));
     std::array<ouro::ChunkQueueWords, kPageClasses> queues{};
     for (auto& q : queues) q.semaphore = ouro::sem_pack({});

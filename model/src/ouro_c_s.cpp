@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "alloclab/core/ouroboros/chunk_queue.hpp"
+#include "alloclab/core/ouroboros/chunk_state.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/model/model.hpp"
@@ -41,7 +41,8 @@ bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
     return false;
   const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
-  return growers(s) <= ouro::chunk_count_of_units(s.T) && growers(s) * p <= ouro::kChunkClassPages;
+  return growers(s) <= ouro::chunk_count_of_units(s.T) &&
+         growers(s) * p <= ouro::kDefaultQueueCapacity;
 }
 
 // Steps of the request served r-th (service order).

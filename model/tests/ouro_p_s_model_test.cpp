@@ -4,20 +4,15 @@
 
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
+#include "ouro_model_support.hpp"
 
 using namespace alloclab;
 using namespace alloclab::model;
 
 namespace {
 
-Record at(std::uint64_t N, unsigned units, std::uint64_t T = 1 << 20, unsigned lanes = 32) {
-  Scenario s;
-  s.algo = Algorithm::ouro_p_s;
-  s.N = N;
-  s.A = s.T = T;
-  s.pages = units;
-  s.lanes = lanes;
-  return evaluate(s);
+Record at(std::uint64_t N, unsigned units) {
+  return test::ouro_model_at(Algorithm::ouro_p_s, N, units);
 }
 
 }  // namespace

@@ -39,8 +39,9 @@
 //    the entry out hands the chunk over.
 //  * A chunk's epoch (chunk_state.hpp) is in its count's word, its entries and its flags, so a
 //    thread acting on a chunk's earlier life cannot take, publish or remove its next one.
-//  * A class holds at most kChunkClassPages pages (its semaphore's 21-bit range): a grow past it
-//    fails as queue_full, as variant P's ring admission.
+//  * A class holds at most class_pages pages (2^20 unless --queue-capacity says otherwise; its
+//  semaphore's 21-bit range): a
+//    grow past it fails as queue_full, as variant P's ring admission.
 //  * A walking lane reads a chunk's count before it subtracts (empty chunks cost no atomics).
 //  * Nothing waits without a bound: a walk that finds no page (the chunk that has it is being
 //    republished) starts again from front and counts as a spin; the caller's step bound then
@@ -54,14 +55,10 @@
 #include "alloclab/core/ouroboros/chunk_state.hpp"
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/op_counts.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 
 namespace alloclab::ouro {
-
-// The most pages one class may hold on its chunks: its semaphore counts them (21 bits,
-// bulk_semaphore.hpp: at most kMaxUnits), so a grow past this fails as queue_full, as variant P's
-// ring admission (the same 2^20).
-inline constexpr std::uint64_t kChunkClassPages = std::uint64_t{1} << 20;
 
 // The shared words of one chunk queue, each in a 128-byte line of its own (page_queue.hpp).
 struct ChunkQueueWords {
@@ -82,8 +79,10 @@ struct ChunkQueues {
   ChunkSourceWords* fresh = nullptr;
   const std::uint32_t* available = nullptr;  // fresh chunk ids, in order
   std::uint32_t available_count = 0;
-  IndexQueueRef reuse{};                         // flashed chunk ids (32-bit slots)
-  std::uint64_t class_pages = kChunkClassPages;  // the grow admission's limit
+  IndexQueueRef reuse{};  // flashed chunk ids (32-bit slots)
+  // The most pages one class may hold on its chunks: its semaphore counts them, so a grow past
+  // this fails as queue_full, as variant P's ring admission (bulk_semaphore.hpp).
+  std::uint64_t class_pages = kDefaultQueueCapacity;
 };
 
 // What variant C's operations did, beyond the counts every Ouroboros operation has.
@@ -113,46 +112,6 @@ struct ChunkCounts {
     published += o.published;
     flashes += o.flashes;
     reused += o.reused;
-  }
-};
-
-// Counted memory operations (every step issues at most one).
-template <class Atomics>
-struct CountedOps {
-  template <class T>
-  ALLOCLAB_HD static T load(T& w, OpCounts& c) {
-    ++c.memory_ops;
-    return Atomics::load(w);
-  }
-  template <class T>
-  ALLOCLAB_HD static T add(T& w, T v, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::fetch_add(w, v);
-  }
-  template <class T>
-  ALLOCLAB_HD static T cas(T& w, T expected, T desired, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::cas(w, expected, desired);
-  }
-  template <class T>
-  ALLOCLAB_HD static T exchange(T& w, T v, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::exchange(w, v);
-  }
-  template <class T>
-  ALLOCLAB_HD static T fetch_or(T& w, T v, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::fetch_or(w, v);
-  }
-  template <class T>
-  ALLOCLAB_HD static T fetch_and(T& w, T v, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::fetch_and(w, v);
   }
 };
 
@@ -393,13 +352,7 @@ class ChunkReserveOp {
 
  private:
   ALLOCLAB_HD void account_wait(const WaitResult& before, OpCounts& c) {
-    const WaitResult& after = wait_.result();
-    const std::uint32_t ops = after.memory_ops - before.memory_ops;
-    c.memory_ops += ops;
-    c.atomics += ops - (after.loads - before.loads);
-    c.sem_cas += after.cas_attempts - before.cas_attempts;
-    c.failed += after.cas_failures - before.cas_failures;
-    c.reserve_spins += after.reserve_spins - before.reserve_spins;
+    ouro::account_wait(before, wait_.result(), c);
   }
   ALLOCLAB_HD OpStatus finish(ReserveOutcome o) {
     outcome_ = o;

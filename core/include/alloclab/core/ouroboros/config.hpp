@@ -14,13 +14,6 @@
 
 namespace alloclab::ouro {
 
-// Slots per queue unless a configuration says otherwise: 2^20, the largest power of two the
-// semaphore's count can hold (kMaxUnits = 1,572,863), and exactly the pages of the paper's
-// 2^20-request benchmark at 16 B. A power of two makes a position's slot a mask instead of a
-// 64-bit division on every request. The paper ran 2,000,000 (§6), which its 21-bit count cannot
-// hold.
-inline constexpr std::uint32_t kDefaultQueueCapacity = std::uint32_t{1} << 20;
-
 // The ring of class k over a pool of `units`: the configured capacity, but no larger than the
 // power of two at or above every page of the class the pool could hold (positions beyond are
 // never live at once, so a larger ring behaves the same and only costs memory).

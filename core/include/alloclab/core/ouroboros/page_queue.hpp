@@ -33,6 +33,7 @@
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/op_counts.hpp"
 
 namespace alloclab::ouro {
 
@@ -66,34 +67,6 @@ struct PageQueueRef {
   std::uint8_t* chunk_class;       // per chunk of the pool: its class, written by its grower
 };
 
-// What one operation did (summed by the caller per request, per warp or per run).
-struct OpCounts {
-  std::uint32_t memory_ops = 0;     // loads, stores and atomics on shared allocator state
-  std::uint32_t atomics = 0;        // the read-modify-writes among them
-  std::uint32_t failed = 0;         // RMWs that lost a race: a failed CAS on the semaphore, a
-                                    // slot exchange that found the marker, a slot CAS that found
-                                    // the slot full
-  std::uint32_t sem_cas = 0;        // CAS attempts on the semaphore word (Alg. 2 l.8-16)
-  std::uint32_t reserve_spins = 0;  // reads of Alg. 2 l.17 that kept a reserver waiting
-  std::uint32_t slot_spins = 0;     // deletion-marker waits (Alg. 1 l.6 and l.13)
-  std::uint32_t chunks = 0;         // chunks this operation allocated (grows that succeeded)
-  ALLOCLAB_HD void add(const OpCounts& o) {
-    memory_ops += o.memory_ops;
-    atomics += o.atomics;
-    failed += o.failed;
-    sem_cas += o.sem_cas;
-    reserve_spins += o.reserve_spins;
-    slot_spins += o.slot_spins;
-    chunks += o.chunks;
-  }
-};
-
-enum class OpStatus : std::uint8_t {
-  running,   // made progress; step again
-  spinning,  // waiting for another thread (reserver or slot); the caller may back off
-  done,
-};
-
 enum class ReserveOutcome : std::uint8_t {
   pending,
   ok,                // n positions from position() on are this group's
@@ -117,9 +90,8 @@ class SlotRead {
   ALLOCLAB_HD bool done() const { return index_ != kDeletionMarker; }
   ALLOCLAB_HD std::uint32_t index() const { return index_; }
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    index_ = Atomics::exchange(q.slots[ring_slot(position_, q.capacity)], kDeletionMarker);
+    index_ = CountedOps<Atomics>::exchange(q.slots[ring_slot(position_, q.capacity)],
+                                           kDeletionMarker, c);
     if (index_ != kDeletionMarker) return OpStatus::done;
     ++c.failed;
     ++c.slot_spins;
@@ -139,10 +111,8 @@ class SlotWrite {
       : index_(index), position_(position) {}
   ALLOCLAB_HD bool done() const { return done_; }
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    if (Atomics::cas(q.slots[ring_slot(position_, q.capacity)], kDeletionMarker, index_) ==
-        kDeletionMarker) {
+    if (CountedOps<Atomics>::cas(q.slots[ring_slot(position_, q.capacity)], kDeletionMarker, index_,
+                                 c) == kDeletionMarker) {
       done_ = true;
       return OpStatus::done;
     }
@@ -294,21 +264,10 @@ class PageReserveOp {
     return OpStatus::running;
   }
   ALLOCLAB_HD void account_wait(const WaitResult& before, OpCounts& c) {
-    const WaitResult& after = wait_.result();
-    const std::uint32_t ops = after.memory_ops - before.memory_ops;
-    const std::uint32_t loads = after.loads - before.loads;
-    c.memory_ops += ops;
-    c.atomics += ops - loads;
-    c.sem_cas += after.cas_attempts - before.cas_attempts;
-    // A fast-path subtraction that finds too little is the printed protocol on an empty
-    // semaphore, not a lost race: only failed CASes count.
-    c.failed += after.cas_failures - before.cas_failures;
-    c.reserve_spins += after.reserve_spins - before.reserve_spins;
+    ouro::account_wait(before, wait_.result(), c);
   }
   ALLOCLAB_HD std::uint64_t rmw_add(std::uint64_t& word, std::uint64_t delta, OpCounts& c) {
-    ++c.memory_ops;
-    ++c.atomics;
-    return Atomics::fetch_add(word, delta);
+    return CountedOps<Atomics>::add(word, delta, c);
   }
   ALLOCLAB_HD OpStatus finish(ReserveOutcome o) {
     outcome_ = o;

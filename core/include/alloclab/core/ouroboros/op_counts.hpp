@@ -1,0 +1,93 @@
+// What an Ouroboros operation did, counted as it goes (both variants' step machines,
+// page_queue.hpp and chunk_queue.hpp): the counts, the status of a step, a counted memory
+// operation through the atomics policy, and the counts of a semaphore wait's steps.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/bulk_semaphore.hpp"
+
+namespace alloclab::ouro {
+
+// What one operation did (summed by the caller per request, per warp or per run).
+struct OpCounts {
+  std::uint32_t memory_ops = 0;     // loads, stores and atomics on shared allocator state
+  std::uint32_t atomics = 0;        // the read-modify-writes among them
+  std::uint32_t failed = 0;         // RMWs that lost a race: a failed CAS on the semaphore, a
+                                    // slot exchange that found the marker, a slot CAS that found
+                                    // the slot full
+  std::uint32_t sem_cas = 0;        // CAS attempts on the semaphore word (Alg. 2 l.8-16)
+  std::uint32_t reserve_spins = 0;  // reads of Alg. 2 l.17 that kept a reserver waiting
+  std::uint32_t slot_spins = 0;     // deletion-marker waits (Alg. 1 l.6 and l.13)
+  std::uint32_t chunks = 0;         // chunks this operation allocated (grows that succeeded)
+  ALLOCLAB_HD void add(const OpCounts& o) {
+    memory_ops += o.memory_ops;
+    atomics += o.atomics;
+    failed += o.failed;
+    sem_cas += o.sem_cas;
+    reserve_spins += o.reserve_spins;
+    slot_spins += o.slot_spins;
+    chunks += o.chunks;
+  }
+};
+
+enum class OpStatus : std::uint8_t {
+  running,   // made progress; step again
+  spinning,  // waiting for another thread (reserver or slot); the caller may back off
+  done,
+};
+
+// Counted memory operations (every step issues at most one).
+template <class Atomics>
+struct CountedOps {
+  template <class T>
+  ALLOCLAB_HD static T load(T& w, OpCounts& c) {
+    ++c.memory_ops;
+    return Atomics::load(w);
+  }
+  template <class T>
+  ALLOCLAB_HD static T add(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_add(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T cas(T& w, T expected, T desired, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::cas(w, expected, desired);
+  }
+  template <class T>
+  ALLOCLAB_HD static T exchange(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::exchange(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T fetch_or(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_or(w, v);
+  }
+  template <class T>
+  ALLOCLAB_HD static T fetch_and(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_and(w, v);
+  }
+};
+
+// Adds what a semaphore wait did between `before` and `after` (its results) to `c`.
+ALLOCLAB_HD void account_wait(const WaitResult& before, const WaitResult& after, OpCounts& c) {
+  const std::uint32_t ops = after.memory_ops - before.memory_ops;
+  c.memory_ops += ops;
+  c.atomics += ops - (after.loads - before.loads);
+  c.sem_cas += after.cas_attempts - before.cas_attempts;
+  // A fast-path subtraction that finds too little is the printed protocol on an empty
+  // semaphore, not a lost race: only failed CASes count.
+  c.failed += after.cas_failures - before.cas_failures;
+  c.reserve_spins += after.reserve_spins - before.reserve_spins;
+}
+
+}  // namespace alloclab::ouro
