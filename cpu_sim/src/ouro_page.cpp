@@ -1,8 +1,9 @@
-// Ouroboros variant P over standard array queues (ouro-p-s; Winter et al., ICS'20, §4.1,
-// Alg. 3): one ring of page indices per size class behind a bulk semaphore, chunks of 8 KiB
-// typed for life by the thread that grows a queue. The operations are the shared step machines
-// of core/ouroboros/page_queue.hpp; this file only drives them in the simulator's three modes
-// (the pool, the verification mirror and the lockstep engine are ouro_sim_base.hpp's).
+// Ouroboros variant P (Winter et al., ICS'20, §4.1, Alg. 3): one queue of page indices per size
+// class behind a bulk semaphore, chunks of 8 KiB typed for life by the thread that grows a queue;
+// over standard array rings (ouro-p-s) or virtualized array queues on Queue-Chunks (ouro-p-va,
+// §5.1). The operations are the shared step machines of core/ouroboros/page_queue.hpp and
+// virtual_array_queue.hpp; this file only drives them in the simulator's three modes (the pool,
+// the verification mirror and the lockstep engine are ouro_sim_base.hpp's).
 //
 // Modes:
 //  * sequential: requests one at a time in the random service order; no two operations overlap,
@@ -27,6 +28,7 @@
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/virtual_array_queue.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 #include "ouro_sim_base.hpp"
@@ -39,11 +41,15 @@ using ouro::OpCounts;
 using ouro::OpStatus;
 using ouro::PageQueueRef;
 using ouro::ReserveOutcome;
-using Reserve = ouro::PageReserveOp<HostAtomics>;
-using Read = ouro::SlotRead<HostAtomics>;
-using Write = ouro::SlotWrite<HostAtomics>;
 
+// `Storage`: the queue layout, ouro::StaticRing (S) or ouro::VirtualArray (VA).
+template <template <class> class Storage>
 class OuroPageAllocator final : public OuroSimBase {
+  using Layout = Storage<HostAtomics>;
+  using Reserve = ouro::PageReserveOp<HostAtomics, Layout>;
+  using Read = typename Layout::Read;
+  using Write = typename Layout::Write;
+
  public:
   OuroPageAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
       : OuroSimBase(s, o, pool_seed) {
@@ -118,20 +124,42 @@ class OuroPageAllocator final : public OuroSimBase {
   }
 
  private:
-  // The rings of the classes this allocation asks for, set up before any thread runs (a ring is
-  // static memory: it exists in full once its class is used).
+  // The static part of the queues of the classes this allocation asks for, set up before any
+  // thread runs: S, a class's whole ring; VA, its ring of references (and, once, what the
+  // classes' Queue-Chunks share).
   void set_up_rings() {
     for (std::uint64_t i = 0; i < s_.N; ++i) {
       const unsigned k = class_of(i);
       if (slots_[k]) continue;
-      slots_[k] = std::make_unique<std::uint32_t[]>(capacity_[k]);
-      std::fill_n(slots_[k].get(), capacity_[k], ouro::kDeletionMarker);
+      const std::uint32_t n =
+          Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
+      slots_[k] = std::make_unique<std::uint32_t[]>(n);
+      std::fill_n(slots_[k].get(), n, ouro::kDeletionMarker);
       if (opt_.pages_per_thread.empty()) break;
+    }
+    if (Layout::kVirtual && !queue_chunk_slots_) {
+      const std::uint64_t chunks = ouro::chunk_count_of_units(s_.T);
+      meta_.assign(chunks, ouro::QueueChunkMeta{});
+      // Not value-initialised: only the chunks that become Queue-Chunks are filled (and touched).
+      queue_chunk_slots_.reset(new std::uint32_t[chunks * ouro::kQueueChunkItems]);
+      reuse_slots_.assign(chunks, ouro::kDeletionMarker);
+      store_.meta = meta_.data();
+      store_.slots = queue_chunk_slots_.get();
+      store_.reuse = ouro::IndexQueueRef{&reuse_words_, reuse_slots_.data(),
+                                         static_cast<std::uint32_t>(chunks)};
     }
   }
   PageQueueRef ref(unsigned k) const {
-    return PageQueueRef{&words_[k], slots_[k].get(),   capacity_[k], k,
-                        &chunks_,   available_.data(), chunk_count_, chunk_class_.data()};
+    PageQueueRef q{&words_[k],   Layout::kVirtual ? nullptr : slots_[k].get(),
+                   capacity_[k], k,
+                   &chunks_,     available_.data(),
+                   chunk_count_, chunk_class_.data()};
+    if (Layout::kVirtual) {
+      q.refs = slots_[k].get();
+      q.ref_count = ouro::va_reference_count(capacity_[k]);
+      q.store = &store_;
+    }
+    return q;
   }
 
  public:
@@ -157,24 +185,50 @@ class OuroPageAllocator final : public OuroSimBase {
  private:
   mutable std::array<ouro::PageQueueWords, ouro::kPageClasses> words_{};
   std::array<std::uint32_t, ouro::kPageClasses> capacity_{};
+  // S: each class's ring; VA: each class's references.
   std::array<std::unique_ptr<std::uint32_t[]>, ouro::kPageClasses> slots_;
+  // VA: what the classes' Queue-Chunks share (queue_chunk.hpp).
+  mutable std::vector<ouro::QueueChunkMeta> meta_;
+  std::unique_ptr<std::uint32_t[]> queue_chunk_slots_;
+  mutable std::vector<std::uint32_t> reuse_slots_;
+  mutable ouro::IndexQueueWords reuse_words_;
+  mutable ouro::QueueChunkStore store_;
 };
+
+double ouro_page_pool_bytes(const Scenario& s, std::uint64_t static_slots) {
+  return bitmap_bytes(s.T, 64) + 8.0 * static_cast<double>(s.A) +
+         5.0 * static_cast<double>(ouro::chunk_count_of_units(s.T)) +
+         4.0 * static_cast<double>(static_slots);
+}
 
 }  // namespace
 
 // Memory: the used-unit mirror, the initial free units, a class byte and an id per chunk and the
 // rings of the classes used.
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_s,
-                        (SimEntry{.make = &make_allocator_of<OuroPageAllocator>,
+                        (SimEntry{.make = &make_allocator_of<OuroPageAllocator<ouro::StaticRing>>,
                                   .check = &check_ouro_scenario,
                                   .pool_bytes =
                                       [](const Scenario& s) {
-                                        return bitmap_bytes(s.T, 64) +
-                                               8.0 * static_cast<double>(s.A) +
-                                               5.0 * static_cast<double>(
-                                                         ouro::chunk_count_of_units(s.T)) +
-                                               4.0 * static_cast<double>(ring_capacity(
-                                                         s, ouro::page_class_of_units(s.pages)));
+                                        return ouro_page_pool_bytes(
+                                            s,
+                                            ring_capacity(s, ouro::page_class_of_units(s.pages)));
+                                      },
+                                  .step_bound = &ouro_default_step_bound}))
+
+// VA: per chunk also its Queue-Chunk words (16 B) and a reuse slot; the Queue-Chunks a run fills
+// (8 KiB each, one per 2048 positions the requests take, two more per class).
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va,
+                        (SimEntry{.make = &make_allocator_of<OuroPageAllocator<ouro::VirtualArray>>,
+                                  .check = &check_ouro_scenario,
+                                  .pool_bytes =
+                                      [](const Scenario& s) {
+                                        const double chunks =
+                                            static_cast<double>(ouro::chunk_count_of_units(s.T));
+                                        const double queue_chunks =
+                                            static_cast<double>(s.N / ouro::kQueueChunkItems + 3);
+                                        return ouro_page_pool_bytes(s, 0) + 20.0 * chunks +
+                                               8192.0 * std::min(queue_chunks, chunks);
                                       },
                                   .step_bound = &ouro_default_step_bound}))
 

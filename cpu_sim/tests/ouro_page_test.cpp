@@ -106,7 +106,7 @@ TEST_CASE("ouro-p-s lockstep aggregates a warp: its lanes finish together", "[cp
 
 TEST_CASE("Ouroboros mixed classes: each thread's page is of its class", "[cpu_sim][ouro]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s);
+  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s, Algorithm::ouro_p_va);
   CAPTURE(name(algo));
   Scenario s = test::ouro_empty_pool(algo, 200, 256, 1);
   SimOptions o = in_mode(mode);
@@ -141,7 +141,7 @@ TEST_CASE("ouro-p-s input: a pool under one chunk, a request over 8 KiB", "[cpu_
 // past it as out of memory, never more pages than it holds.
 TEST_CASE("Ouroboros --queue-capacity: input errors, and a class never holds more",
           "[cpu_sim][ouro]") {
-  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s);
+  const Algorithm algo = GENERATE(Algorithm::ouro_p_s, Algorithm::ouro_c_s, Algorithm::ouro_p_va);
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   CAPTURE(name(algo), mode_name(mode));
   Scenario s = test::ouro_empty_pool(algo, 2000, 16, 1);

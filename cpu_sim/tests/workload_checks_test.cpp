@@ -39,8 +39,14 @@ std::string parameter_of(Algorithm a, const Workload& w) {
 // chunk's count back and signals (3); the first free of an empty chunk also puts it in the queue
 // (flag, back, slot: 3 more); the last free of a chunk flashes it instead of signalling (the
 // semaphore's CAS, the count's CAS, the flag, and the reuse queue's fill count, back and slot).
+// Over a virtualized array the page queue's slot CAS is on a Queue-Chunk's item, followed by its
+// count (4); a free at the first item of a Queue-Chunk prepares the next (the reuse queue's fill
+// count and its undo or claim and item, the chunk counter, the count, the start, the reference:
+// 6), at position 0 also the first (6 more); a free that uses a Queue-Chunk up gives it back (the
+// reference, and the reuse queue's fill count, back and slot: 4).
 std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   if (algo == Algorithm::ouro_p_s) return {3, 3};
+  if (algo == Algorithm::ouro_p_va) return {4, 4 + 12};
   if (algo == Algorithm::ouro_c_s) return {3, 3 + 3 + 6};
   return {1, 1};
 }

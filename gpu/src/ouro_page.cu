@@ -1,6 +1,7 @@
-// ouro-p-s on the GPU: Ouroboros variant P over standard rings (Winter et al., ICS'20, Alg. 3),
-// driving the step machines of core/ouroboros/page_queue.hpp (the simulator drives the same
-// ones) with device atomics. Warp aggregation as in the public code: the lanes of a warp that ask
+// ouro-p-s and ouro-p-va on the GPU: Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over
+// standard rings or virtualized array queues (§5.1), driving the step machines of
+// core/ouroboros/page_queue.hpp and virtual_array_queue.hpp (the simulator drives the same ones)
+// with device atomics. Warp aggregation as in the public code: the lanes of a warp that ask
 // for one size class (`__match_any_sync`) elect their lowest lane, which waits on the semaphore
 // for all of them and takes their front (or back) positions with one atomic; each lane then
 // reads (or writes) its own slot.
@@ -22,6 +23,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/virtual_array_queue.hpp"
 #include "alloclab/core/pool.hpp"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
@@ -38,32 +40,46 @@ using ouro::PageQueueRef;
 using ouro::PageQueueWords;
 using ouro::ReserveOutcome;
 
-// The words beside the queues: the chunk source, and the count of slot waits given up, each in a
-// line of its own.
+// The words beside the queues: the chunk source, the count of slot waits given up, and (VA) the
+// queue of Queue-Chunks given back, each in a line of its own.
 struct PoolWords {
   alignas(128) ouro::ChunkSourceWords chunks;
   alignas(128) unsigned long long stuck = 0;
+  alignas(128) ouro::IndexQueueWords reuse;
 };
 
+// `Layout`: ouro::StaticRing<DeviceAtomics> (S) or ouro::VirtualArray<DeviceAtomics> (VA).
+template <class Layout>
 struct OuroPageView {
-  PageQueueWords* queues = nullptr;  // one per class
-  std::uint32_t* slots[kPageClasses] = {};
+  PageQueueWords* queues = nullptr;         // one per class
+  std::uint32_t* slots[kPageClasses] = {};  // S: the class's ring; VA: its references
   std::uint32_t capacity[kPageClasses] = {};
   ouro::ChunkSourceWords* chunks = nullptr;
   const std::uint32_t* available = nullptr;
   std::uint32_t chunk_count = 0;
   std::uint8_t* chunk_class = nullptr;
-  unsigned long long* stuck = nullptr;  // slot waits given up (a defect: verification fails)
+  unsigned long long* stuck = nullptr;     // slot waits given up (a defect: verification fails)
+  ouro::QueueChunkStore* store = nullptr;  // VA: in device memory
 
   __host__ __device__ PageQueueRef ref(unsigned k) const {
-    return PageQueueRef{queues + k, slots[k],  capacity[k], k,
-                        chunks,     available, chunk_count, chunk_class};
+    PageQueueRef q{queues + k,  Layout::kVirtual ? nullptr : slots[k],
+                   capacity[k], k,
+                   chunks,      available,
+                   chunk_count, chunk_class};
+    if (Layout::kVirtual) {
+      q.refs = slots[k];
+      q.ref_count = ouro::va_reference_count(capacity[k]);
+      q.store = store;
+    }
+    return q;
   }
 };
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
 // it together for the same class.
-__device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::uint64_t max_steps) {
+template <class Layout>
+__device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units,
+                              std::uint64_t max_steps) {
   const unsigned k = ouro::page_class_of_units(units);
   const PageQueueRef q = v.ref(k);
   const unsigned group = __match_any_sync(__activemask(), k);
@@ -74,7 +90,7 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   unsigned outcome = 0;
   unsigned long long position = 0;
   if (lane_id() == leader) {
-    ouro::PageReserveOp<DeviceAtomics> op(g, k);
+    ouro::PageReserveOp<DeviceAtomics, Layout> op(g, k);
     ouro::run_reserve(op, q, own, max_steps, BackOff{});
     outcome = static_cast<unsigned>(op.outcome());
     position = op.position();
@@ -86,7 +102,7 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   auto result = static_cast<ReserveOutcome>(outcome);
   if (g > 1 && (result == ReserveOutcome::out_of_memory || result == ReserveOutcome::queue_full)) {
     // Not enough for the group: each lane asks alone.
-    ouro::PageReserveOp<DeviceAtomics> op(1, k);
+    ouro::PageReserveOp<DeviceAtomics, Layout> op(1, k);
     ouro::run_reserve(op, q, own, max_steps, BackOff{});
     result = op.outcome();
     position = op.position();
@@ -94,7 +110,7 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
     position += rank;
   }
   if (result == ReserveOutcome::ok) {
-    ouro::SlotRead<DeviceAtomics> read(position);
+    typename Layout::Read read(position);
     if (ouro::run_slot(read, q, own, BackOffOrGiveUp{v.stuck}))
       out.unit = ouro::unit_of_page_index(read.index(), k);
   }
@@ -104,7 +120,8 @@ __device__ Served ouro_malloc(const OuroPageView& v, std::uint32_t units, std::u
   return out;
 }
 
-__device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
+template <class Layout>
+__device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t unit) {
   const unsigned k = v.chunk_class[unit / ouro::kUnitsPerChunk];
   const PageQueueRef q = v.ref(k);
   const unsigned group = __match_any_sync(__activemask(), k);
@@ -113,7 +130,7 @@ __device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
   unsigned long long position = 0;
   if (lane_id() == leader) position = ouro::run_release<DeviceAtomics>(q, __popc(group), own);
   position = __shfl_sync(group, position, leader) + __popc(group & lanemask_lt());
-  ouro::SlotWrite<DeviceAtomics> write(ouro::page_index_of_unit(unit, k), position);
+  typename Layout::Write write(ouro::page_index_of_unit(unit, k), position);
   ouro::run_slot(write, q, own, BackOffOrGiveUp{v.stuck});
   return own.atomics;
 }
@@ -121,8 +138,9 @@ __device__ std::uint32_t ouro_free(const OuroPageView& v, std::uint64_t unit) {
 // At most 32 registers (2048 resident threads per SM): each request is a chain of dependent L2
 // round trips, so the more warps in flight the better; the 62 registers the kernel would take
 // otherwise halve that, and the few spills are on the grower's path.
-template <bool kCounters>
-__global__ void __launch_bounds__(1024, 2) ouro_page_alloc_kernel(KernelArgs a, OuroPageView v) {
+template <bool kCounters, class Layout>
+__global__ void __launch_bounds__(1024, 2)
+    ouro_page_alloc_kernel(KernelArgs a, OuroPageView<Layout> v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
@@ -132,15 +150,17 @@ __global__ void __launch_bounds__(1024, 2) ouro_page_alloc_kernel(KernelArgs a, 
   }
 }
 
-__global__ void ouro_page_free_kernel(KernelArgs a, OuroPageView v) {
+template <class Layout>
+__global__ void ouro_page_free_kernel(KernelArgs a, OuroPageView<Layout> v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
   ouro_free(v, a.page[i]);
 }
 
+template <class Layout>
 class OuroPagePool final : public PoolPolicy {
  public:
-  using View = OuroPageView;
+  using View = OuroPageView<Layout>;
   static void check(const Scenario& s, const MeasureOptions& o) {
     ouro::check_scenario(std::string(name(s.algo)), s,
                          std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
@@ -152,7 +172,7 @@ class OuroPagePool final : public PoolPolicy {
     chunks_ = ouro::chunk_count_of_units(T_);
     for (unsigned k = 0; k < kPageClasses; ++k) {
       capacity_[k] = ouro::ring_capacity(T_, k, ouro::queue_capacity_of(o.queue_capacity));
-      slot_total_ += capacity_[k];
+      slot_total_ += Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
     }
   }
   View view() const {
@@ -162,19 +182,26 @@ class OuroPagePool final : public PoolPolicy {
     for (unsigned k = 0; k < kPageClasses; ++k) {
       v.slots[k] = slots_.get() + offset;
       v.capacity[k] = capacity_[k];
-      offset += capacity_[k];
+      offset += Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
     }
     v.chunks = &misc_.get()->chunks;
     v.available = available_.get();
     v.chunk_count = chunk_count_;
     v.chunk_class = chunk_class_.get();
     v.stuck = &misc_.get()->stuck;
+    v.store = store_.get();
     return v;
   }
 
+  // VA adds, per chunk of the pool, its Queue-Chunk words, a reuse slot and 8 KiB of items: this
+  // pool keeps no bytes of its own (the workloads keep what they write), so the items a chunk
+  // holds while it is a Queue-Chunk live in a buffer beside it, indexed by chunk.
   std::uint64_t device_bytes() const override {
     return kPageClasses * sizeof(PageQueueWords) + sizeof(PoolWords) + slot_total_ * 4 +
-           chunks_ * (4 + 1 + 1);
+           chunks_ * (4 + 1 + 1) +
+           (Layout::kVirtual ? chunks_ * (sizeof(ouro::QueueChunkMeta) + 4 +
+                                          std::uint64_t{ouro::kQueueChunkItems} * 4)
+                             : 0);
   }
   const char* size_parameter() const override { return "--T"; }
 
@@ -189,6 +216,19 @@ class OuroPagePool final : public PoolPolicy {
     if (!available.empty())
       ALLOCLAB_CUDA(cudaMemcpy(available_.get(), available.data(), available.size() * 4,
                                cudaMemcpyHostToDevice));
+    if (Layout::kVirtual) {
+      const std::uint64_t chunks = std::max<std::uint64_t>(chunks_, 1);
+      meta_.resize(chunks);
+      queue_items_.resize(chunks * ouro::kQueueChunkItems);
+      reuse_slots_.resize(chunks);
+      store_.resize(1);
+      ouro::QueueChunkStore st;
+      st.meta = meta_.get();
+      st.slots = queue_items_.get();
+      st.reuse = ouro::IndexQueueRef{&misc_.get()->reuse, reuse_slots_.get(),
+                                     static_cast<std::uint32_t>(chunks)};
+      ALLOCLAB_CUDA(cudaMemcpy(store_.get(), &st, sizeof st, cudaMemcpyHostToDevice));
+    }
     reset();
   }
 
@@ -196,6 +236,12 @@ class OuroPagePool final : public PoolPolicy {
   void reset() override {
     ALLOCLAB_CUDA(cudaMemset(slots_.get(), 0xff, slots_.bytes()));
     ALLOCLAB_CUDA(cudaMemset(chunk_class_.get(), 0xff, chunk_class_.bytes()));
+    if (Layout::kVirtual) {
+      // No Queue-Chunk yet (a prepare sets count and start; a fresh chunk's items are filled by
+      // the lane that prepares it, as the paper's), and nothing given back.
+      ALLOCLAB_CUDA(cudaMemset(meta_.get(), 0xff, meta_.bytes()));
+      ALLOCLAB_CUDA(cudaMemset(reuse_slots_.get(), 0xff, reuse_slots_.bytes()));
+    }
     std::array<PageQueueWords, kPageClasses> queues{};
     for (auto& q : queues) q.semaphore = ouro::sem_pack({});
     ALLOCLAB_CUDA(
@@ -247,7 +293,8 @@ class OuroPagePool final : public PoolPolicy {
   struct State {
     std::array<PageQueueWords, kPageClasses> queue;
     std::array<ouro::SemCounters, kPageClasses> sem;
-    std::uint64_t next_chunk = 0, stuck = 0;
+    std::uint64_t next_chunk = 0, committed = 0, stuck = 0;
+    std::int64_t reused_waiting = 0;  // VA: Queue-Chunks in the reuse queue
   };
   State state() const {
     State st;
@@ -257,7 +304,9 @@ class OuroPagePool final : public PoolPolicy {
     ALLOCLAB_CUDA(cudaMemcpy(&misc, misc_.get(), sizeof misc, cudaMemcpyDeviceToHost));
     for (unsigned k = 0; k < kPageClasses; ++k) st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
     st.next_chunk = misc.chunks.next_chunk;
+    st.committed = misc.chunks.committed;
     st.stuck = misc.stuck;
+    st.reused_waiting = static_cast<std::int32_t>(misc.reuse.fill_count);
     return st;
   }
   // Between kernels nothing is in flight: no promise (E), no reservation (R), no slot given up.
@@ -271,6 +320,26 @@ class OuroPagePool final : public PoolPolicy {
                                 " semaphore C=" + std::to_string(st.sem[k].count) +
                                 " E=" + std::to_string(st.sem[k].expected) +
                                 " R=" + std::to_string(st.sem[k].reserved) + " " + when);
+    if (Layout::kVirtual) check_queue_chunks(st, when);
+  }
+  // VA: the pool's committed chunks are the page chunks and every class's reserve, and the
+  // Queue-Chunks out of the reuse queue are exactly those the queues' positions need.
+  void check_queue_chunks(const State& st, const char* when) const {
+    std::uint64_t page_chunks = 0, reserved = 0, needed = 0;
+    for (unsigned k = 0; k < kPageClasses; ++k) {
+      page_chunks += st.queue[k].pages / ouro::pages_per_chunk(k);
+      reserved += ouro::queue_chunks_reserved(st.queue[k].pages);
+      needed += ouro::va_chunks_at_rest(st.queue[k].front, st.queue[k].back);
+    }
+    const std::uint64_t drawn = std::min<std::uint64_t>(st.next_chunk, chunk_count_);
+    const auto held = static_cast<std::int64_t>(drawn - page_chunks) - st.reused_waiting;
+    if (st.committed != page_chunks + reserved || held != static_cast<std::int64_t>(needed))
+      throw VerificationError(name_ + ": " + std::to_string(st.committed) +
+                              " chunks committed for " + std::to_string(page_chunks) +
+                              " page chunks and a reserve of " + std::to_string(reserved) + "; " +
+                              std::to_string(held) +
+                              " Queue-Chunks held where the queues' positions need " +
+                              std::to_string(needed) + " " + when);
   }
 
   std::string name_;
@@ -282,9 +351,14 @@ class OuroPagePool final : public PoolPolicy {
   DeviceBuffer<PoolWords> misc_;
   DeviceBuffer<std::uint32_t> slots_, available_;
   DeviceBuffer<std::uint8_t> chunk_class_;
+  // VA: what the classes' Queue-Chunks share.
+  DeviceBuffer<ouro::QueueChunkMeta> meta_;
+  DeviceBuffer<std::uint32_t> queue_items_, reuse_slots_;
+  DeviceBuffer<ouro::QueueChunkStore> store_;
 };
 
-void launch_ouro_page_alloc(const KernelArgs& a, const OuroPageView& v, bool counters) {
+template <class Layout>
+void launch_ouro_page_alloc(const KernelArgs& a, const OuroPageView<Layout>& v, bool counters) {
   if (counters)
     ouro_page_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
   else
@@ -292,17 +366,27 @@ void launch_ouro_page_alloc(const KernelArgs& a, const OuroPageView& v, bool cou
   ALLOCLAB_CUDA_LAUNCH();
 }
 
-void launch_ouro_page_free(const KernelArgs& a, const OuroPageView& v) {
+template <class Layout>
+void launch_ouro_page_free(const KernelArgs& a, const OuroPageView<Layout>& v) {
   ouro_page_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+using S = ouro::StaticRing<DeviceAtomics>;
+using VA = ouro::VirtualArray<DeviceAtomics>;
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
-                        (gpu_entry(GpuTraits<OuroPagePool>{
-                            .alloc = &launch_ouro_page_alloc,
-                            .free = &launch_ouro_page_free,
+                        (gpu_entry(GpuTraits<OuroPagePool<S>>{
+                            .alloc = &launch_ouro_page_alloc<S>,
+                            .free = &launch_ouro_page_free<S>,
+                            .out_of_memory = OutOfMemory::exhausted})))
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
+                        (gpu_entry(GpuTraits<OuroPagePool<VA>>{
+                            .alloc = &launch_ouro_page_alloc<VA>,
+                            .free = &launch_ouro_page_free<VA>,
                             .out_of_memory = OutOfMemory::exhausted})))
 
 }  // namespace alloclab::gpu::detail

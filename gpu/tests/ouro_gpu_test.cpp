@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
 #include "gpu_support.hpp"
 
 using namespace alloclab;
@@ -60,19 +61,23 @@ TEST_CASE("Ouroboros serves every size class from an empty pool, pages disjoint 
     }
 }
 
+// Ten chunks: all of them pages (S), or, where the queue keeps its items in the pool (VA), the
+// chunks its reserve leaves: 6 of 16 B (6 + ceil(3072/2048) + 2 = 10), 7 of 1 KiB and of 8 KiB.
 TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then null",
           "[gpu][ouro]") {
   require_device();
   for (const Algorithm a : ouroboros())
     for (unsigned units : {1u, 64u, 512u}) {
       INFO(name(a) << " units " << units);
-      const std::uint64_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
-      auto s = scenario(a, 3 * 2 * p + 5, 0, 0);
-      s.T = s.A = 2 * 512;  // two chunks
+      const std::uint32_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
+      const std::uint64_t pages = ouro::page_chunks_at_oom(10, p, caps(a).queue_in_pool) * p;
+      CHECK(pages == (caps(a).queue_in_pool ? (units == 1 ? 6 : 7) : 10) * std::uint64_t{p});
+      auto s = scenario(a, 3 * pages + 5, 0, 0);
+      s.T = s.A = 10 * 512;
       s.pages = units;
       const auto r = measure(a, s, quick());
-      CHECK(r.taken == 2 * p);
-      CHECK(r.failed == s.N - 2 * p);
+      CHECK(r.taken == pages);
+      CHECK(r.failed == s.N - pages);
     }
 }
 

@@ -27,6 +27,7 @@ enum class Algorithm {
   cudamalloc,    // CUDA's device-side malloc/free: the vendor baseline (GPU only)
   ouro_p_s,      // Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over standard array queues
   ouro_c_s,      // Ouroboros variant C (Winter et al., ICS'20, Alg. 4-5) over standard array queues
+  ouro_p_va,     // Ouroboros variant P over virtualized array queues (Winter et al., §5.1)
 };
 
 // The backends an allocator can run on (a bit set).
@@ -69,6 +70,9 @@ struct Capabilities {
   // A request of n pages takes a size class, the next power of two of pages (Ouroboros): what a
   // workload counts as held, internal fragmentation included.
   bool size_classes = false;
+  // Its queues keep their items on chunks of the pool (Ouroboros' virtualized queues), and the
+  // pool keeps chunks back for them: fewer pages are served before it runs out of memory.
+  bool queue_in_pool = false;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -148,6 +152,17 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .bitmap_words = false,
       .fixed_page_bytes = 16,
       .size_classes = true}},
+    {Algorithm::ouro_p_va,
+     "ouro-p-va",
+     "Ouroboros page-index queues, virtualized arrays of Queue-Chunks (Winter et al., Alg. 3 and "
+     "Sec. 5.1; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, queue reference, "
+     "Queue-Chunk item and count, chunk counter); in lockstep, one round of the lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .queue_in_pool = true}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -34,6 +34,7 @@
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/core/ouroboros/op_counts.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
 
 namespace alloclab::ouro {
 
@@ -54,6 +55,9 @@ struct PageQueueWords {
 // in use when the pool starts partly used.
 struct ChunkSourceWords {
   std::uint64_t next_chunk = 0;
+  // Virtualized queues (queue_chunk.hpp): the pool's chunks committed, page chunks and the
+  // Queue-Chunks every class keeps; a grow that would commit more than the pool has fails.
+  std::uint64_t committed = 0;
 };
 
 struct PageQueueRef {
@@ -65,6 +69,10 @@ struct PageQueueRef {
   const std::uint32_t* available;  // chunk ids the memory manager hands out, in order
   std::uint32_t chunk_count;       // entries of `available`
   std::uint8_t* chunk_class;       // per chunk of the pool: its class, written by its grower
+  // Virtualized array queues (VA, virtual_array_queue.hpp) only; null for standard rings (S):
+  std::uint32_t* refs = nullptr;     // this class's ring of Queue-Chunk ids
+  std::uint32_t ref_count = 0;       // its length (va_reference_count of `capacity`)
+  QueueChunkStore* store = nullptr;  // what every class's Queue-Chunks share
 };
 
 enum class ReserveOutcome : std::uint8_t {
@@ -127,23 +135,37 @@ class SlotWrite {
   bool done_ = false;
 };
 
+// Where a queue keeps its items, as a policy type (mallocMC style): the standard ring (S) here,
+// the virtualized array of Queue-Chunks (VA) in virtual_array_queue.hpp. A policy names the
+// lane's read and write of one position and says whether the pool keeps Queue-Chunks for it.
+template <class Atomics>
+struct StaticRing {
+  using Read = SlotRead<Atomics>;
+  using Write = SlotWrite<Atomics>;
+  static constexpr bool kVirtual = false;
+};
+
 enum class ReservePhase : std::uint8_t {
-  wait,        // the semaphore (SemaphoreWait steps)
-  admit,       // grower: pages += #pages (the ring must hold them)
-  admit_undo,  // the ring is full: pages -= #pages, then the grow fails
-  chunk,       // grower: next_chunk += 1 and read that chunk's id (or none left)
-  chunk_undo,  // no chunk: pages -= #pages, then the grow fails
-  type,        // store the chunk's class
-  signal,      // C += #pages, E -= #pages (Alg. 3 l.2)
-  claim_back,  // back += #pages (l.4)
-  write,       // the grower's pages into their slots, one CAS each (l.5-9)
-  take,        // front += n (l.12)
+  wait,         // the semaphore (SemaphoreWait steps)
+  admit,        // grower: pages += #pages (the ring must hold them)
+  admit_undo,   // the ring is full: pages -= #pages, then the grow fails
+  commit,       // virtualized queues: committed += the page chunk and new Queue-Chunks
+  commit_undo,  // the pool cannot keep them: committed -= that, then as chunk_undo
+  chunk,        // grower: next_chunk += 1 and read that chunk's id (or none left)
+  chunk_undo,   // no chunk: pages -= #pages, then the grow fails
+  type,         // store the chunk's class
+  signal,       // C += #pages, E -= #pages (Alg. 3 l.2)
+  claim_back,   // back += #pages (l.4)
+  write,        // the grower's pages into their slots, one CAS each (l.5-9)
+  take,         // front += n (l.12)
   done,
 };
 
 // wait(n) and n front positions for a group of n lanes of one class.
-template <class Atomics>
+template <class Atomics, class Storage = StaticRing<Atomics>>
 class PageReserveOp {
+  using Write = typename Storage::Write;
+
  public:
   ALLOCLAB_HD PageReserveOp(std::uint32_t n, unsigned page_class, SpinExit rule = SpinExit::covered)
       : n_(n),
@@ -187,16 +209,29 @@ class PageReserveOp {
       }
       case ReservePhase::admit: {
         const std::uint64_t old = rmw_add(w.pages, std::uint64_t{per_chunk_}, c);
-        phase_ = old + per_chunk_ > q.capacity ? ReservePhase::admit_undo : ReservePhase::chunk;
+        pages_before_ = old;
+        phase_ = old + per_chunk_ > q.capacity ? ReservePhase::admit_undo
+                 : Storage::kVirtual           ? ReservePhase::commit
+                                               : ReservePhase::chunk;
         return OpStatus::running;
       }
+      case ReservePhase::commit: {
+        committed_ = chunks_committed_by_grow(pages_before_, per_chunk_);
+        const std::uint64_t old = rmw_add(q.chunks->committed, committed_, c);
+        phase_ = old + committed_ > q.chunk_count ? ReservePhase::commit_undo : ReservePhase::chunk;
+        return OpStatus::running;
+      }
+      case ReservePhase::commit_undo:
+        rmw_add(q.chunks->committed, std::uint64_t{0} - committed_, c);
+        phase_ = ReservePhase::chunk_undo;
+        return OpStatus::running;
       case ReservePhase::admit_undo:
         rmw_add(w.pages, std::uint64_t{0} - per_chunk_, c);
         return grow_failed(ReserveOutcome::queue_full);
       case ReservePhase::chunk: {
         const std::uint64_t nth = rmw_add(q.chunks->next_chunk, std::uint64_t{1}, c);
         if (nth >= q.chunk_count) {
-          phase_ = ReservePhase::chunk_undo;
+          phase_ = Storage::kVirtual ? ReservePhase::commit_undo : ReservePhase::chunk_undo;
           return OpStatus::running;
         }
         ++c.memory_ops;
@@ -222,16 +257,15 @@ class PageReserveOp {
       case ReservePhase::claim_back:
         back_ = rmw_add(w.back, std::uint64_t{per_chunk_}, c);
         written_ = 0;
-        writer_ = SlotWrite<Atomics>(
-            page_index(static_cast<std::uint32_t>(chunk_), 0, q.page_class), back_);
+        writer_ = Write(page_index(static_cast<std::uint32_t>(chunk_), 0, q.page_class), back_);
         phase_ = ReservePhase::write;
         return OpStatus::running;
       case ReservePhase::write: {
         if (writer_.step(q, c) == OpStatus::spinning) return OpStatus::spinning;
+        if (!writer_.done()) return OpStatus::running;  // a write of several steps (VA)
         if (++written_ < per_chunk_) {
-          writer_ = SlotWrite<Atomics>(
-              page_index(static_cast<std::uint32_t>(chunk_), written_, q.page_class),
-              back_ + written_);
+          writer_ = Write(page_index(static_cast<std::uint32_t>(chunk_), written_, q.page_class),
+                          back_ + written_);
           return OpStatus::running;
         }
         wait_.chunk_allocated();  // the grower competes for a page like everyone else
@@ -284,8 +318,10 @@ class PageReserveOp {
   std::uint64_t position_ = 0;
   std::uint64_t chunk_ = 0;
   std::uint64_t back_ = 0;
+  std::uint64_t pages_before_ = 0;  // the class's pages before this grow (virtualized queues)
+  std::uint64_t committed_ = 0;     // chunks this grow committed (virtualized queues)
   std::uint32_t written_ = 0;
-  SlotWrite<Atomics> writer_;
+  Write writer_;
 };
 
 enum class ReleasePhase : std::uint8_t { signal, claim, done };
@@ -332,9 +368,9 @@ class PageReleaseOp {
 // holds a chunk or front positions and must finish. on_spin(spins) runs after each step that
 // waited for another thread (a reserver's read, a grower's slot CAS) and returns false to stop:
 // a wait nobody will end is the caller's defect to report. Returns false when stopped so.
-template <class Atomics, class OnSpin>
-ALLOCLAB_HD bool run_reserve(PageReserveOp<Atomics>& op, const PageQueueRef& q, OpCounts& c,
-                             std::uint64_t max_steps, OnSpin&& on_spin) {
+template <class Atomics, class Storage, class OnSpin>
+ALLOCLAB_HD bool run_reserve(PageReserveOp<Atomics, Storage>& op, const PageQueueRef& q,
+                             OpCounts& c, std::uint64_t max_steps, OnSpin&& on_spin) {
   std::uint64_t spins = 0;
   while (op.phase() != ReservePhase::done) {
     if (c.memory_ops >= max_steps && op.can_abandon()) {

@@ -1,0 +1,85 @@
+// Queue-Chunks (Winter et al., ICS'20, §3.2 and §5): chunks of the pool that hold a virtualized
+// queue's items, 2048 four-byte indices on an 8 KiB chunk. What every class's virtualized queue
+// shares: the chunks' metadata, their slots, the queue of chunks given back, and how many chunks
+// the queues may need, which the pool keeps for them.
+//
+// Why the pool keeps chunks for the queues (a decision; the paper and the public code take a
+// Queue-Chunk from the pool when one is needed and do not say what happens when there is none):
+// variant P never gives a page chunk back, so once the pool is handed out as pages, a free that
+// needs a new Queue-Chunk would find none, and its page could never be queued again. Here a
+// grow of class k commits, besides its page chunk, the Queue-Chunks its queue needs to hold
+// every page of the class at once (queue_chunks_reserved); a grow that would commit more chunks
+// than the pool has fails as out of memory. The price is pool space: at 16 B pages (512 per
+// chunk) one Queue-Chunk per four page chunks, so at most 4/5 of the pool serves 16 B requests.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/virtual_queue_math.hpp"
+
+namespace alloclab::ouro {
+
+// Items of one Queue-Chunk: an 8 KiB chunk of 4-byte page indices.
+inline constexpr std::uint32_t kQueueChunkItems = kChunkBytes / 4;  // 2048
+
+// A chunk's words while it is a Queue-Chunk (the paper keeps them in the chunk's metadata
+// region; alloclab keeps one per pool chunk beside the pool).
+struct QueueChunkMeta {
+  std::uint32_t count = 0;                  // countA | countB << 16 (virtual_queue_math.hpp)
+  std::uint32_t next = kDeletionMarker;     // VL: the next Queue-Chunk of its queue
+  std::uint64_t virtual_start = ~0ull;      // the first virtual position it holds
+};
+
+// What every class's virtualized queue shares. The chunks themselves come from the memory
+// manager (PageQueueRef::chunks and ::available), as page chunks do.
+struct QueueChunkStore {
+  QueueChunkMeta* meta = nullptr;  // one per pool chunk
+  std::uint32_t* slots = nullptr;  // kQueueChunkItems per pool chunk: chunk c's at c * 2048
+  IndexQueueRef reuse{};           // Queue-Chunks given back (one slot per pool chunk)
+};
+
+// The Queue-Chunks a class of `pages` pages keeps in the pool: enough to hold every page at once
+// (a window of `pages` positions touches ceil(pages / 2048) + 1 Queue-Chunks) and the one its
+// enqueuers prepare ahead; none before the class has pages.
+ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages) {
+  return pages == 0 ? 0 : (pages + kQueueChunkItems - 1) / kQueueChunkItems + 2;
+}
+
+// Chunks a grow of a class from `pages_before` pages by `per_chunk` commits: its page chunk and
+// the Queue-Chunks the class needs beyond those it had.
+ALLOCLAB_HD std::uint64_t chunks_committed_by_grow(std::uint64_t pages_before,
+                                                   std::uint32_t per_chunk) {
+  return 1 + queue_chunks_reserved(pages_before + per_chunk) -
+         queue_chunks_reserved(pages_before);
+}
+
+// The references of a VA queue that holds `capacity` items: one per Queue-Chunk the items can
+// span (ceil(capacity / 2048) + 1) and one for the chunk prepared ahead. The paper's "1/2048 of
+// the original queue" counts ceil(capacity / 2048); the two more are what lets the enqueuer at
+// the start of a chunk publish the next one without waiting for the oldest to be used up.
+ALLOCLAB_HD std::uint32_t va_reference_count(std::uint64_t capacity) {
+  return static_cast<std::uint32_t>((capacity + kQueueChunkItems - 1) / kQueueChunkItems + 2);
+}
+
+// Page chunks of one class a pool of `chunks` chunks serves before it runs out of memory, with
+// `per_chunk` pages each: all of them, or, where the queue keeps its items in the pool, the most
+// g with g + queue_chunks_reserved(g * per_chunk) <= chunks.
+ALLOCLAB_HD std::uint64_t page_chunks_at_oom(std::uint64_t chunks, std::uint32_t per_chunk,
+                                             bool queue_in_pool) {
+  if (!queue_in_pool) return chunks;
+  std::uint64_t g = 0;
+  while (g + 1 + queue_chunks_reserved((g + 1) * per_chunk) <= chunks) ++g;
+  return g;
+}
+
+// Queue-Chunks a VA queue holds when every operation on it has finished, with front and back
+// where they are: the writes prepared chunks 0 .. (back - 1) / 2048 + 1, and those wholly below
+// front have had every item written and read, and went back to the reuse queue.
+ALLOCLAB_HD std::uint64_t va_chunks_at_rest(std::uint64_t front, std::uint64_t back) {
+  return back == 0 ? 0 : (back - 1) / kQueueChunkItems + 2 - front / kQueueChunkItems;
+}
+
+}  // namespace alloclab::ouro

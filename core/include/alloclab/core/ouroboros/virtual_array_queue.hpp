@@ -1,0 +1,229 @@
+// Ouroboros' virtualized array queue (VA; Winter et al., ICS'20, §5.1) under variant P: the
+// queue's items live on Queue-Chunks taken from the pool (queue_chunk.hpp), and the static part
+// is a short ring of references, one Queue-Chunk id per 2048 positions. front and back stay
+// virtual positions; position v is item v mod 2048 of virtual chunk v / 2048, whose id is in
+// reference (v / 2048) mod ref_count.
+//
+// A lane's read or write of its position (VaRead, VaWrite: the VA policy's drop-ins for the
+// standard ring's SlotRead and SlotWrite, page_queue.hpp) is a step machine, one memory operation
+// per step:
+//   prepare  (a write at item 0 of its chunk, §5.1: "preemptively allocates, initialises and
+//            publishes the next Queue-Chunk" before it touches its own item): a chunk from the
+//            reuse queue, else a fresh one (whose slots it fills with the deletion marker),
+//            count 0, its virtual start, then a CAS of the reference from empty to its id;
+//   locate   the reference of the position's chunk, and that chunk's virtual start: a reference
+//            that is empty, or still names the chunk a lap earlier, is waited for (the paper's
+//            back-off on the pointer);
+//   slot     as the standard ring (Alg. 1 l.6 and l.13) on the item;
+//   count    countA/countB (one word): the operation whose atomic makes it "every item written
+//            and read" empties the reference and gives the chunk back to the reuse queue.
+// Decisions:
+//  * The write at position 0 also prepares chunk 0 (the public code places one chunk per queue at
+//    set-up; here a class that is never used takes no chunk).
+//  * A Queue-Chunk is taken from the pool's committed reserve (queue_chunk.hpp), so one exists
+//    whenever the queue holds no more than its class's pages; a take that finds none (a lagging
+//    lane still holds a used chunk) waits for one to be given back, counted as a spin.
+//  * The virtual start of a chunk is checked after its reference is read: the reference of chunk
+//    j + ref_count is the same word as chunk j's, and a lane may read it before the old one is
+//    used up (the public code traps there).
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/op_counts.hpp"
+#include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
+#include "alloclab/core/ouroboros/virtual_queue_math.hpp"
+
+namespace alloclab::ouro {
+
+enum class VaPhase : std::uint8_t {
+  take,     // prepare: a chunk from the reuse queue (DequeueOp steps), else a fresh one
+  init,     // prepare: count = 0 (and the deletion marker in every slot of a fresh chunk)
+  start,    // prepare: its virtual start
+  publish,  // prepare: CAS its reference from empty to its id
+  locate,   // load the reference of the position's chunk
+  check,    // load that chunk's virtual start
+  slot,     // CAS the item from the marker to the index (write) / exchange it with the marker
+  count,    // countA / countB
+  unref,    // the chunk is used up: its reference back to empty
+  release,  // and the chunk to the reuse queue (EnqueueOp steps)
+  done,
+};
+
+template <class Atomics, bool kWrite>
+class VaSlotOp {
+ public:
+  ALLOCLAB_HD VaSlotOp(std::uint32_t index, std::uint64_t position)
+      : position_(position), index_(index) {
+    const std::uint64_t j = position / kQueueChunkItems;
+    if (kWrite && position % kQueueChunkItems == 0) {
+      // Chunk j + 1 ahead of its first item (and chunk 0 itself at the queue's first item).
+      prepare_ = j == 0 ? 0 : j + 1;
+      prepare_last_ = j + 1;
+      phase_ = VaPhase::take;
+    }
+  }
+  ALLOCLAB_HD VaPhase phase() const { return phase_; }
+  ALLOCLAB_HD bool done() const { return phase_ == VaPhase::done; }
+  ALLOCLAB_HD std::uint32_t index() const { return index_; }  // a read's, once done
+
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    using M = CountedOps<Atomics>;
+    QueueChunkStore& st = *q.store;
+    switch (phase_) {
+      case VaPhase::take: {
+        if (!fresh_) {
+          const std::uint32_t before = take_.memory_ops();
+          const QueueStatus s = take_.step(st.reuse);
+          c.memory_ops += take_.memory_ops() - before;
+          c.atomics += take_.memory_ops() - before;
+          if (s == QueueStatus::spinning) return spun(c);
+          if (s == QueueStatus::done) {
+            if (take_.outcome() == QueueOutcome::ok) {
+              chunk_ = take_.index();
+              phase_ = VaPhase::init;
+            } else {
+              fresh_ = true;  // nothing given back: a chunk the pool has not used yet
+            }
+          }
+          return OpStatus::running;
+        }
+        const std::uint64_t nth = M::add(q.chunks->next_chunk, std::uint64_t{1}, c);
+        if (nth < q.chunk_count) {
+          ++c.memory_ops;  // the id, read-only after set-up
+          chunk_ = q.available[nth];
+          phase_ = VaPhase::init;
+          return OpStatus::running;
+        }
+        // None: a lagging lane holds a used chunk; look again from the reuse queue.
+        fresh_ = false;
+        take_ = DequeueOp<Atomics>();
+        return spun(c);
+      }
+      case VaPhase::init: {
+        QueueChunkMeta& m = st.meta[chunk_];
+        M::exchange(m.count, std::uint32_t{0}, c);
+        if (fresh_) {
+          // A chunk given back has every item emptied by its readers; a fresh one is filled.
+          std::uint32_t* items = st.slots + std::uint64_t{chunk_} * kQueueChunkItems;
+          for (std::uint32_t i = 0; i < kQueueChunkItems; ++i) items[i] = kDeletionMarker;
+          c.memory_ops += kQueueChunkItems;
+        }
+        Atomics::fence();  // the fill before the start that publishes it
+        phase_ = VaPhase::start;
+        return OpStatus::running;
+      }
+      case VaPhase::start:
+        M::exchange(st.meta[chunk_].virtual_start, prepare_ * kQueueChunkItems, c);
+        phase_ = VaPhase::publish;
+        return OpStatus::running;
+      case VaPhase::publish:
+        if (M::cas(q.refs[prepare_ % q.ref_count], kDeletionMarker, chunk_, c) != kDeletionMarker)
+          return spun(c);  // the reference's chunk of a lap earlier is not used up yet
+        if (prepare_ < prepare_last_) {
+          ++prepare_;
+          fresh_ = false;
+          take_ = DequeueOp<Atomics>();
+          phase_ = VaPhase::take;
+        } else {
+          phase_ = VaPhase::locate;
+        }
+        return OpStatus::running;
+      case VaPhase::locate:
+        chunk_ = M::load(q.refs[(position_ / kQueueChunkItems) % q.ref_count], c);
+        if (chunk_ == kDeletionMarker) return spun(c);  // not published yet
+        phase_ = VaPhase::check;
+        return OpStatus::running;
+      case VaPhase::check:
+        if (M::load(st.meta[chunk_].virtual_start, c) !=
+            position_ / kQueueChunkItems * kQueueChunkItems) {
+          phase_ = VaPhase::locate;  // the chunk of a lap earlier: wait for ours
+          return spun(c);
+        }
+        phase_ = VaPhase::slot;
+        return OpStatus::running;
+      case VaPhase::slot: {
+        std::uint32_t& item =
+            st.slots[std::uint64_t{chunk_} * kQueueChunkItems + position_ % kQueueChunkItems];
+        if (kWrite) {
+          if (M::cas(item, kDeletionMarker, index_, c) != kDeletionMarker) return spun(c);
+        } else {
+          index_ = M::exchange(item, kDeletionMarker, c);
+          if (index_ == kDeletionMarker) return spun(c);  // its write has not landed
+        }
+        phase_ = VaPhase::count;
+        return OpStatus::running;
+      }
+      case VaPhase::count: {
+        const std::uint32_t delta =
+            kWrite ? queue_chunk_enqueue_delta() : queue_chunk_dequeue_delta();
+        const std::uint32_t now = M::add(st.meta[chunk_].count, delta, c) + delta;
+        phase_ = queue_chunk_used_up(now, kQueueChunkItems) ? VaPhase::unref : VaPhase::done;
+        return phase_ == VaPhase::done ? OpStatus::done : OpStatus::running;
+      }
+      case VaPhase::unref:
+        M::exchange(q.refs[(position_ / kQueueChunkItems) % q.ref_count], kDeletionMarker, c);
+        give_ = EnqueueOp<Atomics>(chunk_);
+        phase_ = VaPhase::release;
+        return OpStatus::running;
+      case VaPhase::release: {
+        const std::uint32_t before = give_.memory_ops();
+        const QueueStatus s = give_.step(st.reuse);
+        c.memory_ops += give_.memory_ops() - before;
+        c.atomics += give_.memory_ops() - before;
+        if (s == QueueStatus::spinning) return spun(c);
+        if (s == QueueStatus::done) {
+          phase_ = VaPhase::done;
+          return OpStatus::done;
+        }
+        return OpStatus::running;
+      }
+      case VaPhase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+ private:
+  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
+    ++c.failed;
+    ++c.slot_spins;
+    return OpStatus::spinning;
+  }
+
+  std::uint64_t position_;
+  std::uint64_t prepare_ = 0, prepare_last_ = 0;  // virtual chunks a write at item 0 prepares
+  std::uint32_t index_;
+  std::uint32_t chunk_ = kDeletionMarker;
+  VaPhase phase_ = VaPhase::locate;
+  bool fresh_ = false;
+  DequeueOp<Atomics> take_;
+  EnqueueOp<Atomics> give_{kDeletionMarker};
+};
+
+template <class Atomics>
+class VaRead : public VaSlotOp<Atomics, false> {
+ public:
+  ALLOCLAB_HD explicit VaRead(std::uint64_t position = 0)
+      : VaSlotOp<Atomics, false>(kDeletionMarker, position) {}
+};
+
+template <class Atomics>
+class VaWrite : public VaSlotOp<Atomics, true> {
+ public:
+  ALLOCLAB_HD VaWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
+      : VaSlotOp<Atomics, true>(index, position) {}
+};
+
+// The VA policy of PageReserveOp (page_queue.hpp).
+template <class Atomics>
+struct VirtualArray {
+  using Read = VaRead<Atomics>;
+  using Write = VaWrite<Atomics>;
+  static constexpr bool kVirtual = true;
+};
+
+}  // namespace alloclab::ouro

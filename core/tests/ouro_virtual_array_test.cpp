@@ -1,0 +1,180 @@
+// Ouroboros' virtualized array queue (VA, Winter et al., ICS'20, §5.1; virtual_array_queue.hpp):
+// FIFO order through laps of a short reference ring, the waits of a reader that comes before its
+// writer and of a lane that finds the reference of the chunk a lap earlier, and concurrent host
+// threads moving every index exactly once with the Queue-Chunks accounted for at rest. Also built
+// with -fsanitize=thread.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "alloclab/core/ouroboros/virtual_array_queue.hpp"
+
+using namespace alloclab::ouro;
+
+namespace {
+
+using A = HostAtomics;
+using Read = VaRead<A>;
+using Write = VaWrite<A>;
+
+// One class's VA queue over a pool of `chunks` chunks, all free, with room for `capacity` items:
+// va_reference_count(capacity) references.
+struct VaQueue {
+  explicit VaQueue(std::uint32_t chunks, std::uint64_t capacity)
+      : meta(chunks),
+        items(std::uint64_t{chunks} * kQueueChunkItems, 0x12345678u),  // not the marker
+        reuse_slots(chunks, kDeletionMarker),
+        refs(va_reference_count(capacity), kDeletionMarker),
+        available(chunks) {
+    std::iota(available.begin(), available.end(), 0u);
+    store.meta = meta.data();
+    store.slots = items.data();
+    store.reuse = IndexQueueRef{&reuse_words, reuse_slots.data(), chunks};
+    q = PageQueueRef{&words,           nullptr, static_cast<std::uint32_t>(capacity), 0, &source,
+                     available.data(), chunks,  nullptr};
+    q.refs = refs.data();
+    q.ref_count = static_cast<std::uint32_t>(refs.size());
+    q.store = &store;
+  }
+  // Queue-Chunks out of the pool's list and not in the reuse queue.
+  std::int64_t held() const {
+    const std::uint64_t drawn = std::min<std::uint64_t>(source.next_chunk, available.size());
+    return static_cast<std::int64_t>(drawn) - static_cast<std::int32_t>(reuse_words.fill_count);
+  }
+  // Steps `op` to its end; one that is still waiting after a million steps waits for nobody.
+  template <class Op>
+  void run(Op& op, OpCounts& c) {
+    for (int i = 0; i < 1000000 && !op.done(); ++i) op.step(q, c);
+    REQUIRE(op.done());
+  }
+
+  std::vector<QueueChunkMeta> meta;
+  std::vector<std::uint32_t> items, reuse_slots, refs, available;
+  IndexQueueWords reuse_words;
+  PageQueueWords words;
+  ChunkSourceWords source;
+  QueueChunkStore store;
+  PageQueueRef q{};
+};
+
+}  // namespace
+
+TEST_CASE("VA queue: FIFO through laps of its references, used-up chunks reused",
+          "[core][ouro][vqueue]") {
+  // 2048 items of capacity: 3 references. Keep at most 2048 items queued; 20,000 positions make
+  // nine and a half chunks, six laps of the references.
+  VaQueue v(8, 2048);
+  REQUIRE(v.q.ref_count == 3);
+  OpCounts c;
+  std::uint64_t back = 0, front = 0;
+  for (std::uint32_t n = 0; n < 20000; ++n) {
+    Write w(1000000 + n, back++);
+    v.run(w, c);
+    if (back - front == 2048 || n % 7 == 0) {
+      const std::uint64_t until = back - (n % 5);
+      while (front < until) {
+        Read r(front);
+        v.run(r, c);
+        CHECK(r.index() == 1000000 + front);  // FIFO: position order
+        ++front;
+      }
+    }
+    CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(front, back)));
+  }
+  // Chunks were taken fresh only while the reuse queue had none: never more than the references
+  // plus the one a used-up chunk leaves before it is given back.
+  CHECK(v.source.next_chunk <= 4);
+  CHECK(c.slot_spins == 0);  // one operation at a time: nobody ever waited
+}
+
+TEST_CASE("VA queue: a reader before its writer waits on the reference, then on the item",
+          "[core][ouro][vqueue]") {
+  VaQueue v(4, 2048);
+  OpCounts c;
+  Read r(0);
+  CHECK(r.step(v.q, c) == OpStatus::spinning);  // reference 0 empty: chunk 0 not prepared
+  CHECK(c.slot_spins == 1);
+  Write w(42, 0);
+  // The writer of position 0 prepares chunk 0 (fresh), then chunk 1, then writes.
+  while (w.phase() != VaPhase::slot) w.step(v.q, c);
+  CHECK(v.refs[0] != kDeletionMarker);
+  CHECK(v.refs[1] != kDeletionMarker);
+  CHECK(v.meta[v.refs[0]].virtual_start == 0);
+  CHECK(v.meta[v.refs[1]].virtual_start == kQueueChunkItems);
+  // The reader finds the chunk now, but not the item yet: it spins on the marker.
+  while (r.phase() != VaPhase::slot) r.step(v.q, c);
+  CHECK(r.step(v.q, c) == OpStatus::spinning);
+  v.run(w, c);
+  v.run(r, c);
+  CHECK(r.index() == 42);
+}
+
+TEST_CASE("VA queue: the reference a lap later waits until the chunk before is used up",
+          "[core][ouro][vqueue]") {
+  VaQueue v(8, 2048);  // 3 references: chunk 3 shares reference 0 with chunk 0
+  OpCounts c;
+  for (std::uint64_t p = 0; p < 2 * kQueueChunkItems; ++p) {
+    Write w(static_cast<std::uint32_t>(p), p);
+    v.run(w, c);
+  }
+  // Position 4096 starts chunk 2 and prepares chunk 3 into reference 0, still chunk 0's.
+  Write w(7, 2 * kQueueChunkItems);
+  OpStatus s = OpStatus::running;
+  for (int i = 0; i < 100 && s != OpStatus::spinning; ++i) s = w.step(v.q, c);
+  CHECK(s == OpStatus::spinning);
+  CHECK(w.phase() == VaPhase::publish);
+  // A reader of chunk 3 meanwhile finds chunk 0 in the reference and waits (its start differs).
+  Read early(3 * kQueueChunkItems);
+  early.step(v.q, c);
+  CHECK(early.step(v.q, c) == OpStatus::spinning);
+  CHECK(early.phase() == VaPhase::locate);
+  // Reading chunk 0 out uses it up: it is given back, and the reference is free for chunk 3.
+  for (std::uint64_t p = 0; p < kQueueChunkItems; ++p) {
+    Read r(p);
+    v.run(r, c);
+    CHECK(r.index() == p);
+  }
+  CHECK(v.refs[0] == kDeletionMarker);
+  CHECK(v.reuse_words.fill_count == 1);
+  v.run(w, c);
+  CHECK(v.meta[v.refs[0]].virtual_start == 3 * kQueueChunkItems);
+  CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(kQueueChunkItems,
+                                                                 2 * kQueueChunkItems + 1)));
+}
+
+TEST_CASE("VA queue: concurrent writers and readers move every index exactly once",
+          "[core][ouro][vqueue][threads]") {
+  constexpr unsigned kThreads = 4;
+  constexpr std::uint32_t kPerThread = 6000;
+  VaQueue v(16, 2048);
+  std::vector<std::atomic<std::uint32_t>> seen(kThreads * kPerThread);
+  std::atomic<std::uint64_t> spins{0};
+  auto worker = [&](unsigned t) {
+    OpCounts c;
+    for (std::uint32_t k = 0; k < kPerThread; ++k) {
+      // A page's free then a request: back, its write; front, its read. At most kThreads
+      // positions are in flight, far below the 2048 the references hold.
+      Write w(t * kPerThread + k, A::fetch_add(v.words.back, std::uint64_t{1}));
+      while (!w.done())
+        if (w.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      Read r(A::fetch_add(v.words.front, std::uint64_t{1}));
+      while (!r.done())
+        if (r.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      seen[r.index()].fetch_add(1);
+    }
+    spins += c.slot_spins;
+  };
+  std::vector<std::thread> ts;
+  for (unsigned t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
+  for (auto& t : ts) t.join();
+  for (auto& s : seen) CHECK(s.load() == 1);
+  const std::uint64_t positions = kThreads * kPerThread;
+  CHECK(v.words.front == positions);
+  CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(positions, positions)));
+  CHECK(v.source.next_chunk <= 16);
+}

@@ -1,0 +1,101 @@
+// ouro-p-va (Ouroboros variant P over virtualized array queues; Winter et al., ICS'20, Alg. 2-3
+// and §5.1): the cost of the sequential schedule, counted from the algorithm as alloclab builds it
+// (core/ouroboros/virtual_array_queue.hpp, docs/ouroboros.md), and its model-table entry. One
+// request at a time on an empty pool, every request of one class with p pages per chunk; the
+// request served r-th reads position r:
+//  * its hit: the semaphore's subtraction, front, and its item (the reference, the chunk's
+//    virtual start, the exchange, the count): 6; the read of a Queue-Chunk's last item
+//    (r mod 2048 = 2047) also gives the chunk back (the reference, the reuse queue's fill count,
+//    back and item): + 4;
+//  * a grower (r mod p = 0) before it: as ouro-p-s's (9), the commit of the pool's chunks (1),
+//    4 per page written, and the semaphore read again: + 11 + 4p; writing position 0 prepares
+//    chunks 0 and 1 fresh (the reuse queue's fill count and undo, the chunk counter and id, the
+//    count, 2048 markers, the start, the reference: 2055 each); a later first item of a chunk
+//    (r mod 2048 = 0) takes a used-up one back from the reuse queue (fill count, front, item,
+//    count, start, reference: 6).
+// Exactly ceil(N / p) page chunks are typed, and the pool keeps ceil(N' / 2048) + 2 chunks for
+// the queue (N' = the class's pages). Static memory: the class's references, 4 bytes each.
+#include <cstdint>
+#include <string_view>
+
+#include "alloclab/core/ouroboros/config.hpp"
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/model_table.hpp"
+
+namespace alloclab::model {
+namespace {
+
+unsigned class_of(const Scenario& s) {
+  return ouro::page_class_of_units(s.pages);
+}
+
+std::uint64_t growers(const Scenario& s) {
+  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
+  return (s.N + p - 1) / p;
+}
+
+// An empty pool (A = T) with a chunk for every grower beside the queue's reserve, and a queue
+// for every page.
+bool applies(const Scenario& s) {
+  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
+    return false;
+  const unsigned k = class_of(s);
+  const std::uint64_t p = ouro::pages_per_chunk(k), G = growers(s);
+  return G + ouro::queue_chunks_reserved(G * p) <= ouro::chunk_count_of_units(s.T) &&
+         G * p <= ouro::ring_capacity(s.T, k);
+}
+
+// Steps of the request served r-th.
+std::uint64_t steps_of(std::uint64_t r, std::uint64_t p) {
+  const std::uint64_t item = r % ouro::kQueueChunkItems;
+  std::uint64_t x = 6 + (item == ouro::kQueueChunkItems - 1 ? 4 : 0);
+  if (r % p == 0) x += 11 + 4 * p + (r == 0 ? 2 * 2055 : item == 0 ? 6 : 0);
+  return x;
+}
+
+Record evaluate(const Scenario& s) {
+  Record r = scenario_record(s);
+  const unsigned k = class_of(s);
+  const std::uint64_t p = ouro::pages_per_chunk(k);
+  std::uint64_t total = 0, warp_max_sum = 0, warp_max = 0;
+  const std::uint64_t L = s.lanes;
+  for (std::uint64_t i = 0; i < s.N; ++i) {
+    const std::uint64_t x = steps_of(i, p);
+    total += x;
+    warp_max = x > warp_max ? x : warp_max;
+    if ((i + 1) % L == 0 || i + 1 == s.N) {
+      warp_max_sum += warp_max;
+      warp_max = 0;
+    }
+  }
+  const std::uint64_t warps = (s.N + L - 1) / L;
+  r.set("tas", static_cast<double>(total) / static_cast<double>(s.N));
+  r.set("was", static_cast<double>(warp_max_sum) / static_cast<double>(warps));
+  r.set_int("chunks", growers(s));
+  r.set_int("queue_chunks_reserved", ouro::queue_chunks_reserved(growers(s) * p));
+  r.set_int("static_queue_bytes",
+            4 * std::uint64_t{ouro::va_reference_count(ouro::ring_capacity(s.T, k))});
+  return r;
+}
+
+constexpr std::string_view kHelp =
+    "ouro-p-va, sequential schedule on an empty pool (A = T), one class with p pages per chunk:\n"
+    "the r-th request costs 6 (+4 where it reads a Queue-Chunk's last item, r mod 2048 = 2047),\n"
+    "plus 11 + 4p where it grows (r mod p = 0), plus 4110 at r = 0 (two fresh Queue-Chunks: 2048\n"
+    "markers each) or 6 at a later r mod 2048 = 0 (one reused); tas = mean, was = mean over warps\n"
+    "of consecutive requests of their max; chunks = ceil(N/p); queue_chunks_reserved =\n"
+    "ceil(pages/2048) + 2, the pool's chunks kept for the queue.\n"
+    "static_queue_bytes: the class's references, ceil(capacity/2048) + 2 of 4 bytes.";
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_va,
+                        (ModelEntry{.applies = &applies,
+                                    .evaluate = &evaluate,
+                                    .metrics = {"tas", "was", "chunks", "queue_chunks_reserved",
+                                                "static_queue_bytes"},
+                                    .help = kHelp}))
+
+}  // namespace alloclab::model
