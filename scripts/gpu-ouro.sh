@@ -72,4 +72,9 @@ for fam in mixed churn oom fragmentation; do
   "$AL" workload --backend gpu --format csv --allocator $OURO --workload $fam \
     --trials 2 $extra >"$OUT/$fam.csv" 2>"$OUT/$fam.err" || echo "$fam FAILED: $(tail -2 "$OUT/$fam.err")"
 done
+# Out of memory where the pool, not the class's 2^20-page count, is the limit: 16 MiB is 2048
+# chunks, 2^20 pages of 16 B (a virtualized queue keeps a fifth of them for its Queue-Chunks).
+"$AL" workload --backend gpu --format csv --allocator $OURO --workload oom --size 16 \
+  --pool 16MiB --batch 65536 --trials 2 >"$OUT/oom_16MiB.csv" 2>"$OUT/oom_16MiB.err" ||
+  echo "oom 16MiB FAILED: $(tail -2 "$OUT/oom_16MiB.err")"
 stamp done

@@ -83,7 +83,9 @@ TEST_CASE("GPU repeats: every repeat from the pristine pool, verified, counts of
   auto oom = one_size_workload(WorkloadFamily::oom, 1, 256, 1 << 20);
   oom.batch = 512;
   WorkloadOptions o = heap_options();
-  o.max_steps = 4096;
+  // A bound that ends the oom's searches soon, above the waits of a warp admitted by the first
+  // grow of a virtualized queue (it fills two fresh Queue-Chunks, 4096 stores, meanwhile).
+  o.max_steps = 16384;
   o.repeats = 3;
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     CAPTURE(name(algo));
