@@ -35,8 +35,9 @@ struct VaQueue {
     store.meta = meta.data();
     store.slots = items.data();
     store.reuse = IndexQueueRef{&reuse_words, reuse_slots.data(), chunks};
-    q = PageQueueRef{&words,           nullptr, static_cast<std::uint32_t>(capacity), 0, &source,
-                     available.data(), chunks,  nullptr};
+    q = PageQueueRef{&words, nullptr, static_cast<std::uint32_t>(capacity),
+                     0,      &source, available.data(),
+                     chunks, nullptr};
     q.refs = refs.data();
     q.ref_count = static_cast<std::uint32_t>(refs.size());
     q.store = &store;
@@ -143,8 +144,8 @@ TEST_CASE("VA queue: the reference a lap later waits until the chunk before is u
   CHECK(v.reuse_words.fill_count == 1);
   v.run(w, c);
   CHECK(v.meta[v.refs[0]].virtual_start == 3 * kQueueChunkItems);
-  CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(kQueueChunkItems,
-                                                                 2 * kQueueChunkItems + 1)));
+  CHECK(v.held() ==
+        static_cast<std::int64_t>(va_chunks_at_rest(kQueueChunkItems, 2 * kQueueChunkItems + 1)));
 }
 
 TEST_CASE("VA queue: concurrent writers and readers move every index exactly once",
@@ -177,4 +178,35 @@ TEST_CASE("VA queue: concurrent writers and readers move every index exactly onc
   CHECK(v.words.front == positions);
   CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(positions, positions)));
   CHECK(v.source.next_chunk <= 16);
+}
+
+TEST_CASE("VA queue: a warp group on one chunk, located once and counted with one atomic",
+          "[core][ouro][vqueue]") {
+  VaQueue v(4, 2048);
+  OpCounts c;
+  for (std::uint64_t p = 0; p < kQueueChunkItems; ++p) {
+    Write w(static_cast<std::uint32_t>(500 + p), p);
+    v.run(w, c);
+  }
+  CHECK_FALSE(va_group_aggregates(0, 32));     // the chunk's first item: its write prepares
+  CHECK_FALSE(va_group_aggregates(2040, 32));  // spans chunks 0 and 1
+  CHECK_FALSE(va_group_aggregates(10, 1));     // a lane alone
+  REQUIRE(va_group_aggregates(10, 32));
+  VaLocate<A> locate(10);
+  v.run(locate, c);
+  CHECK(locate.chunk() == v.refs[0]);
+  OpCounts items;
+  for (std::uint64_t l = 0; l < 32; ++l) {
+    Read r = va_item_only<A, false>(kDeletionMarker, 10 + l, locate.chunk());
+    v.run(r, items);
+    CHECK(r.index() == 510 + l);
+  }
+  CHECK(items.atomics == 32);  // the exchanges alone
+  const std::uint32_t before = v.meta[locate.chunk()].count;
+  OpCounts counted;
+  Read count = va_count_only<A, false>(10, locate.chunk(), 32);
+  v.run(count, counted);
+  CHECK(counted.atomics == 1);
+  CHECK(queue_chunk_count_b(v.meta[locate.chunk()].count) == queue_chunk_count_b(before) - 32);
+  CHECK(queue_chunk_count_a(v.meta[locate.chunk()].count) == kQueueChunkItems);
 }

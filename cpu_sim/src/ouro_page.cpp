@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -78,6 +79,10 @@ class OuroPageAllocator final : public OuroSimBase {
     std::unique_ptr<Reserve> op;
     std::vector<Read> reads;
     OpCounts counts;
+    // VA, a group on one Queue-Chunk (ouro::va_group_aggregates): the leader's locate, then the
+    // lanes' items, then the leader's count.
+    std::optional<ouro::VaLocate<HostAtomics>> locate;
+    std::optional<Read> count;
   };
   using OuroSimBase::class_of;
   Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
@@ -95,13 +100,43 @@ class OuroPageAllocator final : public OuroSimBase {
       g.op->step(q, g.counts);
       if (g.op->phase() != ouro::ReservePhase::done) return false;
       if (g.op->outcome() != ReserveOutcome::ok) return true;
+      if constexpr (Layout::kVirtual) {
+        if (ouro::va_group_aggregates(g.op->position(), lanes_of(g))) {
+          g.locate.emplace(g.op->position());
+          return false;
+        }
+      }
       for (std::size_t l = 0; l < g.lanes.size(); ++l) g.reads.emplace_back(g.op->position() + l);
       return false;
+    }
+    if constexpr (Layout::kVirtual) {
+      if (g.locate && !g.locate->done()) {
+        g.locate->step(q, g.counts);
+        if (g.locate->done())
+          for (std::size_t l = 0; l < g.lanes.size(); ++l)
+            g.reads.emplace_back(ouro::va_item_only<HostAtomics, false>(
+                ouro::kDeletionMarker, g.op->position() + l, g.locate->chunk()));
+        return false;
+      }
     }
     bool all = true;
     for (auto& read : g.reads)
       if (!read.done()) all = read.step(q, g.counts) == OpStatus::done && all;
+    if constexpr (Layout::kVirtual) {
+      if (all && g.locate) {
+        if (!g.count)
+          g.count.emplace(ouro::va_count_only<HostAtomics, false>(g.op->position(),
+                                                                  g.locate->chunk(), lanes_of(g)));
+        // The count's first step is in the round after the last item's.
+        else if (g.count->step(q, g.counts) == OpStatus::done)
+          return true;
+        return false;
+      }
+    }
     return all;
+  }
+  static std::uint32_t lanes_of(const Group& g) {
+    return static_cast<std::uint32_t>(g.lanes.size());
   }
   static bool splits(const Group& g) {
     const ReserveOutcome o = g.op->outcome();

@@ -75,6 +75,41 @@ struct OuroPageView {
   }
 };
 
+// VA: a warp group's n items from `first`, all on one Queue-Chunk (ouro::va_group_aggregates):
+// the leader locates the chunk, each lane moves its item (a read's index comes back in `index`),
+// the leader counts the n of them with one atomic. Returns whether the lane's item moved; every
+// lane but the leader gets the leader's memory operations in `leader_ops` (its steps).
+template <bool kWrite>
+__device__ bool va_group_items(const PageQueueRef& q, unsigned group, unsigned leader,
+                               std::uint64_t first, unsigned n, std::uint64_t position,
+                               std::uint32_t& index, OpCounts& own, unsigned long long* stuck,
+                               std::uint32_t& leader_ops) {
+  OpCounts lead;
+  std::uint32_t chunk = ouro::kDeletionMarker;
+  if (lane_id() == leader) {
+    ouro::VaLocate<DeviceAtomics> locate(first);
+    if (ouro::run_slot(locate, q, lead, BackOffOrGiveUp{stuck})) chunk = locate.chunk();
+  }
+  chunk = __shfl_sync(group, chunk, leader);
+  bool moved = false;
+  if (chunk != ouro::kDeletionMarker) {  // else the leader's wait gave up (counted in `stuck`)
+    auto item = ouro::va_item_only<DeviceAtomics, kWrite>(index, position, chunk);
+    moved = ouro::run_slot(item, q, own, BackOffOrGiveUp{stuck});
+    if (!kWrite) index = item.index();
+    __syncwarp(group);  // every item moved before the count says so
+    if (lane_id() == leader) {
+      auto count = ouro::va_count_only<DeviceAtomics, kWrite>(first, chunk, n);
+      ouro::run_slot(count, q, lead, BackOffOrGiveUp{stuck});
+    }
+  }
+  leader_ops = __shfl_sync(group, lead.memory_ops, leader);
+  if (lane_id() == leader) {
+    own.add(lead);
+    leader_ops = 0;
+  }
+  return moved;
+}
+
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
 // it together for the same class.
 template <class Layout>
@@ -100,7 +135,9 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   const std::uint32_t leader_ops = __shfl_sync(group, own.memory_ops, leader);
   Served out;
   auto result = static_cast<ReserveOutcome>(outcome);
-  if (g > 1 && (result == ReserveOutcome::out_of_memory || result == ReserveOutcome::queue_full)) {
+  const bool split =
+      g > 1 && (result == ReserveOutcome::out_of_memory || result == ReserveOutcome::queue_full);
+  if (split) {
     // Not enough for the group: each lane asks alone.
     ouro::PageReserveOp<DeviceAtomics, Layout> op(1, k);
     ouro::run_reserve(op, q, own, max_steps, BackOff{});
@@ -109,12 +146,24 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   } else {
     position += rank;
   }
-  if (result == ReserveOutcome::ok) {
+  std::uint32_t item_leader_ops = 0;
+  bool aggregated = false;
+  if constexpr (Layout::kVirtual) {
+    const std::uint64_t first = position - rank;
+    aggregated = result == ReserveOutcome::ok && !split && ouro::va_group_aggregates(first, g);
+    if (aggregated) {
+      std::uint32_t index = ouro::kDeletionMarker;
+      if (va_group_items<false>(q, group, leader, first, g, position, index, own, v.stuck,
+                                item_leader_ops))
+        out.unit = ouro::unit_of_page_index(index, k);
+    }
+  }
+  if (result == ReserveOutcome::ok && !aggregated) {
     typename Layout::Read read(position);
     if (ouro::run_slot(read, q, own, BackOffOrGiveUp{v.stuck}))
       out.unit = ouro::unit_of_page_index(read.index(), k);
   }
-  out.steps = (lane_id() == leader ? 0 : leader_ops) + own.memory_ops;
+  out.steps = (lane_id() == leader ? 0 : leader_ops) + item_leader_ops + own.memory_ops;
   out.failed = own.failed;
   out.atomics = own.atomics;
   return out;
@@ -126,10 +175,19 @@ __device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t 
   const PageQueueRef q = v.ref(k);
   const unsigned group = __match_any_sync(__activemask(), k);
   const unsigned leader = __ffs(group) - 1;
+  const unsigned n = __popc(group);
   OpCounts own;
-  unsigned long long position = 0;
-  if (lane_id() == leader) position = ouro::run_release<DeviceAtomics>(q, __popc(group), own);
-  position = __shfl_sync(group, position, leader) + __popc(group & lanemask_lt());
+  unsigned long long first = 0;
+  if (lane_id() == leader) first = ouro::run_release<DeviceAtomics>(q, n, own);
+  first = __shfl_sync(group, first, leader);
+  const std::uint64_t position = first + __popc(group & lanemask_lt());
+  if constexpr (Layout::kVirtual) {
+    if (ouro::va_group_aggregates(first, n)) {
+      std::uint32_t index = ouro::page_index_of_unit(unit, k), leader_ops = 0;
+      va_group_items<true>(q, group, leader, first, n, position, index, own, v.stuck, leader_ops);
+      return own.atomics;
+    }
+  }
   typename Layout::Write write(ouro::page_index_of_unit(unit, k), position);
   ouro::run_slot(write, q, own, BackOffOrGiveUp{v.stuck});
   return own.atomics;

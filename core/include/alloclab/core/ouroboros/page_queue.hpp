@@ -382,12 +382,15 @@ ALLOCLAB_HD bool run_reserve(PageReserveOp<Atomics, Storage>& op, const PageQueu
   return true;
 }
 
-// Runs a SlotRead or SlotWrite to its end; on_spin as above.
+// Runs a lane's operation on its position (SlotRead, SlotWrite, or the VA ops of several steps)
+// to its end; on_spin as above, after the steps that waited for another thread only.
 template <class SlotOp, class OnSpin>
 ALLOCLAB_HD bool run_slot(SlotOp& op, const PageQueueRef& q, OpCounts& c, OnSpin&& on_spin) {
-  for (std::uint64_t spins = 0; op.step(q, c) != OpStatus::done;)
-    if (!on_spin(++spins)) return false;
-  return true;
+  for (std::uint64_t spins = 0;;) {
+    const OpStatus s = op.step(q, c);
+    if (s == OpStatus::done) return true;
+    if (s == OpStatus::spinning && !on_spin(++spins)) return false;
+  }
 }
 
 // The release of n pages of one class (signal, then back: Alg. 3 l.17 with Alg. 1 l.5), to its end;

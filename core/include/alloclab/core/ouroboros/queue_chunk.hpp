@@ -28,9 +28,9 @@ inline constexpr std::uint32_t kQueueChunkItems = kChunkBytes / 4;  // 2048
 // A chunk's words while it is a Queue-Chunk (the paper keeps them in the chunk's metadata
 // region; alloclab keeps one per pool chunk beside the pool).
 struct QueueChunkMeta {
-  std::uint32_t count = 0;                  // countA | countB << 16 (virtual_queue_math.hpp)
-  std::uint32_t next = kDeletionMarker;     // VL: the next Queue-Chunk of its queue
-  std::uint64_t virtual_start = ~0ull;      // the first virtual position it holds
+  std::uint32_t count = 0;               // countA | countB << 16 (virtual_queue_math.hpp)
+  std::uint32_t next = kDeletionMarker;  // VL: the next Queue-Chunk of its queue
+  std::uint64_t virtual_start = ~0ull;   // the first virtual position it holds
 };
 
 // What every class's virtualized queue shares. The chunks themselves come from the memory
@@ -52,8 +52,7 @@ ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages) {
 // the Queue-Chunks the class needs beyond those it had.
 ALLOCLAB_HD std::uint64_t chunks_committed_by_grow(std::uint64_t pages_before,
                                                    std::uint32_t per_chunk) {
-  return 1 + queue_chunks_reserved(pages_before + per_chunk) -
-         queue_chunks_reserved(pages_before);
+  return 1 + queue_chunks_reserved(pages_before + per_chunk) - queue_chunks_reserved(pages_before);
 }
 
 // The references of a VA queue that holds `capacity` items: one per Queue-Chunk the items can

@@ -26,6 +26,11 @@
 //  * The virtual start of a chunk is checked after its reference is read: the reference of chunk
 //    j + ref_count is the same word as chunk j's, and a lane may read it before the old one is
 //    used up (the public code traps there).
+//  * Warp aggregation (GPU and lockstep), beyond the semaphore and front that S aggregates too:
+//    a group whose positions lie on one Queue-Chunk, none of them its first item, has its leader
+//    locate the chunk once (VaLocate), each lane then only moves its item (va_item_only), and the
+//    leader counts the group's n items with one atomic (va_count_only). A lane alone, or a group
+//    that spans two chunks or must prepare one, takes the whole path per lane.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,11 @@ enum class VaPhase : std::uint8_t {
 template <class Atomics, bool kWrite>
 class VaSlotOp {
  public:
+  // Part of a warp group's aggregated path: starting at `start` (slot or count) on a chunk the
+  // leader located, counting `n` items (0: none, the leader counts them).
+  ALLOCLAB_HD VaSlotOp(std::uint32_t index, std::uint64_t position, VaPhase start,
+                       std::uint32_t chunk, std::uint32_t n)
+      : position_(position), index_(index), chunk_(chunk), n_(n), phase_(start) {}
   ALLOCLAB_HD VaSlotOp(std::uint32_t index, std::uint64_t position)
       : position_(position), index_(index) {
     const std::uint64_t j = position / kQueueChunkItems;
@@ -154,12 +164,16 @@ class VaSlotOp {
           index_ = M::exchange(item, kDeletionMarker, c);
           if (index_ == kDeletionMarker) return spun(c);  // its write has not landed
         }
+        if (n_ == 0) {  // the group's leader counts this item
+          phase_ = VaPhase::done;
+          return OpStatus::done;
+        }
         phase_ = VaPhase::count;
         return OpStatus::running;
       }
       case VaPhase::count: {
         const std::uint32_t delta =
-            kWrite ? queue_chunk_enqueue_delta() : queue_chunk_dequeue_delta();
+            n_ * (kWrite ? queue_chunk_enqueue_delta() : queue_chunk_dequeue_delta());
         const std::uint32_t now = M::add(st.meta[chunk_].count, delta, c) + delta;
         phase_ = queue_chunk_used_up(now, kQueueChunkItems) ? VaPhase::unref : VaPhase::done;
         return phase_ == VaPhase::done ? OpStatus::done : OpStatus::running;
@@ -198,6 +212,7 @@ class VaSlotOp {
   std::uint64_t prepare_ = 0, prepare_last_ = 0;  // virtual chunks a write at item 0 prepares
   std::uint32_t index_;
   std::uint32_t chunk_ = kDeletionMarker;
+  std::uint32_t n_ = 1;  // items its count phase counts
   VaPhase phase_ = VaPhase::locate;
   bool fresh_ = false;
   DequeueOp<Atomics> take_;
@@ -209,6 +224,7 @@ class VaRead : public VaSlotOp<Atomics, false> {
  public:
   ALLOCLAB_HD explicit VaRead(std::uint64_t position = 0)
       : VaSlotOp<Atomics, false>(kDeletionMarker, position) {}
+  ALLOCLAB_HD VaRead(const VaSlotOp<Atomics, false>& part) : VaSlotOp<Atomics, false>(part) {}
 };
 
 template <class Atomics>
@@ -216,7 +232,64 @@ class VaWrite : public VaSlotOp<Atomics, true> {
  public:
   ALLOCLAB_HD VaWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
       : VaSlotOp<Atomics, true>(index, position) {}
+  ALLOCLAB_HD VaWrite(const VaSlotOp<Atomics, true>& part) : VaSlotOp<Atomics, true>(part) {}
 };
+
+// ---- Warp aggregation (see the file comment) ----
+
+// Whether a group's n consecutive positions from `first` take the aggregated path: one chunk,
+// and no first item among them (whose write would prepare the next chunk).
+ALLOCLAB_HD bool va_group_aggregates(std::uint64_t first, std::uint32_t n) {
+  return n > 1 && first % kQueueChunkItems != 0 &&
+         first / kQueueChunkItems == (first + n - 1) / kQueueChunkItems;
+}
+
+// The leader's locate of the chunk of `position`: its reference, then its virtual start.
+template <class Atomics>
+class VaLocate {
+ public:
+  ALLOCLAB_HD explicit VaLocate(std::uint64_t position = 0) : position_(position) {}
+  ALLOCLAB_HD bool done() const { return done_; }
+  ALLOCLAB_HD std::uint32_t chunk() const { return chunk_; }
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    using M = CountedOps<Atomics>;
+    const std::uint64_t j = position_ / kQueueChunkItems;
+    if (!checking_) {
+      chunk_ = M::load(q.refs[j % q.ref_count], c);
+      if (chunk_ == kDeletionMarker) return spun(c);
+      checking_ = true;
+      return OpStatus::running;
+    }
+    checking_ = false;
+    if (M::load(q.store->meta[chunk_].virtual_start, c) != j * kQueueChunkItems) return spun(c);
+    done_ = true;
+    return OpStatus::done;
+  }
+
+ private:
+  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
+    ++c.failed;
+    ++c.slot_spins;
+    return OpStatus::spinning;
+  }
+  std::uint64_t position_;
+  std::uint32_t chunk_ = kDeletionMarker;
+  bool checking_ = false, done_ = false;
+};
+
+// A lane's item on the chunk its leader located (no count).
+template <class Atomics, bool kWrite>
+ALLOCLAB_HD VaSlotOp<Atomics, kWrite> va_item_only(std::uint32_t index, std::uint64_t position,
+                                                   std::uint32_t chunk) {
+  return VaSlotOp<Atomics, kWrite>(index, position, VaPhase::slot, chunk, 0);
+}
+
+// The leader's count of the group's n items (and the chunk's give-back, if that uses it up).
+template <class Atomics, bool kWrite>
+ALLOCLAB_HD VaSlotOp<Atomics, kWrite> va_count_only(std::uint64_t position, std::uint32_t chunk,
+                                                    std::uint32_t n) {
+  return VaSlotOp<Atomics, kWrite>(kDeletionMarker, position, VaPhase::count, chunk, n);
+}
 
 // The VA policy of PageReserveOp (page_queue.hpp).
 template <class Atomics>
