@@ -13,8 +13,10 @@
 
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/ouroboros/virtual_array_queue.hpp"
+#include "ouro_virtual_queue_support.hpp"
 
 using namespace alloclab::ouro;
+using alloclab::ouro::test::VirtualQueue;
 
 namespace {
 
@@ -22,54 +24,13 @@ using A = HostAtomics;
 using Read = VaRead<A>;
 using Write = VaWrite<A>;
 
-// One class's VA queue over a pool of `chunks` chunks, all free, with room for `capacity` items:
-// va_reference_count(capacity) references.
-struct VaQueue {
-  explicit VaQueue(std::uint32_t chunks, std::uint64_t capacity)
-      : meta(chunks),
-        items(std::uint64_t{chunks} * kQueueChunkItems, 0x12345678u),  // not the marker
-        reuse_slots(chunks, kDeletionMarker),
-        refs(va_reference_count(capacity), kDeletionMarker),
-        available(chunks) {
-    std::iota(available.begin(), available.end(), 0u);
-    store.meta = meta.data();
-    store.slots = items.data();
-    store.reuse = IndexQueueRef{&reuse_words, reuse_slots.data(), chunks};
-    q = PageQueueRef{&words, nullptr, static_cast<std::uint32_t>(capacity),
-                     0,      &source, available.data(),
-                     chunks, nullptr};
-    q.refs = refs.data();
-    q.ref_count = static_cast<std::uint32_t>(refs.size());
-    q.store = &store;
-  }
-  // Queue-Chunks out of the pool's list and not in the reuse queue.
-  std::int64_t held() const {
-    const std::uint64_t drawn = std::min<std::uint64_t>(source.next_chunk, available.size());
-    return static_cast<std::int64_t>(drawn) - static_cast<std::int32_t>(reuse_words.fill_count);
-  }
-  // Steps `op` to its end; one that is still waiting after a million steps waits for nobody.
-  template <class Op>
-  void run(Op& op, OpCounts& c) {
-    for (int i = 0; i < 1000000 && !op.done(); ++i) op.step(q, c);
-    REQUIRE(op.done());
-  }
-
-  std::vector<QueueChunkMeta> meta;
-  std::vector<std::uint32_t> items, reuse_slots, refs, available;
-  IndexQueueWords reuse_words;
-  PageQueueWords words;
-  ChunkSourceWords source;
-  QueueChunkStore store;
-  PageQueueRef q{};
-};
-
 }  // namespace
 
 TEST_CASE("VA queue: FIFO through laps of its references, used-up chunks reused",
           "[core][ouro][vqueue]") {
   // 2048 items of capacity: 3 references. Keep at most 2048 items queued; 20,000 positions make
   // nine and a half chunks, six laps of the references.
-  VaQueue v(8, 2048);
+  VirtualQueue v(8, 2048, va_reference_count(2048));
   REQUIRE(v.q.ref_count == 3);
   OpCounts c;
   std::uint64_t back = 0, front = 0;
@@ -95,7 +56,7 @@ TEST_CASE("VA queue: FIFO through laps of its references, used-up chunks reused"
 
 TEST_CASE("VA queue: a reader before its writer waits on the reference, then on the item",
           "[core][ouro][vqueue]") {
-  VaQueue v(4, 2048);
+  VirtualQueue v(4, 2048, va_reference_count(2048));
   OpCounts c;
   Read r(0);
   CHECK(r.step(v.q, c) == OpStatus::spinning);  // reference 0 empty: chunk 0 not prepared
@@ -117,7 +78,8 @@ TEST_CASE("VA queue: a reader before its writer waits on the reference, then on 
 
 TEST_CASE("VA queue: the reference a lap later waits until the chunk before is used up",
           "[core][ouro][vqueue]") {
-  VaQueue v(8, 2048);  // 3 references: chunk 3 shares reference 0 with chunk 0
+  VirtualQueue v(
+      8, 2048, va_reference_count(2048));  // 3 references: chunk 3 shares reference 0 with chunk 0
   OpCounts c;
   for (std::uint64_t p = 0; p < 2 * kQueueChunkItems; ++p) {
     Write w(static_cast<std::uint32_t>(p), p);
@@ -152,7 +114,7 @@ TEST_CASE("VA queue: concurrent writers and readers move every index exactly onc
           "[core][ouro][vqueue][threads]") {
   constexpr unsigned kThreads = 4;
   constexpr std::uint32_t kPerThread = 6000;
-  VaQueue v(16, 2048);
+  VirtualQueue v(16, 2048, va_reference_count(2048));
   std::vector<std::atomic<std::uint32_t>> seen(kThreads * kPerThread);
   std::atomic<std::uint64_t> spins{0};
   auto worker = [&](unsigned t) {
@@ -182,7 +144,7 @@ TEST_CASE("VA queue: concurrent writers and readers move every index exactly onc
 
 TEST_CASE("VA queue: a warp group on one chunk, located once and counted with one atomic",
           "[core][ouro][vqueue]") {
-  VaQueue v(4, 2048);
+  VirtualQueue v(4, 2048, va_reference_count(2048));
   OpCounts c;
   for (std::uint64_t p = 0; p < kQueueChunkItems; ++p) {
     Write w(static_cast<std::uint32_t>(500 + p), p);

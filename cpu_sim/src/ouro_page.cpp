@@ -30,6 +30,7 @@
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "alloclab/core/ouroboros/virtual_array_queue.hpp"
+#include "alloclab/core/ouroboros/virtual_linked_queue.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 #include "ouro_sim_base.hpp"
@@ -82,7 +83,7 @@ class OuroPageAllocator final : public OuroSimBase {
     // VA, a group on one Queue-Chunk (ouro::va_group_aggregates): the leader's locate, then the
     // lanes' items, then the leader's count.
     std::optional<ouro::VaLocate<HostAtomics>> locate;
-    std::optional<Read> count;
+    std::optional<ouro::VaRead<HostAtomics>> count;
   };
   using OuroSimBase::class_of;
   Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
@@ -100,7 +101,7 @@ class OuroPageAllocator final : public OuroSimBase {
       g.op->step(q, g.counts);
       if (g.op->phase() != ouro::ReservePhase::done) return false;
       if (g.op->outcome() != ReserveOutcome::ok) return true;
-      if constexpr (Layout::kVirtual) {
+      if constexpr (Layout::kGroupItems) {
         if (ouro::va_group_aggregates(g.op->position(), lanes_of(g))) {
           g.locate.emplace(g.op->position());
           return false;
@@ -109,7 +110,7 @@ class OuroPageAllocator final : public OuroSimBase {
       for (std::size_t l = 0; l < g.lanes.size(); ++l) g.reads.emplace_back(g.op->position() + l);
       return false;
     }
-    if constexpr (Layout::kVirtual) {
+    if constexpr (Layout::kGroupItems) {
       if (g.locate && !g.locate->done()) {
         g.locate->step(q, g.counts);
         if (g.locate->done())
@@ -122,7 +123,7 @@ class OuroPageAllocator final : public OuroSimBase {
     bool all = true;
     for (auto& read : g.reads)
       if (!read.done()) all = read.step(q, g.counts) == OpStatus::done && all;
-    if constexpr (Layout::kVirtual) {
+    if constexpr (Layout::kGroupItems) {
       if (all && g.locate) {
         if (!g.count)
           g.count.emplace(ouro::va_count_only<HostAtomics, false>(g.op->position(),
@@ -166,8 +167,7 @@ class OuroPageAllocator final : public OuroSimBase {
     for (std::uint64_t i = 0; i < s_.N; ++i) {
       const unsigned k = class_of(i);
       if (slots_[k]) continue;
-      const std::uint32_t n =
-          Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
+      const std::uint32_t n = Layout::static_words(capacity_[k]);
       slots_[k] = std::make_unique<std::uint32_t[]>(n);
       std::fill_n(slots_[k].get(), n, ouro::kDeletionMarker);
       if (opt_.pages_per_thread.empty()) break;
@@ -191,7 +191,7 @@ class OuroPageAllocator final : public OuroSimBase {
                    chunk_count_, chunk_class_.data()};
     if (Layout::kVirtual) {
       q.refs = slots_[k].get();
-      q.ref_count = ouro::va_reference_count(capacity_[k]);
+      q.ref_count = Layout::static_words(capacity_[k]);
       q.store = &store_;
     }
     return q;
@@ -251,8 +251,8 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_s,
                                       },
                                   .step_bound = &ouro_default_step_bound}))
 
-// VA: per chunk also its Queue-Chunk words (16 B) and a reuse slot; the Queue-Chunks a run fills
-// (8 KiB each, one per 2048 positions the requests take, two more per class).
+// VA and VL: per chunk also its Queue-Chunk words (16 B) and a reuse slot; the Queue-Chunks a run
+// fills (8 KiB each, one per 2048 positions the requests take, two more per class).
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va,
                         (SimEntry{.make = &make_allocator_of<OuroPageAllocator<ouro::VirtualArray>>,
                                   .check = &check_ouro_scenario,
@@ -266,5 +266,20 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va,
                                                8192.0 * std::min(queue_chunks, chunks);
                                       },
                                   .step_bound = &ouro_default_step_bound}))
+
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_vl,
+                        (SimEntry{
+                            .make = &make_allocator_of<OuroPageAllocator<ouro::VirtualLinked>>,
+                            .check = &check_ouro_scenario,
+                            .pool_bytes =
+                                [](const Scenario& s) {
+                                  const double chunks =
+                                      static_cast<double>(ouro::chunk_count_of_units(s.T));
+                                  const double queue_chunks =
+                                      static_cast<double>(s.N / ouro::kQueueChunkItems + 3);
+                                  return ouro_page_pool_bytes(s, 0) + 20.0 * chunks +
+                                         8192.0 * std::min(queue_chunks, chunks);
+                                },
+                            .step_bound = &ouro_default_step_bound}))
 
 }  // namespace alloclab::sim::detail

@@ -117,3 +117,39 @@ TEST_CASE("ouro-p-va lockstep aggregates a warp: its lanes finish together",
   for (std::uint64_t w = 0; w < 3; ++w)
     for (std::uint64_t l = 1; l < 32; ++l) CHECK(r.steps[32 * w + l] == r.steps[32 * w]);
 }
+
+// VL keeps 10 more chunks (its trail) than VA: in 20 chunks, 6 of 16 B pages (6 + 2 + 2 + 10)
+// and 7 of 1 KiB (7 + 1 + 2 + 10).
+TEST_CASE("ouro-p-vl out of memory where the reserve and the trail leave off, in every mode",
+          "[cpu_sim][ouro][vqueue]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  struct Case {
+    unsigned units;
+    std::uint64_t pages;
+  };
+  const Case c = GENERATE(Case{1, 6 * 512}, Case{64, 7 * 8});
+  CAPTURE(mode_name(mode), c.units);
+  Scenario s = test::ouro_empty_pool(Algorithm::ouro_p_vl, 3 * c.pages + 5, 20, c.units);
+  const RunResult r = run_once(s, in_mode(mode), 0);
+  CHECK(r.taken == c.pages * c.units);
+  CHECK(r.failed == s.N - c.pages);
+}
+
+// Freed after running out, the 3072 pages go to positions 3072..6143 (chunks 1 to 2 more, front
+// moving past used-up ones and old trailing it), and are all served again, several times over.
+TEST_CASE("ouro-p-vl frees every page after running out, and serves them all again",
+          "[cpu_sim][ouro][vqueue]") {
+  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
+  CAPTURE(mode_name(mode));
+  Scenario s = test::ouro_empty_pool(Algorithm::ouro_p_vl, 3072 + 100, 20, 1);
+  auto a = make_allocator(s, in_mode(mode), 1);
+  for (std::uint64_t round = 1; round <= 4; ++round) {
+    CAPTURE(round);
+    const RunResult r = a->allocate(round);
+    REQUIRE(r.taken == 3072);
+    CHECK(r.failed == 100);
+    for (auto f : r.first_page)
+      if (f >= 0) a->free(static_cast<std::uint64_t>(f), 1);
+    CHECK(a->free_count() == s.T);
+  }
+}

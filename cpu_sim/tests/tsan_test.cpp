@@ -16,6 +16,9 @@ TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   s.T = 2048;
   // Ouroboros serves whole free chunks (512 units), which a partly used pool lacks.
   if (caps(algo).size_classes) s.A = s.T;
+  // One that keeps its queue's chunks in the pool keeps 3 + its trail of them beside the page
+  // chunk the 256 requests of 2 units take.
+  if (caps(algo).queue_in_pool) s.A = s.T = (1 + 3 + caps(algo).queue_trail) * 512;
   s.lanes = 8;
   s.pages = multi_page ? 2 : 1;
   SimOptions o;

@@ -47,6 +47,10 @@ std::string parameter_of(Algorithm a, const Workload& w) {
 std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   if (algo == Algorithm::ouro_p_s) return {3, 3};
   if (algo == Algorithm::ouro_p_va) return {4, 4 + 12};
+  // Over linked Queue-Chunks the same 4; position 0 also makes chunk 0 and sets the three
+  // pointers (6 + 3), and a free that fills or uses up a chunk moves a pointer (its CAS, the
+  // trail count, and past the trail old's CAS, the count back and the reuse queue's 3).
+  if (algo == Algorithm::ouro_p_vl) return {4, 4 + 12 + 3 + 1 + 8};
   if (algo == Algorithm::ouro_c_s) return {3, 3 + 3 + 6};
   return {1, 1};
 }

@@ -24,6 +24,7 @@
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "alloclab/core/ouroboros/virtual_array_queue.hpp"
+#include "alloclab/core/ouroboros/virtual_linked_queue.hpp"
 #include "alloclab/core/pool.hpp"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
@@ -68,7 +69,7 @@ struct OuroPageView {
                    chunk_count, chunk_class};
     if (Layout::kVirtual) {
       q.refs = slots[k];
-      q.ref_count = ouro::va_reference_count(capacity[k]);
+      q.ref_count = Layout::static_words(capacity[k]);
       q.store = store;
     }
     return q;
@@ -148,7 +149,7 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   }
   std::uint32_t item_leader_ops = 0;
   bool aggregated = false;
-  if constexpr (Layout::kVirtual) {
+  if constexpr (Layout::kGroupItems) {
     const std::uint64_t first = position - rank;
     aggregated = result == ReserveOutcome::ok && !split && ouro::va_group_aggregates(first, g);
     if (aggregated) {
@@ -181,7 +182,7 @@ __device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t 
   if (lane_id() == leader) first = ouro::run_release<DeviceAtomics>(q, n, own);
   first = __shfl_sync(group, first, leader);
   const std::uint64_t position = first + __popc(group & lanemask_lt());
-  if constexpr (Layout::kVirtual) {
+  if constexpr (Layout::kGroupItems) {
     if (ouro::va_group_aggregates(first, n)) {
       std::uint32_t index = ouro::page_index_of_unit(unit, k), leader_ops = 0;
       va_group_items<true>(q, group, leader, first, n, position, index, own, v.stuck, leader_ops);
@@ -230,7 +231,7 @@ class OuroPagePool final : public PoolPolicy {
     chunks_ = ouro::chunk_count_of_units(T_);
     for (unsigned k = 0; k < kPageClasses; ++k) {
       capacity_[k] = ouro::ring_capacity(T_, k, ouro::queue_capacity_of(o.queue_capacity));
-      slot_total_ += Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
+      slot_total_ += Layout::static_words(capacity_[k]);
     }
   }
   View view() const {
@@ -240,7 +241,7 @@ class OuroPagePool final : public PoolPolicy {
     for (unsigned k = 0; k < kPageClasses; ++k) {
       v.slots[k] = slots_.get() + offset;
       v.capacity[k] = capacity_[k];
-      offset += Layout::kVirtual ? ouro::va_reference_count(capacity_[k]) : capacity_[k];
+      offset += Layout::static_words(capacity_[k]);
     }
     v.chunks = &misc_.get()->chunks;
     v.available = available_.get();
@@ -386,8 +387,10 @@ class OuroPagePool final : public PoolPolicy {
     std::uint64_t page_chunks = 0, reserved = 0, needed = 0;
     for (unsigned k = 0; k < kPageClasses; ++k) {
       page_chunks += st.queue[k].pages / ouro::pages_per_chunk(k);
-      reserved += ouro::queue_chunks_reserved(st.queue[k].pages);
-      needed += ouro::va_chunks_at_rest(st.queue[k].front, st.queue[k].back);
+      reserved += ouro::queue_chunks_reserved(st.queue[k].pages, Layout::kTrail);
+      // VL also keeps the used-up chunks of its trail, min(t, chunks used up).
+      needed += ouro::va_chunks_at_rest(st.queue[k].front, st.queue[k].back) +
+                std::min<std::uint64_t>(Layout::kTrail, st.queue[k].front / ouro::kQueueChunkItems);
     }
     const std::uint64_t drawn = std::min<std::uint64_t>(st.next_chunk, chunk_count_);
     const auto held = static_cast<std::int64_t>(drawn - page_chunks) - st.reused_waiting;
@@ -432,6 +435,7 @@ void launch_ouro_page_free(const KernelArgs& a, const OuroPageView<Layout>& v) {
 
 using S = ouro::StaticRing<DeviceAtomics>;
 using VA = ouro::VirtualArray<DeviceAtomics>;
+using VL = ouro::VirtualLinked<DeviceAtomics>;
 
 }  // namespace
 
@@ -445,6 +449,12 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
                         (gpu_entry(GpuTraits<OuroPagePool<VA>>{
                             .alloc = &launch_ouro_page_alloc<VA>,
                             .free = &launch_ouro_page_free<VA>,
+                            .out_of_memory = OutOfMemory::exhausted})))
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_vl,
+                        (gpu_entry(GpuTraits<OuroPagePool<VL>>{
+                            .alloc = &launch_ouro_page_alloc<VL>,
+                            .free = &launch_ouro_page_free<VL>,
                             .out_of_memory = OutOfMemory::exhausted})))
 
 }  // namespace alloclab::gpu::detail

@@ -62,8 +62,10 @@ TEST_CASE("Ouroboros serves every size class from an empty pool, pages disjoint 
     }
 }
 
-// Ten chunks: all of them pages (S), or, where the queue keeps its items in the pool (VA), the
-// chunks its reserve leaves: 6 of 16 B (6 + ceil(3072/2048) + 2 = 10), 7 of 1 KiB and of 8 KiB.
+// Twenty chunks: all of them pages (S), or, where the queue keeps its items in the pool, the
+// chunks its reserve leaves: VA 14 of 16 B (14 + ceil(7168/2048) + 2 = 20), 17 of 1 KiB and of
+// 8 KiB (17 + 1 + 2); VL, with a trail of 10 more, 6 of 16 B (6 + 2 + 2 + 10), 7 of 1 KiB and
+// 8 KiB.
 TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then null",
           "[gpu][ouro]") {
   require_device();
@@ -71,10 +73,15 @@ TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then
     for (unsigned units : {1u, 64u, 512u}) {
       INFO(name(a) << " units " << units);
       const std::uint32_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
-      const std::uint64_t pages = ouro::page_chunks_at_oom(10, p, caps(a).queue_in_pool) * p;
-      CHECK(pages == (caps(a).queue_in_pool ? (units == 1 ? 6 : 7) : 10) * std::uint64_t{p});
+      const Capabilities& c = caps(a);
+      const std::uint64_t pages =
+          ouro::page_chunks_at_oom(20, p, c.queue_in_pool, c.queue_trail) * p;
+      const std::uint64_t chunks = !c.queue_in_pool     ? 20
+                                   : c.queue_trail == 0 ? (units == 1 ? 14 : 17)
+                                                        : (units == 1 ? 6 : 7);
+      CHECK(pages == chunks * p);
       auto s = scenario(a, 3 * pages + 5, 0, 0);
-      s.T = s.A = 10 * 512;
+      s.T = s.A = 20 * 512;
       s.pages = units;
       const auto r = measure(a, s, quick());
       CHECK(r.taken == pages);

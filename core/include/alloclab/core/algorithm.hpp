@@ -28,6 +28,7 @@ enum class Algorithm {
   ouro_p_s,      // Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over standard array queues
   ouro_c_s,      // Ouroboros variant C (Winter et al., ICS'20, Alg. 4-5) over standard array queues
   ouro_p_va,     // Ouroboros variant P over virtualized array queues (Winter et al., §5.1)
+  ouro_p_vl,     // Ouroboros variant P over virtualized linked-chunk queues (Winter et al., §5.2)
 };
 
 // The backends an allocator can run on (a bit set).
@@ -73,6 +74,9 @@ struct Capabilities {
   // Its queues keep their items on chunks of the pool (Ouroboros' virtualized queues), and the
   // pool keeps chunks back for them: fewer pages are served before it runs out of memory.
   bool queue_in_pool = false;
+  // Used-up Queue-Chunks a queue keeps before it gives them back (VL's trail t), kept in the pool
+  // too.
+  unsigned queue_trail = 0;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -163,6 +167,19 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .fixed_page_bytes = 16,
       .size_classes = true,
       .queue_in_pool = true}},
+    {Algorithm::ouro_p_vl,
+     "ouro-p-vl",
+     "Ouroboros page-index queues, virtualized linked Queue-Chunks with a trail of t = 10 "
+     "(Winter et al., Alg. 3 and Sec. 5.2; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, queue pointer, "
+     "Queue-Chunk start, link, item and count, chunk counter); in lockstep, one round of the "
+     "lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .queue_in_pool = true,
+      .queue_trail = 10}},
 });
 
 // kAlgorithms is indexed by the enum.

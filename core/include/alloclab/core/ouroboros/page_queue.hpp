@@ -138,11 +138,17 @@ class SlotWrite {
 // Where a queue keeps its items, as a policy type (mallocMC style): the standard ring (S) here,
 // the virtualized array of Queue-Chunks (VA) in virtual_array_queue.hpp. A policy names the
 // lane's read and write of one position and says whether the pool keeps Queue-Chunks for it.
+// kVirtual: the pool keeps Queue-Chunks for it (queue_chunk.hpp), kTrail more per class (VL);
+// static_words(capacity): the 32-bit words of a class's static part (PageQueueRef::slots for S,
+// ::refs for the others), every one set to the deletion marker before use.
 template <class Atomics>
 struct StaticRing {
   using Read = SlotRead<Atomics>;
   using Write = SlotWrite<Atomics>;
   static constexpr bool kVirtual = false;
+  static constexpr bool kGroupItems = false;  // VA's aggregated items (virtual_array_queue.hpp)
+  static constexpr std::uint32_t kTrail = 0;
+  ALLOCLAB_HD static std::uint32_t static_words(std::uint32_t capacity) { return capacity; }
 };
 
 enum class ReservePhase : std::uint8_t {
@@ -216,7 +222,7 @@ class PageReserveOp {
         return OpStatus::running;
       }
       case ReservePhase::commit: {
-        committed_ = chunks_committed_by_grow(pages_before_, per_chunk_);
+        committed_ = chunks_committed_by_grow(pages_before_, per_chunk_, Storage::kTrail);
         const std::uint64_t old = rmw_add(q.chunks->committed, committed_, c);
         phase_ = old + committed_ > q.chunk_count ? ReservePhase::commit_undo : ReservePhase::chunk;
         return OpStatus::running;

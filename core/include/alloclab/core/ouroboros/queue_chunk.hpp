@@ -43,16 +43,19 @@ struct QueueChunkStore {
 
 // The Queue-Chunks a class of `pages` pages keeps in the pool: enough to hold every page at once
 // (a window of `pages` positions touches ceil(pages / 2048) + 1 Queue-Chunks) and the one its
-// enqueuers prepare ahead; none before the class has pages.
-ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages) {
-  return pages == 0 ? 0 : (pages + kQueueChunkItems - 1) / kQueueChunkItems + 2;
+// enqueuers prepare ahead, and (VL) the `trail` used-up chunks it reclaims late; none before
+// the class has pages.
+ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages, std::uint32_t trail = 0) {
+  return pages == 0 ? 0 : (pages + kQueueChunkItems - 1) / kQueueChunkItems + 2 + trail;
 }
 
 // Chunks a grow of a class from `pages_before` pages by `per_chunk` commits: its page chunk and
 // the Queue-Chunks the class needs beyond those it had.
 ALLOCLAB_HD std::uint64_t chunks_committed_by_grow(std::uint64_t pages_before,
-                                                   std::uint32_t per_chunk) {
-  return 1 + queue_chunks_reserved(pages_before + per_chunk) - queue_chunks_reserved(pages_before);
+                                                   std::uint32_t per_chunk,
+                                                   std::uint32_t trail = 0) {
+  return 1 + queue_chunks_reserved(pages_before + per_chunk, trail) -
+         queue_chunks_reserved(pages_before, trail);
 }
 
 // The references of a VA queue that holds `capacity` items: one per Queue-Chunk the items can
@@ -67,10 +70,10 @@ ALLOCLAB_HD std::uint32_t va_reference_count(std::uint64_t capacity) {
 // `per_chunk` pages each: all of them, or, where the queue keeps its items in the pool, the most
 // g with g + queue_chunks_reserved(g * per_chunk) <= chunks.
 ALLOCLAB_HD std::uint64_t page_chunks_at_oom(std::uint64_t chunks, std::uint32_t per_chunk,
-                                             bool queue_in_pool) {
+                                             bool queue_in_pool, std::uint32_t trail = 0) {
   if (!queue_in_pool) return chunks;
   std::uint64_t g = 0;
-  while (g + 1 + queue_chunks_reserved((g + 1) * per_chunk) <= chunks) ++g;
+  while (g + 1 + queue_chunks_reserved((g + 1) * per_chunk, trail) <= chunks) ++g;
   return g;
 }
 

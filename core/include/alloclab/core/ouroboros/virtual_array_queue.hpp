@@ -40,14 +40,13 @@
 #include "alloclab/core/ouroboros/op_counts.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "alloclab/core/ouroboros/queue_chunk.hpp"
+#include "alloclab/core/ouroboros/queue_chunk_take.hpp"
 #include "alloclab/core/ouroboros/virtual_queue_math.hpp"
 
 namespace alloclab::ouro {
 
 enum class VaPhase : std::uint8_t {
-  take,     // prepare: a chunk from the reuse queue (DequeueOp steps), else a fresh one
-  init,     // prepare: count = 0 (and the deletion marker in every slot of a fresh chunk)
-  start,    // prepare: its virtual start
+  take,     // prepare: a chunk (QueueChunkTake: reused or fresh, reset, its virtual start)
   publish,  // prepare: CAS its reference from empty to its id
   locate,   // load the reference of the position's chunk
   check,    // load that chunk's virtual start
@@ -73,6 +72,7 @@ class VaSlotOp {
       // Chunk j + 1 ahead of its first item (and chunk 0 itself at the queue's first item).
       prepare_ = j == 0 ? 0 : j + 1;
       prepare_last_ = j + 1;
+      take_ = QueueChunkTake<Atomics>(prepare_ * kQueueChunkItems);
       phase_ = VaPhase::take;
     }
   }
@@ -84,59 +84,17 @@ class VaSlotOp {
     using M = CountedOps<Atomics>;
     QueueChunkStore& st = *q.store;
     switch (phase_) {
-      case VaPhase::take: {
-        if (!fresh_) {
-          const std::uint32_t before = take_.memory_ops();
-          const QueueStatus s = take_.step(st.reuse);
-          c.memory_ops += take_.memory_ops() - before;
-          c.atomics += take_.memory_ops() - before;
-          if (s == QueueStatus::spinning) return spun(c);
-          if (s == QueueStatus::done) {
-            if (take_.outcome() == QueueOutcome::ok) {
-              chunk_ = take_.index();
-              phase_ = VaPhase::init;
-            } else {
-              fresh_ = true;  // nothing given back: a chunk the pool has not used yet
-            }
-          }
-          return OpStatus::running;
-        }
-        const std::uint64_t nth = M::add(q.chunks->next_chunk, std::uint64_t{1}, c);
-        if (nth < q.chunk_count) {
-          ++c.memory_ops;  // the id, read-only after set-up
-          chunk_ = q.available[nth];
-          phase_ = VaPhase::init;
-          return OpStatus::running;
-        }
-        // None: a lagging lane holds a used chunk; look again from the reuse queue.
-        fresh_ = false;
-        take_ = DequeueOp<Atomics>();
-        return spun(c);
-      }
-      case VaPhase::init: {
-        QueueChunkMeta& m = st.meta[chunk_];
-        M::exchange(m.count, std::uint32_t{0}, c);
-        if (fresh_) {
-          // A chunk given back has every item emptied by its readers; a fresh one is filled.
-          std::uint32_t* items = st.slots + std::uint64_t{chunk_} * kQueueChunkItems;
-          for (std::uint32_t i = 0; i < kQueueChunkItems; ++i) items[i] = kDeletionMarker;
-          c.memory_ops += kQueueChunkItems;
-        }
-        Atomics::fence();  // the fill before the start that publishes it
-        phase_ = VaPhase::start;
-        return OpStatus::running;
-      }
-      case VaPhase::start:
-        M::exchange(st.meta[chunk_].virtual_start, prepare_ * kQueueChunkItems, c);
-        phase_ = VaPhase::publish;
+      case VaPhase::take:
+        if (take_.step(q, c) == OpStatus::spinning) return OpStatus::spinning;
+        if (take_.done()) phase_ = VaPhase::publish;
         return OpStatus::running;
       case VaPhase::publish:
-        if (M::cas(q.refs[prepare_ % q.ref_count], kDeletionMarker, chunk_, c) != kDeletionMarker)
+        if (M::cas(q.refs[prepare_ % q.ref_count], kDeletionMarker, take_.chunk(), c) !=
+            kDeletionMarker)
           return spun(c);  // the reference's chunk of a lap earlier is not used up yet
         if (prepare_ < prepare_last_) {
           ++prepare_;
-          fresh_ = false;
-          take_ = DequeueOp<Atomics>();
+          take_ = QueueChunkTake<Atomics>(prepare_ * kQueueChunkItems);
           phase_ = VaPhase::take;
         } else {
           phase_ = VaPhase::locate;
@@ -214,8 +172,7 @@ class VaSlotOp {
   std::uint32_t chunk_ = kDeletionMarker;
   std::uint32_t n_ = 1;  // items its count phase counts
   VaPhase phase_ = VaPhase::locate;
-  bool fresh_ = false;
-  DequeueOp<Atomics> take_;
+  QueueChunkTake<Atomics> take_;
   EnqueueOp<Atomics> give_{kDeletionMarker};
 };
 
@@ -297,6 +254,11 @@ struct VirtualArray {
   using Read = VaRead<Atomics>;
   using Write = VaWrite<Atomics>;
   static constexpr bool kVirtual = true;
+  static constexpr bool kGroupItems = true;
+  static constexpr std::uint32_t kTrail = 0;
+  ALLOCLAB_HD static std::uint32_t static_words(std::uint32_t capacity) {
+    return va_reference_count(capacity);
+  }
 };
 
 }  // namespace alloclab::ouro

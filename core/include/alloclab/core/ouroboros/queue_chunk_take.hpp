@@ -1,0 +1,111 @@
+// Taking a Queue-Chunk from the memory manager for a virtualized queue (VA: virtual_array_queue.hpp,
+// VL: virtual_linked_queue.hpp), as a step machine (one memory operation per step): one given
+// back (the reuse queue) before a fresh one, its count and next link reset, a fresh one's items
+// filled with the deletion marker, and its virtual start written last, which publishes the rest.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/hd.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
+#include "alloclab/core/ouroboros/op_counts.hpp"
+#include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
+
+namespace alloclab::ouro {
+
+template <class Atomics>
+class QueueChunkTake {
+ public:
+  enum class Phase : std::uint8_t {
+    reuse,  // a chunk from the reuse queue (DequeueOp steps)
+    fresh,  // else the chunk counter and the id
+    init,   // count = 0 (and the marker in every item of a fresh chunk)
+    unlink, // a linked queue's chunk (VL): next = none
+    start,  // its virtual start (the queue's start word)
+    done,
+  };
+  // `linked`: the chunk's next link is reset too (VL).
+  ALLOCLAB_HD explicit QueueChunkTake(std::uint64_t start_word = 0, bool linked = false)
+      : start_(start_word), linked_(linked) {}
+  ALLOCLAB_HD Phase phase() const { return phase_; }
+  ALLOCLAB_HD bool done() const { return phase_ == Phase::done; }
+  ALLOCLAB_HD std::uint32_t chunk() const { return chunk_; }
+
+  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
+    using M = CountedOps<Atomics>;
+    QueueChunkStore& st = *q.store;
+    switch (phase_) {
+      case Phase::reuse: {
+        const std::uint32_t before = take_.memory_ops();
+        const QueueStatus s = take_.step(st.reuse);
+        c.memory_ops += take_.memory_ops() - before;
+        c.atomics += take_.memory_ops() - before;
+        if (s == QueueStatus::spinning) return spun(c);
+        if (s == QueueStatus::done) {
+          if (take_.outcome() == QueueOutcome::ok) {
+            chunk_ = take_.index();
+            fresh_ = false;
+            phase_ = Phase::init;
+          } else {
+            phase_ = Phase::fresh;  // nothing given back: a chunk the pool has not used yet
+          }
+        }
+        return OpStatus::running;
+      }
+      case Phase::fresh: {
+        const std::uint64_t nth = M::add(q.chunks->next_chunk, std::uint64_t{1}, c);
+        if (nth < q.chunk_count) {
+          ++c.memory_ops;  // the id, read-only after set-up
+          chunk_ = q.available[nth];
+          fresh_ = true;
+          phase_ = Phase::init;
+          return OpStatus::running;
+        }
+        // None: a lagging lane holds a used chunk; look again from the reuse queue.
+        take_ = DequeueOp<Atomics>();
+        phase_ = Phase::reuse;
+        return spun(c);
+      }
+      case Phase::init: {
+        QueueChunkMeta& m = st.meta[chunk_];
+        M::exchange(m.count, std::uint32_t{0}, c);
+        if (fresh_) {
+          // A chunk given back has every item emptied by its readers; a fresh one is filled.
+          std::uint32_t* items = st.slots + std::uint64_t{chunk_} * kQueueChunkItems;
+          for (std::uint32_t i = 0; i < kQueueChunkItems; ++i) items[i] = kDeletionMarker;
+          c.memory_ops += kQueueChunkItems;
+        }
+        phase_ = linked_ ? Phase::unlink : Phase::start;
+        return OpStatus::running;
+      }
+      case Phase::unlink:
+        M::exchange(st.meta[chunk_].next, kDeletionMarker, c);
+        phase_ = Phase::start;
+        return OpStatus::running;
+      case Phase::start:
+        Atomics::fence();  // the fill before the start that publishes it
+        M::exchange(st.meta[chunk_].virtual_start, start_, c);
+        phase_ = Phase::done;
+        return OpStatus::done;
+      case Phase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+ private:
+  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
+    ++c.failed;
+    ++c.slot_spins;
+    return OpStatus::spinning;
+  }
+  std::uint64_t start_;
+  std::uint32_t chunk_ = kDeletionMarker;
+  Phase phase_ = Phase::reuse;
+  bool linked_ = false;
+  bool fresh_ = false;
+  DequeueOp<Atomics> take_;
+};
+
+}  // namespace alloclab::ouro

@@ -1,0 +1,126 @@
+// Ouroboros' virtualized linked-chunk queue (VL, Winter et al., ICS'20, §5.2;
+// virtual_linked_queue.hpp): FIFO order over many linked chunks with front, back and old moving
+// and a trail of t used-up chunks, a reader that holds a chunk reclaimed and reused by another
+// class's queue walking again instead of reading it, and concurrent host threads moving every
+// index exactly once. Also built with -fsanitize=thread.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "alloclab/core/ouroboros/virtual_linked_queue.hpp"
+#include "ouro_virtual_queue_support.hpp"
+
+using namespace alloclab::ouro;
+using alloclab::ouro::test::VirtualQueue;
+
+namespace {
+
+using A = HostAtomics;
+using Read = VlRead<A>;
+using Write = VlWrite<A>;
+
+// Chunks a VL queue holds at rest: VA's (the window and the one prepared ahead) and the trail of
+// used-up ones, min(t, chunks used up).
+std::int64_t vl_held_at_rest(std::uint64_t front, std::uint64_t back) {
+  return static_cast<std::int64_t>(
+      va_chunks_at_rest(front, back) +
+      std::min<std::uint64_t>(kVlTrail, front / kQueueChunkItems));
+}
+
+}  // namespace
+
+TEST_CASE("VL queue: FIFO over linked chunks, pointers moved, a trail of t kept",
+          "[core][ouro][vqueue]") {
+  VirtualQueue v(40, 2048, kVlStaticWords, 3);
+  OpCounts c;
+  std::uint64_t back = 0, front = 0;
+  for (std::uint32_t n = 0; n < 60000; ++n) {
+    Write w(1000000 + n, back++);
+    v.run(w, c);
+    if (back - front >= 3000 || n % 11 == 0) {
+      const std::uint64_t until = back - (n % 7);
+      while (front < until) {
+        Read r(front);
+        v.run(r, c);
+        CHECK(r.index() == 1000000 + front);
+        ++front;
+      }
+    }
+    REQUIRE(v.held() == vl_held_at_rest(front, back));
+  }
+  // 60,000 positions: 29 chunks used up, every one but the trail given back and reused.
+  CHECK(vl_trail_count(v.refs[kVlTrailCount]) == kVlTrail);
+  const std::uint64_t used_up = front / kQueueChunkItems;
+  CHECK(v.meta[v.refs[kVlFront]].virtual_start == vl_start_word(3, used_up * kQueueChunkItems));
+  CHECK(v.meta[v.refs[kVlOld]].virtual_start ==
+        vl_start_word(3, (used_up - kVlTrail) * kQueueChunkItems));
+  CHECK(v.source.next_chunk < 40);  // chunks reclaimed came back
+  CHECK(c.slot_spins == 0);
+}
+
+TEST_CASE("VL queue: a reader holding a chunk reclaimed and reused walks again",
+          "[core][ouro][vqueue]") {
+  VirtualQueue v(40, 2048, kVlStaticWords, 2);
+  OpCounts c;
+  // Position 0 makes chunk 0 and links chunk 1.
+  Write w0(7, 0);
+  v.run(w0, c);
+  const std::uint32_t chunk0 = v.refs[kVlFront];
+  // A reader of a position far ahead loads front (chunk 0) and stops there.
+  Read ahead(15 * kQueueChunkItems + 5);
+  ahead.step(v.q, c);
+  REQUIRE(ahead.phase() == VlPhase::check);
+  // 15 chunks written and read: chunks 0..14 are used up, front moves past them, and past the
+  // trail of 10 chunks 0..4 go back to the reuse queue; two more chunks written take chunk 0 and
+  // chunk 1 from there for chunks 17 and 18.
+  std::uint64_t back = 1, front = 0;
+  for (; back < 15 * kQueueChunkItems + 6; ++back) {
+    Write w(static_cast<std::uint32_t>(back), back);
+    v.run(w, c);
+  }
+  for (; front < 15 * kQueueChunkItems + 5; ++front) {
+    Read r(front);
+    v.run(r, c);
+  }
+  for (; back < 18 * kQueueChunkItems; ++back) {
+    Write w(static_cast<std::uint32_t>(back), back);
+    v.run(w, c);
+  }
+  CHECK(v.meta[chunk0].virtual_start == vl_start_word(2, 17 * kQueueChunkItems));
+  // The reader that held chunk 0 checks its start, finds it is not its queue's chunk 0 any more,
+  // walks again from front and reads position 15 * 2048 + 5.
+  v.run(ahead, c);
+  CHECK(ahead.index() == 15 * kQueueChunkItems + 5);
+  CHECK(v.held() == vl_held_at_rest(front + 1, back));
+}
+
+TEST_CASE("VL queue: concurrent writers and readers move every index exactly once",
+          "[core][ouro][vqueue][threads]") {
+  constexpr unsigned kThreads = 4;
+  constexpr std::uint32_t kPerThread = 8000;
+  VirtualQueue v(40, 2048, kVlStaticWords, 5);
+  std::vector<std::atomic<std::uint32_t>> seen(kThreads * kPerThread);
+  auto worker = [&](unsigned t) {
+    OpCounts c;
+    for (std::uint32_t k = 0; k < kPerThread; ++k) {
+      Write w(t * kPerThread + k, A::fetch_add(v.words.back, std::uint64_t{1}));
+      while (!w.done())
+        if (w.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      Read r(A::fetch_add(v.words.front, std::uint64_t{1}));
+      while (!r.done())
+        if (r.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      seen[r.index()].fetch_add(1);
+    }
+  };
+  std::vector<std::thread> ts;
+  for (unsigned t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
+  for (auto& t : ts) t.join();
+  for (auto& s : seen) CHECK(s.load() == 1);
+  const std::uint64_t positions = kThreads * kPerThread;
+  CHECK(v.held() == vl_held_at_rest(positions, positions));
+  CHECK(vl_trail_count(v.refs[kVlTrailCount]) == kVlTrail);
+}
