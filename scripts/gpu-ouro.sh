@@ -33,7 +33,7 @@ bad=0
 for tool in memcheck racecheck synccheck; do
   for algo in ${OURO//,/ }; do
   for args in "--N 3000 --T 1e6 --free 1 --pages 1" "--N 3000 --T 262144 --free 1 --pages 64" \
-    "--N 5000 --T 2048 --free 1 --pages 1"; do
+    "--N 10000 --T 8192 --free 1 --pages 1"; do
     echo "### $tool measure --algo $algo $args" >>"$OUT/sanitizer.txt"
     # shellcheck disable=SC2086
     compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo $algo $args \

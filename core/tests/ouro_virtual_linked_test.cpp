@@ -26,9 +26,8 @@ using Write = VlWrite<A>;
 // Chunks a VL queue holds at rest: VA's (the window and the one prepared ahead) and the trail of
 // used-up ones, min(t, chunks used up).
 std::int64_t vl_held_at_rest(std::uint64_t front, std::uint64_t back) {
-  return static_cast<std::int64_t>(
-      va_chunks_at_rest(front, back) +
-      std::min<std::uint64_t>(kVlTrail, front / kQueueChunkItems));
+  return static_cast<std::int64_t>(va_chunks_at_rest(front, back) +
+                                   std::min<std::uint64_t>(kVlTrail, front / kQueueChunkItems));
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ Record at(std::uint64_t N, unsigned units) {
 TEST_CASE("ouro-p-vl model: hand-worked sequential costs", "[model][ouro][vqueue]") {
   // One request grows: its hit (6), the grower's 11, position 0 (two fresh chunks of 2055, the
   // three pointers, the link, the CAS and the count: 4116) and 4 per other page written.
-  CHECK(*at(1, 1).number("tas") == 6 + 11 + 4116 + 511 * 4.0);   // 16 B, p = 512
-  CHECK(*at(1, 64).number("tas") == 6 + 11 + 4116 + 7 * 4.0);    // 1 KiB, p = 8
-  CHECK(*at(1, 512).number("tas") == 6 + 11 + 4116.0);           // 8 KiB, p = 1
+  CHECK(*at(1, 1).number("tas") == 6 + 11 + 4116 + 511 * 4.0);  // 16 B, p = 512
+  CHECK(*at(1, 64).number("tas") == 6 + 11 + 4116 + 7 * 4.0);   // 1 KiB, p = 8
+  CHECK(*at(1, 512).number("tas") == 6 + 11 + 4116.0);          // 8 KiB, p = 1
   CHECK(*at(1, 1).number("queue_chunks_reserved") == 1 + 2 + 10.0);
   // 2049 of 8 KiB (p = 1): every request grows. Position 2047 fills chunk 0 (back moves: 4) and
   // its read uses it up (front moves: 5); position 2048 links chunk 2, fresh (2055 + 1).

@@ -67,8 +67,9 @@ inline void check_queue_capacity(const std::string& who, const Scenario& s,
 
 // --help of --queue-capacity (simulate, measure, workload).
 inline std::string queue_capacity_help() {
-  return "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring, or over "
-         "VA the positions its references cover; variant C: the pages on its chunks); 0 = " +
+  return "Ouroboros (ouro-*): pages one size class's queue holds (variant P: its ring, over VA "
+         "the positions its references cover, over VL the pages it admits; variant C: the pages "
+         "on its chunks); 0 = " +
          std::to_string(kDefaultQueueCapacity) + ". At most " + std::to_string(kMaxUnits) +
          " (the semaphore's count), and at least the pages the requests take in their class";
 }
@@ -82,9 +83,10 @@ inline std::string limits_help() {
          " pages (--queue-capacity changes it), and its bulk semaphore counts at most " +
          std::to_string(kMaxUnits) + " free pages (21 bits) with at most " +
          std::to_string(kSemCountBias) +
-         " requests waiting at once (lockstep: --N); a virtualized queue (ouro-p-va) keeps "
-         "ceil(pages/2048) + 2 of the pool's chunks for its Queue-Chunks, so at 16 B about a fifth "
-         "of the pool serves no request";
+         " requests waiting at once (lockstep: --N); a virtualized queue keeps ceil(pages/2048) + "
+         "2 "
+         "of the pool's chunks for its Queue-Chunks (ouro-p-va; ouro-p-vl 10 more, its trail), so "
+         "at 16 B about a fifth of the pool serves no request";
 }
 
 // The checks of every backend (InputError naming the parameter). `who`: the allocator's name.

@@ -1,7 +1,8 @@
-// Taking a Queue-Chunk from the memory manager for a virtualized queue (VA: virtual_array_queue.hpp,
-// VL: virtual_linked_queue.hpp), as a step machine (one memory operation per step): one given
-// back (the reuse queue) before a fresh one, its count and next link reset, a fresh one's items
-// filled with the deletion marker, and its virtual start written last, which publishes the rest.
+// Taking a Queue-Chunk from the memory manager for a virtualized queue (VA:
+// virtual_array_queue.hpp, VL: virtual_linked_queue.hpp), as a step machine (one memory operation
+// per step): one given back (the reuse queue) before a fresh one, its count and next link reset, a
+// fresh one's items filled with the deletion marker, and its virtual start written last, which
+// publishes the rest.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +19,11 @@ template <class Atomics>
 class QueueChunkTake {
  public:
   enum class Phase : std::uint8_t {
-    reuse,  // a chunk from the reuse queue (DequeueOp steps)
-    fresh,  // else the chunk counter and the id
-    init,   // count = 0 (and the marker in every item of a fresh chunk)
-    unlink, // a linked queue's chunk (VL): next = none
-    start,  // its virtual start (the queue's start word)
+    reuse,   // a chunk from the reuse queue (DequeueOp steps)
+    fresh,   // else the chunk counter and the id
+    init,    // count = 0 (and the marker in every item of a fresh chunk)
+    unlink,  // a linked queue's chunk (VL): next = none
+    start,   // its virtual start (the queue's start word)
     done,
   };
   // `linked`: the chunk's next link is reset too (VL).

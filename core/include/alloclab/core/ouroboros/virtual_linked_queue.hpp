@@ -179,8 +179,7 @@ class VlSlotOp {
             kWrite ? queue_chunk_enqueue_delta() : queue_chunk_dequeue_delta();
         const std::uint32_t now = M::add(st.meta[chunk_].count, delta, c) + delta;
         move_front_ = queue_chunk_used_up(now, kQueueChunkItems);
-        if (kWrite && queue_chunk_count_a(now) == kQueueChunkItems)
-          return begin_move(kVlBack);
+        if (kWrite && queue_chunk_count_a(now) == kQueueChunkItems) return begin_move(kVlBack);
         if (move_front_) return begin_move(kVlFront);
         return finish();
       }
@@ -201,7 +200,8 @@ class VlSlotOp {
         phase_ = VlPhase::move;
         return OpStatus::running;
       case VlPhase::move:
-        if (M::cas(words[moving_], from_, next_, c) != from_) return after_move();  // moved by another
+        if (M::cas(words[moving_], from_, next_, c) != from_)
+          return after_move();  // moved by another
         from_ = next_;
         from_start_ += kQueueChunkItems;
         phase_ = moving_ == kVlFront ? VlPhase::trail : VlPhase::sweep;
