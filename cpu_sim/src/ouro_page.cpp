@@ -252,34 +252,23 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_s,
                                   .step_bound = &ouro_default_step_bound}))
 
 // VA and VL: per chunk also its Queue-Chunk words (16 B) and a reuse slot; the Queue-Chunks a run
-// fills (8 KiB each, one per 2048 positions the requests take, two more per class).
-ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va,
-                        (SimEntry{.make = &make_allocator_of<OuroPageAllocator<ouro::VirtualArray>>,
-                                  .check = &check_ouro_scenario,
-                                  .pool_bytes =
-                                      [](const Scenario& s) {
-                                        const double chunks =
-                                            static_cast<double>(ouro::chunk_count_of_units(s.T));
-                                        const double queue_chunks =
-                                            static_cast<double>(s.N / ouro::kQueueChunkItems + 3);
-                                        return ouro_page_pool_bytes(s, 0) + 20.0 * chunks +
-                                               8192.0 * std::min(queue_chunks, chunks);
-                                      },
-                                  .step_bound = &ouro_default_step_bound}))
+// fills (8 KiB each, one per 2048 positions the requests take, a few more per class).
+double virtual_queue_pool_bytes(const Scenario& s) {
+  const double chunks = static_cast<double>(ouro::chunk_count_of_units(s.T));
+  const double queue_chunks = static_cast<double>(s.N / ouro::kQueueChunkItems + 13);
+  return ouro_page_pool_bytes(s, 0) + 20.0 * chunks + 8192.0 * std::min(queue_chunks, chunks);
+}
 
+template <template <class> class Storage>
+SimEntry virtual_queue_entry() {
+  return SimEntry{.make = &make_allocator_of<OuroPageAllocator<Storage>>,
+                  .check = &check_ouro_scenario,
+                  .pool_bytes = &virtual_queue_pool_bytes,
+                  .step_bound = &ouro_default_step_bound};
+}
+
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va, (virtual_queue_entry<ouro::VirtualArray>()))
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_vl,
-                        (SimEntry{
-                            .make = &make_allocator_of<OuroPageAllocator<ouro::VirtualLinked>>,
-                            .check = &check_ouro_scenario,
-                            .pool_bytes =
-                                [](const Scenario& s) {
-                                  const double chunks =
-                                      static_cast<double>(ouro::chunk_count_of_units(s.T));
-                                  const double queue_chunks =
-                                      static_cast<double>(s.N / ouro::kQueueChunkItems + 3);
-                                  return ouro_page_pool_bytes(s, 0) + 20.0 * chunks +
-                                         8192.0 * std::min(queue_chunks, chunks);
-                                },
-                            .step_bound = &ouro_default_step_bound}))
+                        (virtual_queue_entry<ouro::VirtualLinked>()))
 
 }  // namespace alloclab::sim::detail

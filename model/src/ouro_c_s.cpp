@@ -23,26 +23,18 @@
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
+#include "ouro_sequential.hpp"
 
 namespace alloclab::model {
 namespace {
-
-unsigned class_of(const Scenario& s) {
-  return ouro::page_class_of_units(s.pages);
-}
-
-std::uint64_t growers(const Scenario& s) {
-  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
-  return (s.N + p - 1) / p;
-}
 
 // An empty pool (A = T) with a chunk for every grower, within the class's 2^20 pages.
 bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
     return false;
-  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
-  return growers(s) <= ouro::chunk_count_of_units(s.T) &&
-         growers(s) * p <= ouro::kDefaultQueueCapacity;
+  const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
+  return ouro_growers(s) <= ouro::chunk_count_of_units(s.T) &&
+         ouro_growers(s) * p <= ouro::kDefaultQueueCapacity;
 }
 
 // Steps of the request served r-th (service order).
@@ -53,23 +45,10 @@ std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
 
 Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
-  const unsigned k = class_of(s);
+  const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k), W = ouro::mask_words(k);
-  std::uint64_t total = 0, warp_max_sum = 0, warp_max = 0;
-  const std::uint64_t L = s.lanes;
-  for (std::uint64_t i = 0; i < s.N; ++i) {
-    const std::uint64_t x = steps_of(i, p, W);
-    total += x;
-    warp_max = x > warp_max ? x : warp_max;
-    if ((i + 1) % L == 0 || i + 1 == s.N) {
-      warp_max_sum += warp_max;
-      warp_max = 0;
-    }
-  }
-  const std::uint64_t warps = (s.N + L - 1) / L;
-  r.set("tas", static_cast<double>(total) / static_cast<double>(s.N));
-  r.set("was", static_cast<double>(warp_max_sum) / static_cast<double>(warps));
-  r.set_int("chunks", growers(s));
+  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return steps_of(i, p, W); });
+  r.set_int("chunks", ouro_growers(s));
   r.set_int("traversal", 0);
   r.set_int("static_queue_bytes",
             8 * std::uint64_t{ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T))});

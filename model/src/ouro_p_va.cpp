@@ -23,26 +23,18 @@
 #include "alloclab/core/ouroboros/queue_chunk.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
+#include "ouro_sequential.hpp"
 
 namespace alloclab::model {
 namespace {
-
-unsigned class_of(const Scenario& s) {
-  return ouro::page_class_of_units(s.pages);
-}
-
-std::uint64_t growers(const Scenario& s) {
-  const std::uint64_t p = ouro::pages_per_chunk(class_of(s));
-  return (s.N + p - 1) / p;
-}
 
 // An empty pool (A = T) with a chunk for every grower beside the queue's reserve, and a queue
 // for every page.
 bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
     return false;
-  const unsigned k = class_of(s);
-  const std::uint64_t p = ouro::pages_per_chunk(k), G = growers(s);
+  const unsigned k = ouro_class_of(s);
+  const std::uint64_t p = ouro::pages_per_chunk(k), G = ouro_growers(s);
   return G + ouro::queue_chunks_reserved(G * p) <= ouro::chunk_count_of_units(s.T) &&
          G * p <= ouro::ring_capacity(s.T, k);
 }
@@ -57,24 +49,11 @@ std::uint64_t steps_of(std::uint64_t r, std::uint64_t p) {
 
 Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
-  const unsigned k = class_of(s);
+  const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k);
-  std::uint64_t total = 0, warp_max_sum = 0, warp_max = 0;
-  const std::uint64_t L = s.lanes;
-  for (std::uint64_t i = 0; i < s.N; ++i) {
-    const std::uint64_t x = steps_of(i, p);
-    total += x;
-    warp_max = x > warp_max ? x : warp_max;
-    if ((i + 1) % L == 0 || i + 1 == s.N) {
-      warp_max_sum += warp_max;
-      warp_max = 0;
-    }
-  }
-  const std::uint64_t warps = (s.N + L - 1) / L;
-  r.set("tas", static_cast<double>(total) / static_cast<double>(s.N));
-  r.set("was", static_cast<double>(warp_max_sum) / static_cast<double>(warps));
-  r.set_int("chunks", growers(s));
-  r.set_int("queue_chunks_reserved", ouro::queue_chunks_reserved(growers(s) * p));
+  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return steps_of(i, p); });
+  r.set_int("chunks", ouro_growers(s));
+  r.set_int("queue_chunks_reserved", ouro::queue_chunks_reserved(ouro_growers(s) * p));
   r.set_int("static_queue_bytes",
             4 * std::uint64_t{ouro::va_reference_count(ouro::ring_capacity(s.T, k))});
   return r;

@@ -184,20 +184,10 @@ class PublishOp {
   std::uint64_t position_ = 0;
 };
 
-// Steps a queue operation of index_queue.hpp (the reuse queue), counting its memory operations.
+// The same for variant C's counts.
 template <class QueueOp>
 ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts& c) {
-  const std::uint32_t before = op.memory_ops(), spins = op.slot_spins();
-  const QueueStatus s = op.step(q);
-  c.ops.memory_ops += op.memory_ops() - before;
-  c.ops.atomics += op.memory_ops() - before;
-  if (op.slot_spins() != spins) {
-    ++c.ops.failed;
-    ++c.ops.slot_spins;
-  }
-  return s == QueueStatus::done       ? OpStatus::done
-         : s == QueueStatus::spinning ? OpStatus::spinning
-                                      : OpStatus::running;
+  return step_index_queue(op, q, c.ops);
 }
 
 // ---- The leader's part: wait for n pages, growing the queue by a chunk as the grower ----

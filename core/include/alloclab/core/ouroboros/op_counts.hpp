@@ -7,6 +7,7 @@
 
 #include "alloclab/core/hd.hpp"
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
+#include "alloclab/core/ouroboros/index_queue.hpp"
 
 namespace alloclab::ouro {
 
@@ -77,6 +78,26 @@ struct CountedOps {
     return Atomics::fetch_and(w, v);
   }
 };
+
+// A step that waited for another thread (a slot, a link, a chunk given back): counted as a lost
+// race and a slot spin.
+ALLOCLAB_HD OpStatus count_spin(OpCounts& c) {
+  ++c.failed;
+  ++c.slot_spins;
+  return OpStatus::spinning;
+}
+
+// Steps a queue operation of index_queue.hpp (a reuse queue), counting its memory operations.
+template <class QueueOp>
+ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, OpCounts& c) {
+  const std::uint32_t before = op.memory_ops();
+  const QueueStatus s = op.step(q);
+  c.memory_ops += op.memory_ops() - before;
+  c.atomics += op.memory_ops() - before;
+  return s == QueueStatus::done       ? OpStatus::done
+         : s == QueueStatus::spinning ? count_spin(c)
+                                      : OpStatus::running;
+}
 
 // Adds what a semaphore wait did between `before` and `after` (its results) to `c`.
 ALLOCLAB_HD void account_wait(const WaitResult& before, const WaitResult& after, OpCounts& c) {

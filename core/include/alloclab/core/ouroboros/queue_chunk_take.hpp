@@ -38,12 +38,9 @@ class QueueChunkTake {
     QueueChunkStore& st = *q.store;
     switch (phase_) {
       case Phase::reuse: {
-        const std::uint32_t before = take_.memory_ops();
-        const QueueStatus s = take_.step(st.reuse);
-        c.memory_ops += take_.memory_ops() - before;
-        c.atomics += take_.memory_ops() - before;
-        if (s == QueueStatus::spinning) return spun(c);
-        if (s == QueueStatus::done) {
+        const OpStatus s = step_index_queue(take_, st.reuse, c);
+        if (s == OpStatus::spinning) return s;
+        if (s == OpStatus::done) {
           if (take_.outcome() == QueueOutcome::ok) {
             chunk_ = take_.index();
             fresh_ = false;
@@ -66,7 +63,7 @@ class QueueChunkTake {
         // None: a lagging lane holds a used chunk; look again from the reuse queue.
         take_ = DequeueOp<Atomics>();
         phase_ = Phase::reuse;
-        return spun(c);
+        return count_spin(c);
       }
       case Phase::init: {
         QueueChunkMeta& m = st.meta[chunk_];
@@ -96,11 +93,6 @@ class QueueChunkTake {
   }
 
  private:
-  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
-    ++c.failed;
-    ++c.slot_spins;
-    return OpStatus::spinning;
-  }
   std::uint64_t start_;
   std::uint32_t chunk_ = kDeletionMarker;
   Phase phase_ = Phase::reuse;
@@ -108,5 +100,19 @@ class QueueChunkTake {
   bool fresh_ = false;
   DequeueOp<Atomics> take_;
 };
+
+// Moves one item of a Queue-Chunk: a write CASes it from the marker to `index` (Alg. 1 l.6), a
+// read exchanges it with the marker into `index` (l.13). False: it waited (counted), the other
+// side has not come yet.
+template <class Atomics, bool kWrite>
+ALLOCLAB_HD bool move_queue_chunk_item(std::uint32_t& item, std::uint32_t& index, OpCounts& c) {
+  using M = CountedOps<Atomics>;
+  if (kWrite ? M::cas(item, kDeletionMarker, index, c) != kDeletionMarker
+             : (index = M::exchange(item, kDeletionMarker, c)) == kDeletionMarker) {
+    count_spin(c);
+    return false;
+  }
+  return true;
+}
 
 }  // namespace alloclab::ouro

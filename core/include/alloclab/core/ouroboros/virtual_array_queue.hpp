@@ -91,7 +91,7 @@ class VaSlotOp {
       case VaPhase::publish:
         if (M::cas(q.refs[prepare_ % q.ref_count], kDeletionMarker, take_.chunk(), c) !=
             kDeletionMarker)
-          return spun(c);  // the reference's chunk of a lap earlier is not used up yet
+          return count_spin(c);  // the reference's chunk of a lap earlier is not used up yet
         if (prepare_ < prepare_last_) {
           ++prepare_;
           take_ = QueueChunkTake<Atomics>(prepare_ * kQueueChunkItems);
@@ -102,26 +102,21 @@ class VaSlotOp {
         return OpStatus::running;
       case VaPhase::locate:
         chunk_ = M::load(q.refs[(position_ / kQueueChunkItems) % q.ref_count], c);
-        if (chunk_ == kDeletionMarker) return spun(c);  // not published yet
+        if (chunk_ == kDeletionMarker) return count_spin(c);  // not published yet
         phase_ = VaPhase::check;
         return OpStatus::running;
       case VaPhase::check:
         if (M::load(st.meta[chunk_].virtual_start, c) !=
             position_ / kQueueChunkItems * kQueueChunkItems) {
           phase_ = VaPhase::locate;  // the chunk of a lap earlier: wait for ours
-          return spun(c);
+          return count_spin(c);
         }
         phase_ = VaPhase::slot;
         return OpStatus::running;
       case VaPhase::slot: {
         std::uint32_t& item =
             st.slots[std::uint64_t{chunk_} * kQueueChunkItems + position_ % kQueueChunkItems];
-        if (kWrite) {
-          if (M::cas(item, kDeletionMarker, index_, c) != kDeletionMarker) return spun(c);
-        } else {
-          index_ = M::exchange(item, kDeletionMarker, c);
-          if (index_ == kDeletionMarker) return spun(c);  // its write has not landed
-        }
+        if (!move_queue_chunk_item<Atomics, kWrite>(item, index_, c)) return OpStatus::spinning;
         if (n_ == 0) {  // the group's leader counts this item
           phase_ = VaPhase::done;
           return OpStatus::done;
@@ -142,12 +137,9 @@ class VaSlotOp {
         phase_ = VaPhase::release;
         return OpStatus::running;
       case VaPhase::release: {
-        const std::uint32_t before = give_.memory_ops();
-        const QueueStatus s = give_.step(st.reuse);
-        c.memory_ops += give_.memory_ops() - before;
-        c.atomics += give_.memory_ops() - before;
-        if (s == QueueStatus::spinning) return spun(c);
-        if (s == QueueStatus::done) {
+        const OpStatus s = step_index_queue(give_, st.reuse, c);
+        if (s == OpStatus::spinning) return s;
+        if (s == OpStatus::done) {
           phase_ = VaPhase::done;
           return OpStatus::done;
         }
@@ -160,12 +152,6 @@ class VaSlotOp {
   }
 
  private:
-  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
-    ++c.failed;
-    ++c.slot_spins;
-    return OpStatus::spinning;
-  }
-
   std::uint64_t position_;
   std::uint64_t prepare_ = 0, prepare_last_ = 0;  // virtual chunks a write at item 0 prepares
   std::uint32_t index_;
@@ -213,22 +199,18 @@ class VaLocate {
     const std::uint64_t j = position_ / kQueueChunkItems;
     if (!checking_) {
       chunk_ = M::load(q.refs[j % q.ref_count], c);
-      if (chunk_ == kDeletionMarker) return spun(c);
+      if (chunk_ == kDeletionMarker) return count_spin(c);
       checking_ = true;
       return OpStatus::running;
     }
     checking_ = false;
-    if (M::load(q.store->meta[chunk_].virtual_start, c) != j * kQueueChunkItems) return spun(c);
+    if (M::load(q.store->meta[chunk_].virtual_start, c) != j * kQueueChunkItems)
+      return count_spin(c);
     done_ = true;
     return OpStatus::done;
   }
 
  private:
-  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
-    ++c.failed;
-    ++c.slot_spins;
-    return OpStatus::spinning;
-  }
   std::uint64_t position_;
   std::uint32_t chunk_ = kDeletionMarker;
   bool checking_ = false, done_ = false;

@@ -122,7 +122,7 @@ class VlSlotOp {
         return OpStatus::running;
       case VlPhase::load:
         chunk_ = M::load(words[kWrite ? kVlBack : kVlFront], c);
-        if (chunk_ == kDeletionMarker) return spun(c);  // chunk 0 not made yet
+        if (chunk_ == kDeletionMarker) return count_spin(c);  // chunk 0 not made yet
         phase_ = VlPhase::check;
         return OpStatus::running;
       case VlPhase::check: {
@@ -130,7 +130,7 @@ class VlSlotOp {
         const std::uint64_t first = s & ((std::uint64_t{1} << 56) - 1);
         if ((s >> 56) != k || first > position_) {
           phase_ = VlPhase::load;  // reclaimed and reused since the pointer was read
-          return spun(c);
+          return count_spin(c);
         }
         if (position_ < first + kQueueChunkItems) {
           start_ = first;
@@ -147,7 +147,7 @@ class VlSlotOp {
         const std::uint32_t next = M::load(st.meta[chunk_].next, c);
         if (next == kDeletionMarker) {
           phase_ = VlPhase::check;  // not linked yet: look again (and at the chunk's start)
-          return spun(c);
+          return count_spin(c);
         }
         chunk_ = next;
         phase_ = VlPhase::check;
@@ -165,12 +165,7 @@ class VlSlotOp {
       case VlPhase::slot: {
         std::uint32_t& item =
             st.slots[std::uint64_t{chunk_} * kQueueChunkItems + position_ % kQueueChunkItems];
-        if (kWrite) {
-          if (M::cas(item, kDeletionMarker, index_, c) != kDeletionMarker) return spun(c);
-        } else {
-          index_ = M::exchange(item, kDeletionMarker, c);
-          if (index_ == kDeletionMarker) return spun(c);  // its write has not landed
-        }
+        if (!move_queue_chunk_item<Atomics, kWrite>(item, index_, c)) return OpStatus::spinning;
         phase_ = VlPhase::count;
         return OpStatus::running;
       }
@@ -232,7 +227,7 @@ class VlSlotOp {
       case VlPhase::old_move:
         if (M::cas(words[kVlOld], old_, old_next_, c) != old_) {
           phase_ = VlPhase::old_load;  // another mover took this one: the next
-          return spun(c);
+          return count_spin(c);
         }
         phase_ = VlPhase::trail_undo;
         return OpStatus::running;
@@ -242,12 +237,9 @@ class VlSlotOp {
         phase_ = VlPhase::release;
         return OpStatus::running;
       case VlPhase::release: {
-        const std::uint32_t before = give_.memory_ops();
-        const QueueStatus s = give_.step(st.reuse);
-        c.memory_ops += give_.memory_ops() - before;
-        c.atomics += give_.memory_ops() - before;
-        if (s == QueueStatus::spinning) return spun(c);
-        if (s == QueueStatus::done) phase_ = VlPhase::sweep;
+        const OpStatus s = step_index_queue(give_, st.reuse, c);
+        if (s == OpStatus::spinning) return s;
+        if (s == OpStatus::done) phase_ = VlPhase::sweep;
         return OpStatus::running;
       }
       case VlPhase::reset_back:
@@ -264,11 +256,6 @@ class VlSlotOp {
   }
 
  private:
-  ALLOCLAB_HD static OpStatus spun(OpCounts& c) {
-    ++c.failed;
-    ++c.slot_spins;
-    return OpStatus::spinning;
-  }
   // A write at item 0 of chunk_ (first position start_): the next chunk, linked, before its item.
   ALLOCLAB_HD void begin_prepare(unsigned k) {
     if (phase_ == VlPhase::pointers) start_ = 0;

@@ -1,0 +1,43 @@
+// What the Ouroboros models of a sequential schedule (ouro_c_s.cpp, ouro_p_va.cpp, ouro_p_vl.cpp)
+// share: the class and the growers of a one-class scenario, and tas and was from the steps of
+// each request in service order.
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/model/model.hpp"
+
+namespace alloclab::model {
+
+inline unsigned ouro_class_of(const Scenario& s) {
+  return ouro::page_class_of_units(s.pages);
+}
+
+// Requests that grow their class by a chunk: ceil(N / p).
+inline std::uint64_t ouro_growers(const Scenario& s) {
+  const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
+  return (s.N + p - 1) / p;
+}
+
+// tas = the mean of steps_of(r) over the N requests, was = the mean over warps of `lanes`
+// consecutive requests of their max.
+template <class StepsOf>
+void set_sequential_tas_was(Record& r, const Scenario& s, StepsOf steps_of) {
+  std::uint64_t total = 0, warp_max_sum = 0, warp_max = 0;
+  const std::uint64_t L = s.lanes;
+  for (std::uint64_t i = 0; i < s.N; ++i) {
+    const std::uint64_t x = steps_of(i);
+    total += x;
+    warp_max = x > warp_max ? x : warp_max;
+    if ((i + 1) % L == 0 || i + 1 == s.N) {
+      warp_max_sum += warp_max;
+      warp_max = 0;
+    }
+  }
+  const std::uint64_t warps = (s.N + L - 1) / L;
+  r.set("tas", static_cast<double>(total) / static_cast<double>(s.N));
+  r.set("was", static_cast<double>(warp_max_sum) / static_cast<double>(warps));
+}
+
+}  // namespace alloclab::model
