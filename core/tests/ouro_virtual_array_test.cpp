@@ -16,6 +16,7 @@
 #include "ouro_virtual_queue_support.hpp"
 
 using namespace alloclab::ouro;
+using alloclab::ouro::test::churn_in_threads;
 using alloclab::ouro::test::VirtualQueue;
 
 namespace {
@@ -112,31 +113,11 @@ TEST_CASE("VA queue: the reference a lap later waits until the chunk before is u
 
 TEST_CASE("VA queue: concurrent writers and readers move every index exactly once",
           "[core][ouro][vqueue][threads]") {
-  constexpr unsigned kThreads = 4;
-  constexpr std::uint32_t kPerThread = 6000;
+  // At most 4 positions in flight, far below the 2048 the references hold.
   VirtualQueue v(16, 2048, va_reference_count(2048));
-  std::vector<std::atomic<std::uint32_t>> seen(kThreads * kPerThread);
-  std::atomic<std::uint64_t> spins{0};
-  auto worker = [&](unsigned t) {
-    OpCounts c;
-    for (std::uint32_t k = 0; k < kPerThread; ++k) {
-      // A page's free then a request: back, its write; front, its read. At most kThreads
-      // positions are in flight, far below the 2048 the references hold.
-      Write w(t * kPerThread + k, A::fetch_add(v.words.back, std::uint64_t{1}));
-      while (!w.done())
-        if (w.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
-      Read r(A::fetch_add(v.words.front, std::uint64_t{1}));
-      while (!r.done())
-        if (r.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
-      seen[r.index()].fetch_add(1);
-    }
-    spins += c.slot_spins;
-  };
-  std::vector<std::thread> ts;
-  for (unsigned t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
-  for (auto& t : ts) t.join();
-  for (auto& s : seen) CHECK(s.load() == 1);
-  const std::uint64_t positions = kThreads * kPerThread;
+  const auto seen = churn_in_threads<Read, Write>(v, 4, 6000);
+  for (auto n : seen) CHECK(n == 1);
+  const std::uint64_t positions = seen.size();
   CHECK(v.words.front == positions);
   CHECK(v.held() == static_cast<std::int64_t>(va_chunks_at_rest(positions, positions)));
   CHECK(v.source.next_chunk <= 16);

@@ -15,6 +15,7 @@
 #include "ouro_virtual_queue_support.hpp"
 
 using namespace alloclab::ouro;
+using alloclab::ouro::test::churn_in_threads;
 using alloclab::ouro::test::VirtualQueue;
 
 namespace {
@@ -99,27 +100,10 @@ TEST_CASE("VL queue: a reader holding a chunk reclaimed and reused walks again",
 
 TEST_CASE("VL queue: concurrent writers and readers move every index exactly once",
           "[core][ouro][vqueue][threads]") {
-  constexpr unsigned kThreads = 4;
-  constexpr std::uint32_t kPerThread = 8000;
   VirtualQueue v(40, 2048, kVlStaticWords, 5);
-  std::vector<std::atomic<std::uint32_t>> seen(kThreads * kPerThread);
-  auto worker = [&](unsigned t) {
-    OpCounts c;
-    for (std::uint32_t k = 0; k < kPerThread; ++k) {
-      Write w(t * kPerThread + k, A::fetch_add(v.words.back, std::uint64_t{1}));
-      while (!w.done())
-        if (w.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
-      Read r(A::fetch_add(v.words.front, std::uint64_t{1}));
-      while (!r.done())
-        if (r.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
-      seen[r.index()].fetch_add(1);
-    }
-  };
-  std::vector<std::thread> ts;
-  for (unsigned t = 0; t < kThreads; ++t) ts.emplace_back(worker, t);
-  for (auto& t : ts) t.join();
-  for (auto& s : seen) CHECK(s.load() == 1);
-  const std::uint64_t positions = kThreads * kPerThread;
+  const auto seen = churn_in_threads<Read, Write>(v, 4, 8000);
+  for (auto n : seen) CHECK(n == 1);
+  const std::uint64_t positions = seen.size();
   CHECK(v.held() == vl_held_at_rest(positions, positions));
   CHECK(vl_trail_count(v.refs[kVlTrailCount]) == kVlTrail);
 }

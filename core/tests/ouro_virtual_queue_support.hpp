@@ -6,10 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <numeric>
+#include <thread>
 #include <vector>
 
+#include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "alloclab/core/ouroboros/queue_chunk.hpp"
 
@@ -56,5 +59,33 @@ struct VirtualQueue {
   QueueChunkStore store;
   PageQueueRef q{};
 };
+
+// `threads` host threads each free a page and then request one, `per_thread` times: back and its
+// write, front and its read (so at most `threads` positions are in flight). Returns how often
+// each index written was read: once each, if the queue moved every index exactly once.
+template <class Read, class Write>
+std::vector<std::uint32_t> churn_in_threads(VirtualQueue& v, unsigned threads,
+                                            std::uint32_t per_thread) {
+  using A = HostAtomics;
+  std::vector<std::atomic<std::uint32_t>> seen(std::size_t{threads} * per_thread);
+  auto worker = [&](unsigned t) {
+    OpCounts c;
+    for (std::uint32_t k = 0; k < per_thread; ++k) {
+      Write w(t * per_thread + k, A::fetch_add(v.words.back, std::uint64_t{1}));
+      while (!w.done())
+        if (w.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      Read r(A::fetch_add(v.words.front, std::uint64_t{1}));
+      while (!r.done())
+        if (r.step(v.q, c) == OpStatus::spinning) std::this_thread::yield();
+      seen[r.index()].fetch_add(1);
+    }
+  };
+  std::vector<std::thread> ts;
+  for (unsigned t = 0; t < threads; ++t) ts.emplace_back(worker, t);
+  for (auto& t : ts) t.join();
+  std::vector<std::uint32_t> out;
+  for (auto& x : seen) out.push_back(x.load());
+  return out;
+}
 
 }  // namespace alloclab::ouro::test

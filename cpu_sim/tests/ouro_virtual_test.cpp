@@ -1,7 +1,7 @@
-// ouro-p-va (Ouroboros variant P over virtualized array queues, Winter et al., ICS'20, §5.1) in
-// the simulator: step counts worked by hand, out of memory where the pool's reserve for the
-// Queue-Chunks says, and every page freed and served again after the pool ran out (the reserve's
-// reason to exist), in every mode.
+// ouro-p-va and ouro-p-vl (Ouroboros variant P over virtualized array and linked queues, Winter
+// et al., ICS'20, §5) in the simulator: step counts worked by hand, out of memory where the pool's
+// reserve for the Queue-Chunks says, and every page freed and served again after the pool ran
+// out (the reserve's reason to exist), in every mode.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -64,19 +64,24 @@ TEST_CASE("ouro-p-va sequential steps, worked by hand", "[cpu_sim][ouro][vqueue]
   }
 }
 
-// A pool of 10 chunks: a class of g page chunks of p pages keeps ceil(g p / 2048) + 2 more for
-// its queue. 16 B (p = 512): g = 6 commits 6 + 2 + 2 = 10, g = 7 would need 11. 1 KiB (p = 8):
-// g = 7 commits 7 + 1 + 2 = 10.
-TEST_CASE("ouro-p-va out of memory: the pages the reserve leaves, then null, in every mode",
+// A class of g page chunks of p pages keeps ceil(g p / 2048) + 2 more for its queue (VA), and VL
+// its trail of 10 besides. VA in 10 chunks: 16 B (p = 512): g = 6 commits 6 + 2 + 2 = 10, g = 7
+// would need 11; 1 KiB (p = 8): g = 7 commits 7 + 1 + 2. VL in 20 chunks: 6 of 16 B (6 + 2 + 2 +
+// 10) and 7 of 1 KiB (7 + 1 + 2 + 10).
+TEST_CASE("ouro-p-va and -vl out of memory: the pages the reserve leaves, then null, every mode",
           "[cpu_sim][ouro][vqueue]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   struct Case {
+    Algorithm algo;
+    std::uint64_t chunks;
     unsigned units;
     std::uint64_t pages;
   };
-  const Case c = GENERATE(Case{1, 6 * 512}, Case{64, 7 * 8});
-  CAPTURE(mode_name(mode), c.units);
-  Scenario s = empty_pool(3 * c.pages + 5, 10, c.units);
+  const Case c = GENERATE(
+      Case{Algorithm::ouro_p_va, 10, 1, 6 * 512}, Case{Algorithm::ouro_p_va, 10, 64, 7 * 8},
+      Case{Algorithm::ouro_p_vl, 20, 1, 6 * 512}, Case{Algorithm::ouro_p_vl, 20, 64, 7 * 8});
+  CAPTURE(name(c.algo), mode_name(mode), c.units);
+  Scenario s = test::ouro_empty_pool(c.algo, 3 * c.pages + 5, c.chunks, c.units);
   const RunResult r = run_once(s, in_mode(mode), 0);
   CHECK(r.taken == c.pages * c.units);
   CHECK(r.failed == s.N - c.pages);
@@ -116,23 +121,6 @@ TEST_CASE("ouro-p-va lockstep aggregates a warp: its lanes finish together",
   CHECK(r.failed == 0);
   for (std::uint64_t w = 0; w < 3; ++w)
     for (std::uint64_t l = 1; l < 32; ++l) CHECK(r.steps[32 * w + l] == r.steps[32 * w]);
-}
-
-// VL keeps 10 more chunks (its trail) than VA: in 20 chunks, 6 of 16 B pages (6 + 2 + 2 + 10)
-// and 7 of 1 KiB (7 + 1 + 2 + 10).
-TEST_CASE("ouro-p-vl out of memory where the reserve and the trail leave off, in every mode",
-          "[cpu_sim][ouro][vqueue]") {
-  const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
-  struct Case {
-    unsigned units;
-    std::uint64_t pages;
-  };
-  const Case c = GENERATE(Case{1, 6 * 512}, Case{64, 7 * 8});
-  CAPTURE(mode_name(mode), c.units);
-  Scenario s = test::ouro_empty_pool(Algorithm::ouro_p_vl, 3 * c.pages + 5, 20, c.units);
-  const RunResult r = run_once(s, in_mode(mode), 0);
-  CHECK(r.taken == c.pages * c.units);
-  CHECK(r.failed == s.N - c.pages);
 }
 
 // Freed after running out, the 3072 pages go to positions 3072..6143 (chunks 1 to 2 more, front
