@@ -107,3 +107,34 @@ TEST_CASE("VL queue: concurrent writers and readers move every index exactly onc
   CHECK(v.held() == vl_held_at_rest(positions, positions));
   CHECK(vl_trail_count(v.refs[kVlTrailCount]) == kVlTrail);
 }
+
+TEST_CASE("VL queue: a warp group's leader walks once, its lanes walk on from its chunk",
+          "[core][ouro][vqueue]") {
+  using L = VirtualLinked<A>;
+  VirtualQueue v(40, 2048, kVlStaticWords, 1);
+  OpCounts c;
+  for (std::uint64_t p = 0; p < 3 * kQueueChunkItems; ++p) {
+    Write w(static_cast<std::uint32_t>(p), p);
+    v.run(w, c);
+  }
+  // The leader of a group at positions 2040..2071 walks to chunk 0 (front: 2 loads) and stops.
+  auto locate = L::locate<false>(2040);
+  OpCounts lead;
+  v.run(locate, lead);
+  CHECK(locate.chunk() == v.refs[kVlFront]);
+  CHECK(lead.memory_ops == 2);
+  CHECK(v.meta[locate.chunk()].count == queue_chunk_enqueue_delta() * kQueueChunkItems);  // no read
+  // A lane whose position is on the next chunk walks on from the leader's: its start, its next,
+  // the next's start, then the item and the count.
+  Read lane = L::from_hint<false>(kDeletionMarker, 2050, locate.chunk());
+  OpCounts own;
+  v.run(lane, own);
+  CHECK(lane.index() == 2050);
+  CHECK(own.memory_ops == 5);
+  // A hint that is no chunk of this queue (another class's start word) makes the lane walk again
+  // from the pointer.
+  v.meta[39].virtual_start = vl_start_word(7, 0);
+  Read stray = L::from_hint<false>(kDeletionMarker, 11, 39);
+  v.run(stray, own);
+  CHECK(stray.index() == 11);
+}

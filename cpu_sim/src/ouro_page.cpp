@@ -84,6 +84,8 @@ class OuroPageAllocator final : public OuroSimBase {
     // lanes' items, then the leader's count.
     std::optional<ouro::VaLocate<HostAtomics>> locate;
     std::optional<ouro::VaRead<HostAtomics>> count;
+    // VL: the leader's walk to the chunk of the group's first position (ouro::VirtualLinked).
+    std::optional<ouro::VlSlotOp<HostAtomics, false>> walk;
   };
   using OuroSimBase::class_of;
   Group make(std::uint64_t leader, unsigned k, std::vector<std::uint64_t> lanes,
@@ -107,6 +109,12 @@ class OuroPageAllocator final : public OuroSimBase {
           return false;
         }
       }
+      if constexpr (Layout::kGroupWalk) {
+        if (lanes_of(g) > 1) {
+          g.walk.emplace(Layout::template locate<false>(g.op->position()));
+          return false;
+        }
+      }
       for (std::size_t l = 0; l < g.lanes.size(); ++l) g.reads.emplace_back(g.op->position() + l);
       return false;
     }
@@ -117,6 +125,16 @@ class OuroPageAllocator final : public OuroSimBase {
           for (std::size_t l = 0; l < g.lanes.size(); ++l)
             g.reads.emplace_back(ouro::va_item_only<HostAtomics, false>(
                 ouro::kDeletionMarker, g.op->position() + l, g.locate->chunk()));
+        return false;
+      }
+    }
+    if constexpr (Layout::kGroupWalk) {
+      if (g.walk && !g.walk->done()) {
+        g.walk->step(q, g.counts);
+        if (g.walk->done())
+          for (std::size_t l = 0; l < g.lanes.size(); ++l)
+            g.reads.emplace_back(Layout::template from_hint<false>(
+                ouro::kDeletionMarker, g.op->position() + l, g.walk->chunk()));
         return false;
       }
     }

@@ -111,6 +111,31 @@ __device__ bool va_group_items(const PageQueueRef& q, unsigned group, unsigned l
   return moved;
 }
 
+// VL: a warp group's n positions from `first`: the leader walks to the chunk of `first` once,
+// each lane walks on from there to its own and does its operation (ouro::VirtualLinked). Returns
+// whether the lane's item moved; `leader_ops` as va_group_items.
+template <class Layout, bool kWrite>
+__device__ bool vl_group_walk(const PageQueueRef& q, unsigned group, unsigned leader,
+                              std::uint64_t first, std::uint64_t position, std::uint32_t& index,
+                              OpCounts& own, unsigned long long* stuck, std::uint32_t& leader_ops) {
+  OpCounts lead;
+  std::uint32_t hint = ouro::kDeletionMarker;
+  if (lane_id() == leader) {
+    auto locate = Layout::template locate<kWrite>(first);
+    if (ouro::run_slot(locate, q, lead, BackOffOrGiveUp{stuck})) hint = locate.chunk();
+  }
+  hint = __shfl_sync(group, hint, leader);  // none: each lane walks from the pointer
+  leader_ops = __shfl_sync(group, lead.memory_ops, leader);
+  if (lane_id() == leader) {
+    own.add(lead);
+    leader_ops = 0;
+  }
+  auto op = Layout::template from_hint<kWrite>(index, position, hint);
+  const bool moved = ouro::run_slot(op, q, own, BackOffOrGiveUp{stuck});
+  if (!kWrite) index = op.index();
+  return moved;
+}
+
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
 // it together for the same class.
 template <class Layout>
@@ -159,6 +184,15 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
         out.unit = ouro::unit_of_page_index(index, k);
     }
   }
+  if constexpr (Layout::kGroupWalk) {
+    aggregated = result == ReserveOutcome::ok && !split && g > 1;
+    if (aggregated) {
+      std::uint32_t index = ouro::kDeletionMarker;
+      if (vl_group_walk<Layout, false>(q, group, leader, position - rank, position, index, own,
+                                       v.stuck, item_leader_ops))
+        out.unit = ouro::unit_of_page_index(index, k);
+    }
+  }
   if (result == ReserveOutcome::ok && !aggregated) {
     typename Layout::Read read(position);
     if (ouro::run_slot(read, q, own, BackOffOrGiveUp{v.stuck}))
@@ -186,6 +220,14 @@ __device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t 
     if (ouro::va_group_aggregates(first, n)) {
       std::uint32_t index = ouro::page_index_of_unit(unit, k), leader_ops = 0;
       va_group_items<true>(q, group, leader, first, n, position, index, own, v.stuck, leader_ops);
+      return own.atomics;
+    }
+  }
+  if constexpr (Layout::kGroupWalk) {
+    if (n > 1 && first != 0) {  // position 0's write makes the first chunk: it walks nowhere
+      std::uint32_t index = ouro::page_index_of_unit(unit, k), leader_ops = 0;
+      vl_group_walk<Layout, true>(q, group, leader, first, position, index, own, v.stuck,
+                                  leader_ops);
       return own.atomics;
     }
   }

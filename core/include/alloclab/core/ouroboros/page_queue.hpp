@@ -147,6 +147,7 @@ struct StaticRing {
   using Write = SlotWrite<Atomics>;
   static constexpr bool kVirtual = false;
   static constexpr bool kGroupItems = false;  // VA's aggregated items (virtual_array_queue.hpp)
+  static constexpr bool kGroupWalk = false;   // VL's aggregated walk (virtual_linked_queue.hpp)
   static constexpr std::uint32_t kTrail = 0;
   ALLOCLAB_HD static std::uint32_t static_words(std::uint32_t capacity) { return capacity; }
 };

@@ -237,6 +237,7 @@ struct VirtualArray {
   using Write = VaWrite<Atomics>;
   static constexpr bool kVirtual = true;
   static constexpr bool kGroupItems = true;
+  static constexpr bool kGroupWalk = false;
   static constexpr std::uint32_t kTrail = 0;
   ALLOCLAB_HD static std::uint32_t static_words(std::uint32_t capacity) {
     return va_reference_count(capacity);

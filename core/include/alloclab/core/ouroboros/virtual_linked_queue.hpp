@@ -94,9 +94,22 @@ class VlSlotOp {
       prep_ = QueueChunkTake<Atomics>(0, true);  // the start word is set in step (class)
     }
   }
+  // Warp aggregation (see VirtualLinked below): `locate_only`, the leader's walk, which ends where
+  // it finds the chunk of `position` (chunk()); or a lane's whole operation walking from `hint`,
+  // the chunk its leader found, instead of from the pointer.
+  ALLOCLAB_HD VlSlotOp(std::uint32_t index, std::uint64_t position, std::uint32_t hint,
+                       bool locate_only)
+      : VlSlotOp(index, position) {
+    locate_only_ = locate_only;
+    if (phase_ == VlPhase::load && hint != kDeletionMarker) {
+      chunk_ = hint;
+      phase_ = VlPhase::check;
+    }
+  }
   ALLOCLAB_HD VlPhase phase() const { return phase_; }
   ALLOCLAB_HD bool done() const { return phase_ == VlPhase::done; }
   ALLOCLAB_HD std::uint32_t index() const { return index_; }
+  ALLOCLAB_HD std::uint32_t chunk() const { return chunk_; }
 
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
     using M = CountedOps<Atomics>;
@@ -134,6 +147,7 @@ class VlSlotOp {
         }
         if (position_ < first + kQueueChunkItems) {
           start_ = first;
+          if (locate_only_) return finish();
           if (kWrite && position_ % kQueueChunkItems == 0)
             begin_prepare(k);
           else
@@ -287,7 +301,7 @@ class VlSlotOp {
   std::uint32_t from_ = kDeletionMarker, next_ = kDeletionMarker;
   std::uint32_t old_ = kDeletionMarker, old_next_ = kDeletionMarker;
   unsigned pointer_ = 0, moving_ = kVlBack;
-  bool move_front_ = false, started_ = false;
+  bool move_front_ = false, started_ = false, locate_only_ = false;
   VlPhase phase_ = VlPhase::load;
   QueueChunkTake<Atomics> prep_;
   EnqueueOp<Atomics> give_{kDeletionMarker};
@@ -298,6 +312,7 @@ class VlRead : public VlSlotOp<Atomics, false> {
  public:
   ALLOCLAB_HD explicit VlRead(std::uint64_t position = 0)
       : VlSlotOp<Atomics, false>(kDeletionMarker, position) {}
+  ALLOCLAB_HD VlRead(const VlSlotOp<Atomics, false>& op) : VlSlotOp<Atomics, false>(op) {}
 };
 
 template <class Atomics>
@@ -305,15 +320,31 @@ class VlWrite : public VlSlotOp<Atomics, true> {
  public:
   ALLOCLAB_HD VlWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
       : VlSlotOp<Atomics, true>(index, position) {}
+  ALLOCLAB_HD VlWrite(const VlSlotOp<Atomics, true>& op) : VlSlotOp<Atomics, true>(op) {}
 };
 
-// The VL policy of PageReserveOp (page_queue.hpp).
+// The VL policy of PageReserveOp (page_queue.hpp). Warp aggregation of the walk (GPU and
+// lockstep; kGroupWalk): a warp group's leader walks once, to the chunk of the group's first
+// position (locate), and each lane walks on from there (from_hint), checking every chunk as a
+// walk from the pointer does (the leader's chunk may be reclaimed meanwhile: the lane then walks
+// again from the pointer).
 template <class Atomics>
 struct VirtualLinked {
   using Read = VlRead<Atomics>;
   using Write = VlWrite<Atomics>;
   static constexpr bool kVirtual = true;
   static constexpr bool kGroupItems = false;
+  static constexpr bool kGroupWalk = true;
+  template <bool kWrite>
+  ALLOCLAB_HD static VlSlotOp<Atomics, kWrite> locate(std::uint64_t position) {
+    return VlSlotOp<Atomics, kWrite>(kDeletionMarker, position, kDeletionMarker, true);
+  }
+  template <bool kWrite>
+  ALLOCLAB_HD static VlSlotOp<Atomics, kWrite> from_hint(std::uint32_t index,
+                                                         std::uint64_t position,
+                                                         std::uint32_t hint) {
+    return VlSlotOp<Atomics, kWrite>(index, position, hint, false);
+  }
   static constexpr std::uint32_t kTrail = kVlTrail;
   ALLOCLAB_HD static std::uint32_t static_words(std::uint32_t /*capacity*/) {
     return kVlStaticWords;
