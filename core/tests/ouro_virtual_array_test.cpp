@@ -153,3 +153,53 @@ TEST_CASE("VA queue: a warp group on one chunk, located once and counted with on
   CHECK(queue_chunk_count_b(v.meta[locate.chunk()].count) == queue_chunk_count_b(before) - 32);
   CHECK(queue_chunk_count_a(v.meta[locate.chunk()].count) == kQueueChunkItems);
 }
+
+// Grows that run at once, some of them failing for want of chunks, in random interleavings: the
+// pool's committed chunks stay exactly the page chunks plus the class's committed Queue-Chunks,
+// and those never fall short of what the class's pages need (a count derived from each grow's
+// own page count did, on the GPU, when a grow between two others failed).
+TEST_CASE("VA queue: concurrent grows at out of memory keep the Queue-Chunk reserve whole",
+          "[core][ouro][vqueue]") {
+  std::uint64_t failed_grows = 0, extensions_lost = 0;
+  for (std::uint32_t chunks : {4u, 5u, 6u, 9u})
+    for (std::uint64_t seed = 0; seed < 150; ++seed) {
+      CAPTURE(chunks, seed);
+      VirtualQueue v(chunks, 1u << 20, va_reference_count(1u << 20));
+      std::vector<std::uint8_t> chunk_class(chunks, 0xff);
+      v.q.chunk_class = chunk_class.data();
+      v.words.semaphore = sem_pack({});
+      // Three groups of 400 pages of 16 B: the third finds too little promised and grows while
+      // the first does.
+      std::vector<PageReserveOp<A, VirtualArray<A>>> ops(3,
+                                                         PageReserveOp<A, VirtualArray<A>>(400, 0));
+      OpCounts c;
+      std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+      for (int step = 0; step < 200000; ++step) {
+        bool all = true;
+        for (auto& op : ops) all = all && op.phase() == ReservePhase::done;
+        if (all) break;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        auto& op = ops[x % 3];
+        if (op.phase() != ReservePhase::done) op.step(v.q, c);
+      }
+      std::uint64_t served = 0;
+      for (auto& op : ops) {
+        REQUIRE(op.phase() == ReservePhase::done);
+        served += op.outcome() == ReserveOutcome::ok ? 400 : 0;
+        failed_grows += op.outcome() == ReserveOutcome::out_of_memory;
+      }
+      extensions_lost += c.failed;
+      const SemCounters sem = sem_unpack(v.words.semaphore);
+      CHECK(sem.expected == 0);
+      CHECK(sem.reserved == 0);
+      CHECK(static_cast<std::uint64_t>(sem.count) + served == v.words.pages);
+      CHECK(v.source.committed == v.words.pages / 512 + v.words.queue_chunks);
+      CHECK(v.words.queue_chunks >= queue_chunks_reserved(v.words.pages));
+      CHECK(v.source.committed <= chunks);
+    }
+  // The cases the test is for happened: grows that failed, and lost races (extensions among them).
+  CHECK(failed_grows > 0);
+  CHECK(extensions_lost > 0);
+}

@@ -31,13 +31,16 @@ std::uint64_t total_steps(const RunResult& r) {
 // Worked from Alg. 3 and §5.1 for one request at a time on an empty pool, p pages per chunk.
 // A hit: the semaphore's subtraction, front, then its item: the reference, the chunk's virtual
 // start, the exchange, the count = 6. A grower: as ouro-p-s's (subtraction, undo, CAS, admission,
-// chunk counter, chunk id, class byte, signal, back: 9) plus the commit of the pool's chunks (1),
+// chunk counter, chunk id, class byte, signal, back: 9) plus the commit of its page chunk (1),
 // 4 per page written (reference, start, CAS, count), a read of the semaphore, and the 6 of its
-// own hit: 17 + 4p. Writing position 0 prepares chunks 0 and 1, both fresh: the reuse queue's
-// fill count and its undo, the chunk counter and the id, the count, 2048 markers, the start and
-// the reference = 2055 each. Later first items take a used-up chunk from the reuse queue (fill
-// count, front, item, then count, start, reference = 6). The read of a chunk's last item gives it
-// back: the reference and the reuse queue's fill count, back and item = 4.
+// own hit: 17 + 4p; and the class's committed Queue-Chunks: a read where they suffice (1); the
+// first grow extends them to 3, each a read, a commit and a CAS, then a last read (10); a grow
+// whose pages cross a multiple of 2048 extends them by one (4). Writing position 0 prepares chunks
+// 0 and 1, both fresh: the reuse queue's fill count and its undo, the chunk counter and the id, the
+// count, 2048 markers, the start and the reference = 2055 each. Later first items take a used-up
+// chunk from the reuse queue (fill count, front, item, then count, start, reference = 6). The read
+// of a chunk's last item gives it back: the reference and the reuse queue's fill count, back and
+// item = 4.
 TEST_CASE("ouro-p-va sequential steps, worked by hand", "[cpu_sim][ouro][vqueue]") {
   struct Case {
     std::uint64_t N;
@@ -45,17 +48,18 @@ TEST_CASE("ouro-p-va sequential steps, worked by hand", "[cpu_sim][ouro][vqueue]
     std::uint64_t steps;
   };
   for (const Case c : {
-           // One request of 16 B: it grows (p = 512): 17 + 2048 + 2 x 2055.
-           Case{1, 1, 6175},
+           // One request of 16 B: it grows (p = 512): 17 + 2048 + 2 x 2055 + 10.
+           Case{1, 1, 6185},
            // 2000 of 16 B: 4 growers fill positions 0..2047, no chunk used up:
-           // 6 x 2000 + 4 x (11 + 2048) + 4110.
-           Case{2000, 1, 24346},
+           // 6 x 2000 + 4 x (11 + 2048) + 4110 + 10 + 3 x 1.
+           Case{2000, 1, 24359},
            // 5000 of 16 B: 10 growers (positions to 5119), first items at 2048 and 4096 take
            // chunks 0 and 1 back from the reuse queue (6 each), reads at 2047 and 4095 give
-           // them back (4 each): 30000 + 10 x 2059 + 4110 + 12 + 8.
-           Case{5000, 1, 54720},
-           // 5 of 4 KiB (p = 2): 3 growers: 30 + 3 x (11 + 8) + 4110.
-           Case{5, 256, 4197},
+           // them back (4 each): 30000 + 10 x 2059 + 4110 + 12 + 8, and the Queue-Chunks
+           // committed: 10 + 2 x 4 (at 2048 and 4096) + 7 x 1.
+           Case{5000, 1, 54745},
+           // 5 of 4 KiB (p = 2): 3 growers: 30 + 3 x (11 + 8) + 4110 + 10 + 2 x 1.
+           Case{5, 256, 4209},
        }) {
     CAPTURE(c.N, c.units);
     const RunResult r = run_once(empty_pool(c.N, 64, c.units), in_mode(Mode::sequential), 0);

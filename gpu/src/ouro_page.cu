@@ -423,26 +423,31 @@ class OuroPagePool final : public PoolPolicy {
                                 " R=" + std::to_string(st.sem[k].reserved) + " " + when);
     if (Layout::kVirtual) check_queue_chunks(st, when);
   }
-  // VA: the pool's committed chunks are the page chunks and every class's reserve, and the
-  // Queue-Chunks out of the reuse queue are exactly those the queues' positions need.
+  // VA and VL: the pool's committed chunks are the page chunks and every class's committed
+  // Queue-Chunks, each at least the class's reserve, and the Queue-Chunks out of the reuse queue
+  // are exactly those the queues' positions need (VL: and its trail).
   void check_queue_chunks(const State& st, const char* when) const {
-    std::uint64_t page_chunks = 0, reserved = 0, needed = 0;
+    std::uint64_t page_chunks = 0, queue_chunks = 0, needed = 0;
+    bool short_reserve = false;
     for (unsigned k = 0; k < kPageClasses; ++k) {
       page_chunks += st.queue[k].pages / ouro::pages_per_chunk(k);
-      reserved += ouro::queue_chunks_reserved(st.queue[k].pages, Layout::kTrail);
-      // VL also keeps the used-up chunks of its trail, min(t, chunks used up).
+      queue_chunks += st.queue[k].queue_chunks;
+      short_reserve =
+          short_reserve ||
+          st.queue[k].queue_chunks < ouro::queue_chunks_reserved(st.queue[k].pages, Layout::kTrail);
       needed += ouro::va_chunks_at_rest(st.queue[k].front, st.queue[k].back) +
                 std::min<std::uint64_t>(Layout::kTrail, st.queue[k].front / ouro::kQueueChunkItems);
     }
     const std::uint64_t drawn = std::min<std::uint64_t>(st.next_chunk, chunk_count_);
     const auto held = static_cast<std::int64_t>(drawn - page_chunks) - st.reused_waiting;
-    if (st.committed != page_chunks + reserved || held != static_cast<std::int64_t>(needed))
-      throw VerificationError(name_ + ": " + std::to_string(st.committed) +
-                              " chunks committed for " + std::to_string(page_chunks) +
-                              " page chunks and a reserve of " + std::to_string(reserved) + "; " +
-                              std::to_string(held) +
-                              " Queue-Chunks held where the queues' positions need " +
-                              std::to_string(needed) + " " + when);
+    if (st.committed != page_chunks + queue_chunks || short_reserve ||
+        held != static_cast<std::int64_t>(needed))
+      throw VerificationError(
+          name_ + ": " + std::to_string(st.committed) + " chunks committed for " +
+          std::to_string(page_chunks) + " page chunks and " + std::to_string(queue_chunks) +
+          " Queue-Chunks" + (short_reserve ? " (a class's short of its pages' reserve)" : "") +
+          "; " + std::to_string(held) + " Queue-Chunks held where the queues' positions need " +
+          std::to_string(needed) + " " + when);
   }
 
   std::string name_;

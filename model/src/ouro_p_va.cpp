@@ -7,8 +7,11 @@
 //    virtual start, the exchange, the count): 6; the read of a Queue-Chunk's last item
 //    (r mod 2048 = 2047) also gives the chunk back (the reference, the reuse queue's fill count,
 //    back and item): + 4;
-//  * a grower (r mod p = 0) before it: as ouro-p-s's (9), the commit of the pool's chunks (1),
-//    4 per page written, and the semaphore read again: + 11 + 4p; writing position 0 prepares
+//  * a grower (r mod p = 0) before it: as ouro-p-s's (9), the commit of its page chunk (1), 4
+//    per page written, and the semaphore read again: + 11 + 4p; and the class's Queue-Chunks:
+//    read once where they suffice (+1), at r = 0 extended to 3 one by one (each a commit and a
+//    CAS, each followed by a read: +10), where the pages cross a multiple of 2048 (r mod 2048 =
+//    0) extended by one (+4); writing position 0 prepares
 //    chunks 0 and 1 fresh (the reuse queue's fill count and undo, the chunk counter and id, the
 //    count, 2048 markers, the start, the reference: 2055 each); a later first item of a chunk
 //    (r mod 2048 = 0) takes a used-up one back from the reuse queue (fill count, front, item,
@@ -43,7 +46,8 @@ bool applies(const Scenario& s) {
 std::uint64_t steps_of(std::uint64_t r, std::uint64_t p) {
   const std::uint64_t item = r % ouro::kQueueChunkItems;
   std::uint64_t x = 6 + (item == ouro::kQueueChunkItems - 1 ? 4 : 0);
-  if (r % p == 0) x += 11 + 4 * p + (r == 0 ? 2 * 2055 : item == 0 ? 6 : 0);
+  if (r % p == 0)
+    x += 11 + 4 * p + (r == 0 ? 2 * 2055 : item == 0 ? 6 : 0) + (r == 0 ? 10 : item == 0 ? 4 : 1);
   return x;
 }
 
@@ -62,8 +66,9 @@ Record evaluate(const Scenario& s) {
 constexpr std::string_view kHelp =
     "ouro-p-va, sequential schedule on an empty pool (A = T), one class with p pages per chunk:\n"
     "the r-th request costs 6 (+4 where it reads a Queue-Chunk's last item, r mod 2048 = 2047),\n"
-    "plus 11 + 4p where it grows (r mod p = 0), plus 4110 at r = 0 (two fresh Queue-Chunks: 2048\n"
-    "markers each) or 6 at a later r mod 2048 = 0 (one reused); tas = mean, was = mean over warps\n"
+    "plus 12 + 4p where it grows (r mod p = 0), plus 4120 at r = 0 (two fresh Queue-Chunks: 2048\n"
+    "markers each; three Queue-Chunks committed) or 9 at a later r mod 2048 = 0 (one reused, one\n"
+    "more committed); tas = mean, was = mean over warps\n"
     "of consecutive requests of their max; chunks = ceil(N/p); queue_chunks_reserved =\n"
     "ceil(pages/2048) + 2, the pool's chunks kept for the queue.\n"
     "static_queue_bytes: the class's references, ceil(capacity/2048) + 2 of 4 bytes.";

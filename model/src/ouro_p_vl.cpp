@@ -10,7 +10,9 @@
 //    chunk's next, its start again, the CAS, the trail count, the next chunk's count: 5), and
 //    from the 11th such move on also reclaims the chunk at old (old, its next, the CAS, the trail
 //    count back, the reuse queue's fill count, back and item: 7);
-//  * a grower (r mod p = 0) before it: S's 9 and the commit (10), the semaphore read again (1)
+//  * a grower (r mod p = 0) before it: S's 9 and the commit (10), the semaphore read again (1),
+//    the class's Queue-Chunks read once (+1), or at r = 0 extended to 13 one by one (+40), or
+//    where the pages cross a multiple of 2048 extended by one (+4),
 //    and each page written x = r .. r + p - 1: the back pointer, the start word, the CAS and the
 //    count (4); position 0 instead makes chunks 0 and 1 fresh and sets the three pointers (2055 +
 //    3 + 2055 + the link + the CAS and the count = 4116; a fresh chunk: the reuse queue's fill
@@ -59,7 +61,7 @@ std::uint64_t steps_of(std::uint64_t r, std::uint64_t p) {
   std::uint64_t x = 6;
   if (r % kItems == kItems - 1) x += 5 + ((r + 1) / kItems > kTrail ? 7 : 0);
   if (r % p == 0) {
-    x += 11;
+    x += 11 + (r == 0 ? 40 : r % kItems == 0 ? 4 : 1);
     for (std::uint64_t w = r; w < r + p; ++w) x += write_steps(w);
   }
   return x;
@@ -79,7 +81,8 @@ constexpr std::string_view kHelp =
     "ouro-p-vl, sequential schedule on an empty pool (A = T), one class with p pages per chunk,\n"
     "2048 items per Queue-Chunk, trail t = 10: the r-th request costs 6, +5 where it reads a\n"
     "chunk's last item (front moves), +7 more from the 11th such move (a chunk reclaimed); a\n"
-    "grower adds 11 and 4 per page written, 4116 for position 0 (chunks 0 and 1 made, the three\n"
+    "grower adds 12 (51 at r = 0, 15 at r mod 2048 = 0: Queue-Chunks committed) and 4 per page\n"
+    "written, 4116 for position 0 (chunks 0 and 1 made, the three\n"
     "pointers set), 2056 at a chunk's first item while the chunk is among the first t + 1 (a "
     "fresh\n"
     "chunk linked), 7 after (a reclaimed one), +4 at a chunk's last item (back moves);\n"

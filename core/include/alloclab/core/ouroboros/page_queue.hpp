@@ -48,6 +48,10 @@ struct PageQueueWords {
   alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
   alignas(128) std::uint64_t back = 0;
   alignas(128) std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
+  // Virtualized queues: the pool's chunks committed to this class's Queue-Chunks (at least
+  // queue_chunks_reserved(pages); only grows, one chunk per CAS, so that grows that fail cannot
+  // leave it short).
+  std::uint64_t queue_chunks = 0;
 };
 
 // The memory manager's chunks: the next of a list of available chunk ids, taken with a counter
@@ -156,8 +160,13 @@ enum class ReservePhase : std::uint8_t {
   wait,         // the semaphore (SemaphoreWait steps)
   admit,        // grower: pages += #pages (the ring must hold them)
   admit_undo,   // the ring is full: pages -= #pages, then the grow fails
-  commit,       // virtualized queues: committed += the page chunk and new Queue-Chunks
-  commit_undo,  // the pool cannot keep them: committed -= that, then as chunk_undo
+  reserve,      // virtualized queues: read the class's Queue-Chunks committed; enough for the
+                // class's pages with this grow's? commit, else extend
+  extend,       // committed += 1 for one more Queue-Chunk of the class (none left: extend_undo)
+  extend_cas,   // the class's queue_chunks from the value read to one more (lost: extend_undo)
+  extend_undo,  // committed -= 1; then reserve again, or the grow fails as out of memory
+  commit,       // committed += 1 for the page chunk
+  commit_undo,  // the pool has none left: committed -= 1, then as chunk_undo
   chunk,        // grower: next_chunk += 1 and read that chunk's id (or none left)
   chunk_undo,   // no chunk: pages -= #pages, then the grow fails
   type,         // store the chunk's class
@@ -218,18 +227,42 @@ class PageReserveOp {
         const std::uint64_t old = rmw_add(w.pages, std::uint64_t{per_chunk_}, c);
         pages_before_ = old;
         phase_ = old + per_chunk_ > q.capacity ? ReservePhase::admit_undo
-                 : Storage::kVirtual           ? ReservePhase::commit
+                 : Storage::kVirtual           ? ReservePhase::reserve
                                                : ReservePhase::chunk;
         return OpStatus::running;
       }
+      case ReservePhase::reserve:
+        queue_chunks_ = CountedOps<Atomics>::load(w.queue_chunks, c);
+        phase_ = queue_chunks_ >= queue_chunks_reserved(pages_before_ + per_chunk_, Storage::kTrail)
+                     ? ReservePhase::commit
+                     : ReservePhase::extend;
+        return OpStatus::running;
+      case ReservePhase::extend: {
+        const std::uint64_t old = rmw_add(q.chunks->committed, std::uint64_t{1}, c);
+        out_of_chunks_ = old + 1 > q.chunk_count;
+        phase_ = out_of_chunks_ ? ReservePhase::extend_undo : ReservePhase::extend_cas;
+        return OpStatus::running;
+      }
+      case ReservePhase::extend_cas:
+        if (CountedOps<Atomics>::cas(w.queue_chunks, queue_chunks_, queue_chunks_ + 1, c) ==
+            queue_chunks_) {
+          phase_ = ReservePhase::reserve;
+          return OpStatus::running;
+        }
+        ++c.failed;  // another grower extended first: give ours back, look again
+        phase_ = ReservePhase::extend_undo;
+        return OpStatus::running;
+      case ReservePhase::extend_undo:
+        rmw_add(q.chunks->committed, ~std::uint64_t{0}, c);
+        phase_ = out_of_chunks_ ? ReservePhase::chunk_undo : ReservePhase::reserve;
+        return OpStatus::running;
       case ReservePhase::commit: {
-        committed_ = chunks_committed_by_grow(pages_before_, per_chunk_, Storage::kTrail);
-        const std::uint64_t old = rmw_add(q.chunks->committed, committed_, c);
-        phase_ = old + committed_ > q.chunk_count ? ReservePhase::commit_undo : ReservePhase::chunk;
+        const std::uint64_t old = rmw_add(q.chunks->committed, std::uint64_t{1}, c);
+        phase_ = old + 1 > q.chunk_count ? ReservePhase::commit_undo : ReservePhase::chunk;
         return OpStatus::running;
       }
       case ReservePhase::commit_undo:
-        rmw_add(q.chunks->committed, std::uint64_t{0} - committed_, c);
+        rmw_add(q.chunks->committed, ~std::uint64_t{0}, c);
         phase_ = ReservePhase::chunk_undo;
         return OpStatus::running;
       case ReservePhase::admit_undo:
@@ -326,7 +359,8 @@ class PageReserveOp {
   std::uint64_t chunk_ = 0;
   std::uint64_t back_ = 0;
   std::uint64_t pages_before_ = 0;  // the class's pages before this grow (virtualized queues)
-  std::uint64_t committed_ = 0;     // chunks this grow committed (virtualized queues)
+  std::uint64_t queue_chunks_ = 0;  // the class's Queue-Chunks committed, as read (virtualized)
+  bool out_of_chunks_ = false;      // an extension found the pool committed
   std::uint32_t written_ = 0;
   Write writer_;
 };

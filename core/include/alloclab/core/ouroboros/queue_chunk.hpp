@@ -9,8 +9,11 @@
 // needs a new Queue-Chunk would find none, and its page could never be queued again. Here a
 // grow of class k commits, besides its page chunk, the Queue-Chunks its queue needs to hold
 // every page of the class at once (queue_chunks_reserved); a grow that would commit more chunks
-// than the pool has fails as out of memory. The price is pool space: at 16 B pages (512 per
-// chunk) one Queue-Chunk per four page chunks, so at most 4/5 of the pool serves 16 B requests.
+// than the pool has fails as out of memory. The class's count of committed Queue-Chunks only
+// grows, one chunk per CAS (PageReserveOp's extend): a count derived from each grow's page
+// count would come out short when a grow between others fails and takes its pages back. The price
+// is pool space: at 16 B pages (512 per chunk) one Queue-Chunk per four page chunks, so at most 4/5
+// of the pool serves 16 B requests.
 #pragma once
 
 #include <cstdint>
@@ -47,15 +50,6 @@ struct QueueChunkStore {
 // the class has pages.
 ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages, std::uint32_t trail = 0) {
   return pages == 0 ? 0 : (pages + kQueueChunkItems - 1) / kQueueChunkItems + 2 + trail;
-}
-
-// Chunks a grow of a class from `pages_before` pages by `per_chunk` commits: its page chunk and
-// the Queue-Chunks the class needs beyond those it had.
-ALLOCLAB_HD std::uint64_t chunks_committed_by_grow(std::uint64_t pages_before,
-                                                   std::uint32_t per_chunk,
-                                                   std::uint32_t trail = 0) {
-  return 1 + queue_chunks_reserved(pages_before + per_chunk, trail) -
-         queue_chunks_reserved(pages_before, trail);
 }
 
 // The references of a VA queue that holds `capacity` items: one per Queue-Chunk the items can
