@@ -29,6 +29,7 @@
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/queue_chunk_check.hpp"
 #include "alloclab/core/ouroboros/virtual_array_queue.hpp"
 #include "alloclab/core/ouroboros/virtual_linked_queue.hpp"
 #include "detail.hpp"
@@ -63,7 +64,9 @@ class OuroPageAllocator final : public OuroSimBase {
 
   RunResult allocate(std::uint64_t seed) override {
     set_up_rings();
-    return allocate_in_modes(*this, seed);
+    RunResult r = allocate_in_modes(*this, seed);
+    check_at_rest("after an allocation");
+    return r;
   }
 
   std::uint64_t free(std::uint64_t first_page, unsigned n) override {
@@ -72,7 +75,19 @@ class OuroPageAllocator final : public OuroSimBase {
     OpCounts oc;
     Write write(ouro::page_index_of_unit(first_page, k), ouro::run_release<HostAtomics>(q, 1, oc));
     ouro::run_slot(write, q, oc, YieldOrStop{"a free's slot never emptied"});
+    check_at_rest("after a free");
     return oc.atomics;
+  }
+
+  // Virtualized queues, with nothing in flight: the Queue-Chunks' accounting, as the GPU checks it.
+  void check_at_rest(const char* when) const {
+    if constexpr (Layout::kVirtual) {
+      const std::string error = ouro::queue_chunks_at_rest_error(
+          words_.data(), chunks_, chunk_count_, static_cast<std::int32_t>(reuse_words_.fill_count),
+          Layout::kTrail);
+      if (!error.empty())
+        throw VerificationError(std::string(name(s_.algo)) + ": " + error + " " + when);
+    }
   }
 
   // The lockstep engine's interface (ouro_sim_base.hpp).

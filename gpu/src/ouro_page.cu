@@ -23,6 +23,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/queue_chunk_check.hpp"
 #include "alloclab/core/ouroboros/virtual_array_queue.hpp"
 #include "alloclab/core/ouroboros/virtual_linked_queue.hpp"
 #include "alloclab/core/pool.hpp"
@@ -394,7 +395,8 @@ class OuroPagePool final : public PoolPolicy {
   struct State {
     std::array<PageQueueWords, kPageClasses> queue;
     std::array<ouro::SemCounters, kPageClasses> sem;
-    std::uint64_t next_chunk = 0, committed = 0, stuck = 0;
+    ouro::ChunkSourceWords source;
+    std::uint64_t next_chunk = 0, stuck = 0;
     std::int64_t reused_waiting = 0;  // VA: Queue-Chunks in the reuse queue
   };
   State state() const {
@@ -405,7 +407,7 @@ class OuroPagePool final : public PoolPolicy {
     ALLOCLAB_CUDA(cudaMemcpy(&misc, misc_.get(), sizeof misc, cudaMemcpyDeviceToHost));
     for (unsigned k = 0; k < kPageClasses; ++k) st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
     st.next_chunk = misc.chunks.next_chunk;
-    st.committed = misc.chunks.committed;
+    st.source = misc.chunks;
     st.stuck = misc.stuck;
     st.reused_waiting = static_cast<std::int32_t>(misc.reuse.fill_count);
     return st;
@@ -423,31 +425,11 @@ class OuroPagePool final : public PoolPolicy {
                                 " R=" + std::to_string(st.sem[k].reserved) + " " + when);
     if (Layout::kVirtual) check_queue_chunks(st, when);
   }
-  // VA and VL: the pool's committed chunks are the page chunks and every class's committed
-  // Queue-Chunks, each at least the class's reserve, and the Queue-Chunks out of the reuse queue
-  // are exactly those the queues' positions need (VL: and its trail).
+  // VA and VL: the Queue-Chunks' accounting (ouro::queue_chunks_at_rest_error).
   void check_queue_chunks(const State& st, const char* when) const {
-    std::uint64_t page_chunks = 0, queue_chunks = 0, needed = 0;
-    bool short_reserve = false;
-    for (unsigned k = 0; k < kPageClasses; ++k) {
-      page_chunks += st.queue[k].pages / ouro::pages_per_chunk(k);
-      queue_chunks += st.queue[k].queue_chunks;
-      short_reserve =
-          short_reserve ||
-          st.queue[k].queue_chunks < ouro::queue_chunks_reserved(st.queue[k].pages, Layout::kTrail);
-      needed += ouro::va_chunks_at_rest(st.queue[k].front, st.queue[k].back) +
-                std::min<std::uint64_t>(Layout::kTrail, st.queue[k].front / ouro::kQueueChunkItems);
-    }
-    const std::uint64_t drawn = std::min<std::uint64_t>(st.next_chunk, chunk_count_);
-    const auto held = static_cast<std::int64_t>(drawn - page_chunks) - st.reused_waiting;
-    if (st.committed != page_chunks + queue_chunks || short_reserve ||
-        held != static_cast<std::int64_t>(needed))
-      throw VerificationError(
-          name_ + ": " + std::to_string(st.committed) + " chunks committed for " +
-          std::to_string(page_chunks) + " page chunks and " + std::to_string(queue_chunks) +
-          " Queue-Chunks" + (short_reserve ? " (a class's short of its pages' reserve)" : "") +
-          "; " + std::to_string(held) + " Queue-Chunks held where the queues' positions need " +
-          std::to_string(needed) + " " + when);
+    const std::string error = ouro::queue_chunks_at_rest_error(
+        st.queue.data(), st.source, chunk_count_, st.reused_waiting, Layout::kTrail);
+    if (!error.empty()) throw VerificationError(name_ + ": " + error + " " + when);
   }
 
   std::string name_;
