@@ -25,6 +25,9 @@
 //    no reserver waits for pages that will not come (SemaphoreWait, bulk_semaphore.hpp).
 //  * The class of a chunk (1 byte per chunk, written by its grower before it signals) is what a
 //    free needs to find the page's queue; the paper keeps it in the chunk's metadata.
+// The queue's layout is a policy type (Storage): the standard ring (StaticRing, below) or the
+// virtualized queues of §5 (virtual_array_queue.hpp, virtual_linked_queue.hpp), whose grower
+// also keeps the class's Queue-Chunk reserve committed (queue_chunk.hpp; the reserve phases).
 #pragma once
 
 #include <cstdint>

@@ -40,9 +40,9 @@ inline std::string queue_chunks_at_rest_error(const PageQueueWords* classes,
   if (source.committed == page_chunks + queue_chunks && !short_reserve &&
       held == static_cast<std::int64_t>(needed))
     return {};
-  return std::to_string(source.committed) + " chunks committed for " +
-         std::to_string(page_chunks) + " page chunks and " + std::to_string(queue_chunks) +
-         " Queue-Chunks" + (short_reserve ? " (a class short of its pages' reserve)" : "") + "; " +
+  return std::to_string(source.committed) + " chunks committed for " + std::to_string(page_chunks) +
+         " page chunks and " + std::to_string(queue_chunks) + " Queue-Chunks" +
+         (short_reserve ? " (a class short of its pages' reserve)" : "") + "; " +
          std::to_string(held) + " Queue-Chunks held where the queues' positions need " +
          std::to_string(needed);
 }
