@@ -135,7 +135,7 @@ TEST_CASE("VA queue: a warp group on one chunk, located once and counted with on
   CHECK_FALSE(va_group_aggregates(2040, 32));  // spans chunks 0 and 1
   CHECK_FALSE(va_group_aggregates(10, 1));     // a lane alone
   REQUIRE(va_group_aggregates(10, 32));
-  VaLocate<A> locate(10);
+  auto locate = va_locate_only<A>(10);
   v.run(locate, c);
   CHECK(locate.chunk() == v.refs[0]);
   OpCounts items;

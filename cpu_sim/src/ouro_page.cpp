@@ -97,7 +97,7 @@ class OuroPageAllocator final : public OuroSimBase {
     OpCounts counts;
     // VA, a group on one Queue-Chunk (ouro::va_group_aggregates): the leader's locate, then the
     // lanes' items, then the leader's count.
-    std::optional<ouro::VaLocate<HostAtomics>> locate;
+    std::optional<ouro::VaRead<HostAtomics>> locate;
     std::optional<ouro::VaRead<HostAtomics>> count;
     // VL: the leader's walk to the chunk of the group's first position (ouro::VirtualLinked).
     std::optional<ouro::VlSlotOp<HostAtomics, false>> walk;
@@ -120,7 +120,7 @@ class OuroPageAllocator final : public OuroSimBase {
       if (g.op->outcome() != ReserveOutcome::ok) return true;
       if constexpr (Layout::kGroupItems) {
         if (ouro::va_group_aggregates(g.op->position(), lanes_of(g))) {
-          g.locate.emplace(g.op->position());
+          g.locate.emplace(ouro::va_locate_only<HostAtomics>(g.op->position()));
           return false;
         }
       }
@@ -301,6 +301,8 @@ SimEntry virtual_queue_entry() {
 }
 
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_va, (virtual_queue_entry<ouro::VirtualArray>()))
+static_assert(kAlgorithms[static_cast<std::size_t>(Algorithm::ouro_p_vl)].caps.queue_trail ==
+              ouro::kVlTrail);
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_p_vl,
                         (virtual_queue_entry<ouro::VirtualLinked>()))
 

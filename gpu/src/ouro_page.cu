@@ -89,7 +89,7 @@ __device__ bool va_group_items(const PageQueueRef& q, unsigned group, unsigned l
   OpCounts lead;
   std::uint32_t chunk = ouro::kDeletionMarker;
   if (lane_id() == leader) {
-    ouro::VaLocate<DeviceAtomics> locate(first);
+    auto locate = ouro::va_locate_only<DeviceAtomics>(first);
     if (ouro::run_slot(locate, q, lead, BackOffOrGiveUp{stuck})) chunk = locate.chunk();
   }
   chunk = __shfl_sync(group, chunk, leader);
@@ -396,7 +396,7 @@ class OuroPagePool final : public PoolPolicy {
     std::array<PageQueueWords, kPageClasses> queue;
     std::array<ouro::SemCounters, kPageClasses> sem;
     ouro::ChunkSourceWords source;
-    std::uint64_t next_chunk = 0, stuck = 0;
+    std::uint64_t stuck = 0;
     std::int64_t reused_waiting = 0;  // VA: Queue-Chunks in the reuse queue
   };
   State state() const {
@@ -406,7 +406,6 @@ class OuroPagePool final : public PoolPolicy {
     PoolWords misc;
     ALLOCLAB_CUDA(cudaMemcpy(&misc, misc_.get(), sizeof misc, cudaMemcpyDeviceToHost));
     for (unsigned k = 0; k < kPageClasses; ++k) st.sem[k] = ouro::sem_unpack(st.queue[k].semaphore);
-    st.next_chunk = misc.chunks.next_chunk;
     st.source = misc.chunks;
     st.stuck = misc.stuck;
     st.reused_waiting = static_cast<std::int32_t>(misc.reuse.fill_count);

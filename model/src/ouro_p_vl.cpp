@@ -35,8 +35,7 @@ namespace alloclab::model {
 namespace {
 
 constexpr std::uint64_t kItems = ouro::kQueueChunkItems;
-constexpr std::uint64_t kTrail = 10;  // t, as ouro::kVlTrail (the model does not include core's
-                                      // queue code; the registry's queue_trail says the same)
+constexpr std::uint64_t kTrail = ouro::kVlTrail;
 
 bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)

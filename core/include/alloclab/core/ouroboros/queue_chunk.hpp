@@ -25,8 +25,13 @@
 
 namespace alloclab::ouro {
 
-// Items of one Queue-Chunk: an 8 KiB chunk of 4-byte page indices.
+// Items of one Queue-Chunk: an 8 KiB chunk of 4-byte page indices (queue_chunk_items).
 inline constexpr std::uint32_t kQueueChunkItems = kChunkBytes / 4;  // 2048
+
+// VL's trail t: used-up Queue-Chunks kept between old and front before they go back (the public
+// code's LARGEST_OLD_COUNT_VALUE); its reserve keeps them in the pool too. The registry's
+// queue_trail of ouro-p-vl says the same (checked where the allocator registers).
+inline constexpr std::uint32_t kVlTrail = 10;
 
 // A chunk's words while it is a Queue-Chunk (the paper keeps them in the chunk's metadata
 // region; alloclab keeps one per pool chunk beside the pool).

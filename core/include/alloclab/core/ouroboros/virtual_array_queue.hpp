@@ -28,9 +28,9 @@
 //    used up (the public code traps there).
 //  * Warp aggregation (GPU and lockstep), beyond the semaphore and front that S aggregates too:
 //    a group whose positions lie on one Queue-Chunk, none of them its first item, has its leader
-//    locate the chunk once (VaLocate), each lane then only moves its item (va_item_only), and the
-//    leader counts the group's n items with one atomic (va_count_only). A lane alone, or a group
-//    that spans two chunks or must prepare one, takes the whole path per lane.
+//    locate the chunk once (va_locate_only), each lane then only moves its item (va_item_only), and
+//    the leader counts the group's n items with one atomic (va_count_only). A lane alone, or a
+//    group that spans two chunks or must prepare one, takes the whole path per lane.
 #pragma once
 
 #include <cstdint>
@@ -60,15 +60,20 @@ enum class VaPhase : std::uint8_t {
 template <class Atomics, bool kWrite>
 class VaSlotOp {
  public:
-  // Part of a warp group's aggregated path: starting at `start` (slot or count) on a chunk the
-  // leader located, counting `n` items (0: none, the leader counts them).
+  // Part of a warp group's aggregated path: starting at `start` on a chunk the leader located,
+  // counting `n` items (0: none, the leader counts them); or, `locate_only`, the leader's locate.
   ALLOCLAB_HD VaSlotOp(std::uint32_t index, std::uint64_t position, VaPhase start,
-                       std::uint32_t chunk, std::uint32_t n)
-      : position_(position), index_(index), chunk_(chunk), n_(n), phase_(start) {}
+                       std::uint32_t chunk, std::uint32_t n, bool locate_only = false)
+      : position_(position),
+        index_(index),
+        chunk_(chunk),
+        n_(n),
+        phase_(start),
+        locate_only_(locate_only) {}
   ALLOCLAB_HD VaSlotOp(std::uint32_t index, std::uint64_t position)
       : position_(position), index_(index) {
     const std::uint64_t j = position / kQueueChunkItems;
-    if (kWrite && position % kQueueChunkItems == 0) {
+    if (kWrite && va_allocates_next_chunk(position, kQueueChunkItems)) {
       // Chunk j + 1 ahead of its first item (and chunk 0 itself at the queue's first item).
       prepare_ = j == 0 ? 0 : j + 1;
       prepare_last_ = j + 1;
@@ -79,6 +84,7 @@ class VaSlotOp {
   ALLOCLAB_HD VaPhase phase() const { return phase_; }
   ALLOCLAB_HD bool done() const { return phase_ == VaPhase::done; }
   ALLOCLAB_HD std::uint32_t index() const { return index_; }  // a read's, once done
+  ALLOCLAB_HD std::uint32_t chunk() const { return chunk_; }  // once located
 
   ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
     using M = CountedOps<Atomics>;
@@ -101,21 +107,20 @@ class VaSlotOp {
         }
         return OpStatus::running;
       case VaPhase::locate:
-        chunk_ = M::load(q.refs[(position_ / kQueueChunkItems) % q.ref_count], c);
+        chunk_ = M::load(q.refs[slot_of(q).chunk_slot], c);
         if (chunk_ == kDeletionMarker) return count_spin(c);  // not published yet
         phase_ = VaPhase::check;
         return OpStatus::running;
       case VaPhase::check:
-        if (M::load(st.meta[chunk_].virtual_start, c) !=
-            position_ / kQueueChunkItems * kQueueChunkItems) {
+        if (M::load(st.meta[chunk_].virtual_start, c) != position_ - slot_of(q).offset) {
           phase_ = VaPhase::locate;  // the chunk of a lap earlier: wait for ours
           return count_spin(c);
         }
-        phase_ = VaPhase::slot;
-        return OpStatus::running;
+        phase_ = locate_only_ ? VaPhase::done : VaPhase::slot;
+        return locate_only_ ? OpStatus::done : OpStatus::running;
       case VaPhase::slot: {
         std::uint32_t& item =
-            st.slots[std::uint64_t{chunk_} * kQueueChunkItems + position_ % kQueueChunkItems];
+            st.slots[std::uint64_t{chunk_} * kQueueChunkItems + slot_of(q).offset];
         if (!move_queue_chunk_item<Atomics, kWrite>(item, index_, c)) return OpStatus::spinning;
         if (n_ == 0) {  // the group's leader counts this item
           phase_ = VaPhase::done;
@@ -132,7 +137,7 @@ class VaSlotOp {
         return phase_ == VaPhase::done ? OpStatus::done : OpStatus::running;
       }
       case VaPhase::unref:
-        M::exchange(q.refs[(position_ / kQueueChunkItems) % q.ref_count], kDeletionMarker, c);
+        M::exchange(q.refs[slot_of(q).chunk_slot], kDeletionMarker, c);
         give_ = EnqueueOp<Atomics>(chunk_);
         phase_ = VaPhase::release;
         return OpStatus::running;
@@ -152,12 +157,18 @@ class VaSlotOp {
   }
 
  private:
+  // Its position's reference and item (virtual_queue_math.hpp).
+  ALLOCLAB_HD VirtualSlot slot_of(const PageQueueRef& q) const {
+    return va_locate(position_, kQueueChunkItems, q.ref_count);
+  }
+
   std::uint64_t position_;
   std::uint64_t prepare_ = 0, prepare_last_ = 0;  // virtual chunks a write at item 0 prepares
   std::uint32_t index_;
   std::uint32_t chunk_ = kDeletionMarker;
   std::uint32_t n_ = 1;  // items its count phase counts
   VaPhase phase_ = VaPhase::locate;
+  bool locate_only_ = false;
   QueueChunkTake<Atomics> take_;
   EnqueueOp<Atomics> give_{kDeletionMarker};
 };
@@ -187,34 +198,13 @@ ALLOCLAB_HD bool va_group_aggregates(std::uint64_t first, std::uint32_t n) {
          first / kQueueChunkItems == (first + n - 1) / kQueueChunkItems;
 }
 
-// The leader's locate of the chunk of `position`: its reference, then its virtual start.
+// The leader's locate of the chunk of `position`: its reference, then its virtual start, then
+// done (chunk()).
 template <class Atomics>
-class VaLocate {
- public:
-  ALLOCLAB_HD explicit VaLocate(std::uint64_t position = 0) : position_(position) {}
-  ALLOCLAB_HD bool done() const { return done_; }
-  ALLOCLAB_HD std::uint32_t chunk() const { return chunk_; }
-  ALLOCLAB_HD OpStatus step(const PageQueueRef& q, OpCounts& c) {
-    using M = CountedOps<Atomics>;
-    const std::uint64_t j = position_ / kQueueChunkItems;
-    if (!checking_) {
-      chunk_ = M::load(q.refs[j % q.ref_count], c);
-      if (chunk_ == kDeletionMarker) return count_spin(c);
-      checking_ = true;
-      return OpStatus::running;
-    }
-    checking_ = false;
-    if (M::load(q.store->meta[chunk_].virtual_start, c) != j * kQueueChunkItems)
-      return count_spin(c);
-    done_ = true;
-    return OpStatus::done;
-  }
-
- private:
-  std::uint64_t position_;
-  std::uint32_t chunk_ = kDeletionMarker;
-  bool checking_ = false, done_ = false;
-};
+ALLOCLAB_HD VaSlotOp<Atomics, false> va_locate_only(std::uint64_t position) {
+  return VaSlotOp<Atomics, false>(kDeletionMarker, position, VaPhase::locate, kDeletionMarker, 0,
+                                  true);
+}
 
 // A lane's item on the chunk its leader located (no count).
 template <class Atomics, bool kWrite>

@@ -42,10 +42,6 @@
 
 namespace alloclab::ouro {
 
-// The trail t: used-up chunks kept between old and front (the public code's
-// LARGEST_OLD_COUNT_VALUE).
-inline constexpr std::uint32_t kVlTrail = 10;
-
 // The static words of a class's VL queue (PageQueueRef::refs).
 inline constexpr unsigned kVlFront = 0, kVlBack = 1, kVlOld = 2, kVlTrailCount = 3;
 inline constexpr std::uint32_t kVlStaticWords = 4;
@@ -89,10 +85,7 @@ class VlSlotOp {
  public:
   ALLOCLAB_HD VlSlotOp(std::uint32_t index, std::uint64_t position)
       : position_(position), index_(index) {
-    if (kWrite && position == 0) {
-      phase_ = VlPhase::first;
-      prep_ = QueueChunkTake<Atomics>(0, true);  // the start word is set in step (class)
-    }
+    if (kWrite && position == 0) phase_ = VlPhase::first;
   }
   // Warp aggregation (see VirtualLinked below): `locate_only`, the leader's walk, which ends where
   // it finds the chunk of `position` (chunk()); or a lane's whole operation walking from `hint`,
@@ -118,7 +111,7 @@ class VlSlotOp {
     std::uint32_t* words = q.refs;
     switch (phase_) {
       case VlPhase::first:
-        if (prep_.phase() == QueueChunkTake<Atomics>::Phase::reuse && !started_) {
+        if (!started_) {  // the start word needs the queue's class, which step() is given
           prep_ = QueueChunkTake<Atomics>(vl_start_word(k, 0), true);
           started_ = true;
         }

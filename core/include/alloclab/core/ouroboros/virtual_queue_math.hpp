@@ -53,8 +53,9 @@ ALLOCLAB_HD std::uint64_t static_bytes_s(std::uint64_t capacity, std::uint32_t i
   return capacity * item_bytes;
 }
 
-// VA: one reference per Queue-Chunk the capacity needs. Per reference this replaces a whole
-// chunk's worth of ring, so S / VA = chunk_bytes / reference_bytes: 8 KiB / 4 B = 2048, the
+// VA as the paper counts it (§5.1): one reference per Queue-Chunk the capacity needs; the queue
+// alloclab builds has two more (va_reference_count, queue_chunk.hpp). Per reference this replaces a
+// whole chunk's worth of ring, so S / VA = chunk_bytes / reference_bytes: 8 KiB / 4 B = 2048, the
 // paper's "1/2048", when the references are 4-byte chunk indices (chunks are addressed by
 // integer index, §3.2; the public code stores index_t there). 8-byte pointers would give 1/1024.
 ALLOCLAB_HD std::uint64_t static_bytes_va(std::uint64_t capacity, std::uint32_t chunk_bytes,
