@@ -1,9 +1,10 @@
 // Ouroboros variant P (Winter et al., ICS'20, §4.1, Alg. 3): one queue of page indices per size
 // class behind a bulk semaphore, chunks of 8 KiB typed for life by the thread that grows a queue;
-// over standard array rings (ouro-p-s) or virtualized array queues on Queue-Chunks (ouro-p-va,
-// §5.1). The operations are the shared step machines of core/ouroboros/page_queue.hpp and
-// virtual_array_queue.hpp; this file only drives them in the simulator's three modes (the pool,
-// the verification mirror and the lockstep engine are ouro_sim_base.hpp's).
+// over standard array rings (ouro-p-s) or virtualized array or linked queues on Queue-Chunks
+// (ouro-p-va, ouro-p-vl, §5.1-5.2). The operations are the shared step machines of
+// core/ouroboros/page_queue.hpp and virtual_*_queue.hpp; this file only drives them in the
+// simulator's three modes (the pool, the verification mirror and the lockstep engine are
+// ouro_sim_base.hpp's).
 //
 // Modes:
 //  * sequential: requests one at a time in the random service order; no two operations overlap,
@@ -45,7 +46,8 @@ using ouro::OpStatus;
 using ouro::PageQueueRef;
 using ouro::ReserveOutcome;
 
-// `Storage`: the queue layout, ouro::StaticRing (S) or ouro::VirtualArray (VA).
+// `Storage`: the queue layout, ouro::StaticRing (S), ouro::VirtualArray (VA) or
+// ouro::VirtualLinked (VL).
 template <template <class> class Storage>
 class OuroPageAllocator final : public OuroSimBase {
   using Layout = Storage<HostAtomics>;
@@ -253,9 +255,9 @@ class OuroPageAllocator final : public OuroSimBase {
  private:
   mutable std::array<ouro::PageQueueWords, ouro::kPageClasses> words_{};
   std::array<std::uint32_t, ouro::kPageClasses> capacity_{};
-  // S: each class's ring; VA: each class's references.
+  // S: each class's ring; VA, VL: each class's static words (references, pointers).
   std::array<std::unique_ptr<std::uint32_t[]>, ouro::kPageClasses> slots_;
-  // VA: what the classes' Queue-Chunks share (queue_chunk.hpp).
+  // VA, VL: what the classes' Queue-Chunks share (queue_chunk.hpp).
   mutable std::vector<ouro::QueueChunkMeta> meta_;
   std::unique_ptr<std::uint32_t[]> queue_chunk_slots_;
   mutable std::vector<std::uint32_t> reuse_slots_;

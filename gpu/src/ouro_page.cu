@@ -1,8 +1,8 @@
-// ouro-p-s and ouro-p-va on the GPU: Ouroboros variant P (Winter et al., ICS'20, Alg. 3) over
-// standard rings or virtualized array queues (§5.1), driving the step machines of
-// core/ouroboros/page_queue.hpp and virtual_array_queue.hpp (the simulator drives the same ones)
-// with device atomics. Warp aggregation as in the public code: the lanes of a warp that ask
-// for one size class (`__match_any_sync`) elect their lowest lane, which waits on the semaphore
+// ouro-p-s, ouro-p-va and ouro-p-vl on the GPU: Ouroboros variant P (Winter et al., ICS'20,
+// Alg. 3) over standard rings or virtualized array or linked queues (§5.1-5.2), driving the step
+// machines of core/ouroboros/page_queue.hpp and virtual_*_queue.hpp (the simulator drives the
+// same ones) with device atomics. Warp aggregation as in the public code: the lanes of a warp that
+// ask for one size class (`__match_any_sync`) elect their lowest lane, which waits on the semaphore
 // for all of them and takes their front (or back) positions with one atomic; each lane then
 // reads (or writes) its own slot.
 //
@@ -42,26 +42,27 @@ using ouro::PageQueueRef;
 using ouro::PageQueueWords;
 using ouro::ReserveOutcome;
 
-// The words beside the queues: the chunk source, the count of slot waits given up, and (VA) the
-// queue of Queue-Chunks given back, each in a line of its own.
+// The words beside the queues: the chunk source, the count of slot waits given up, and (VA, VL)
+// the queue of Queue-Chunks given back, each in a line of its own.
 struct PoolWords {
   alignas(128) ouro::ChunkSourceWords chunks;
   alignas(128) unsigned long long stuck = 0;
   alignas(128) ouro::IndexQueueWords reuse;
 };
 
-// `Layout`: ouro::StaticRing<DeviceAtomics> (S) or ouro::VirtualArray<DeviceAtomics> (VA).
+// `Layout`: ouro::StaticRing (S), ouro::VirtualArray (VA) or ouro::VirtualLinked (VL), of
+// DeviceAtomics.
 template <class Layout>
 struct OuroPageView {
   PageQueueWords* queues = nullptr;         // one per class
-  std::uint32_t* slots[kPageClasses] = {};  // S: the class's ring; VA: its references
+  std::uint32_t* slots[kPageClasses] = {};  // S: the class's ring; VA, VL: its static words
   std::uint32_t capacity[kPageClasses] = {};
   ouro::ChunkSourceWords* chunks = nullptr;
   const std::uint32_t* available = nullptr;
   std::uint32_t chunk_count = 0;
   std::uint8_t* chunk_class = nullptr;
   unsigned long long* stuck = nullptr;     // slot waits given up (a defect: verification fails)
-  ouro::QueueChunkStore* store = nullptr;  // VA: in device memory
+  ouro::QueueChunkStore* store = nullptr;  // VA, VL: in device memory
 
   __host__ __device__ PageQueueRef ref(unsigned k) const {
     PageQueueRef q{queues + k,  Layout::kVirtual ? nullptr : slots[k],
@@ -397,7 +398,7 @@ class OuroPagePool final : public PoolPolicy {
     std::array<ouro::SemCounters, kPageClasses> sem;
     ouro::ChunkSourceWords source;
     std::uint64_t stuck = 0;
-    std::int64_t reused_waiting = 0;  // VA: Queue-Chunks in the reuse queue
+    std::int64_t reused_waiting = 0;  // VA, VL: Queue-Chunks in the reuse queue
   };
   State state() const {
     State st;
@@ -440,7 +441,7 @@ class OuroPagePool final : public PoolPolicy {
   DeviceBuffer<PoolWords> misc_;
   DeviceBuffer<std::uint32_t> slots_, available_;
   DeviceBuffer<std::uint8_t> chunk_class_;
-  // VA: what the classes' Queue-Chunks share.
+  // VA, VL: what the classes' Queue-Chunks share.
   DeviceBuffer<ouro::QueueChunkMeta> meta_;
   DeviceBuffer<std::uint32_t> queue_items_, reuse_slots_;
   DeviceBuffer<ouro::QueueChunkStore> store_;

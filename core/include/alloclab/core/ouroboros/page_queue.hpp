@@ -76,9 +76,10 @@ struct PageQueueRef {
   const std::uint32_t* available;  // chunk ids the memory manager hands out, in order
   std::uint32_t chunk_count;       // entries of `available`
   std::uint8_t* chunk_class;       // per chunk of the pool: its class, written by its grower
-  // Virtualized array queues (VA, virtual_array_queue.hpp) only; null for standard rings (S):
-  std::uint32_t* refs = nullptr;     // this class's ring of Queue-Chunk ids
-  std::uint32_t ref_count = 0;       // its length (va_reference_count of `capacity`)
+  // Virtualized queues only; null for standard rings (S):
+  std::uint32_t* refs = nullptr;     // this class's static words: VA's ring of Queue-Chunk ids,
+                                     // VL's pointers (virtual_*_queue.hpp)
+  std::uint32_t ref_count = 0;       // their number (the layout's static_words(capacity))
   QueueChunkStore* store = nullptr;  // what every class's Queue-Chunks share
 };
 
@@ -143,8 +144,9 @@ class SlotWrite {
 };
 
 // Where a queue keeps its items, as a policy type (mallocMC style): the standard ring (S) here,
-// the virtualized array of Queue-Chunks (VA) in virtual_array_queue.hpp. A policy names the
-// lane's read and write of one position and says whether the pool keeps Queue-Chunks for it.
+// the virtualized array (VA) and linked (VL) queues of Queue-Chunks in virtual_array_queue.hpp
+// and virtual_linked_queue.hpp. A policy names the lane's read and write of one position and
+// says whether the pool keeps Queue-Chunks for it.
 // kVirtual: the pool keeps Queue-Chunks for it (queue_chunk.hpp), kTrail more per class (VL);
 // static_words(capacity): the 32-bit words of a class's static part (PageQueueRef::slots for S,
 // ::refs for the others), every one set to the deletion marker before use.
