@@ -1,10 +1,11 @@
-// Ouroboros variant C over standard array queues (ouro-c-s; Winter et al., ICS'20, §4.2,
-// Alg. 4-5): one ring of chunk indices per size class, the chunks tracking their pages with bit
-// masks, a bulk semaphore per class counting the free pages on them; a chunk whose pages are all
-// free is flashed to the chunk-reuse queue and may take any class next. The operations are the
-// shared step machines of core/ouroboros/chunk_queue.hpp and chunk_page.hpp; this file drives
-// them in the simulator's three modes (the pool, the verification mirror and the lockstep engine
-// are ouro_sim_base.hpp's).
+// Ouroboros variant C (Winter et al., ICS'20, §4.2, Alg. 4-5) over standard array queues
+// (ouro-c-s) and over the virtualized queues of §5 (ouro-c-va, ouro-c-vl; the layout is a policy
+// type, core/ouroboros/chunk_queue_virtual.hpp): one queue of chunk indices per size class, the
+// chunks tracking their pages with bit masks, a bulk semaphore per class counting the free pages on
+// them; a chunk whose pages are all free is flashed to the chunk-reuse queue and may take any class
+// next. The operations are the shared step machines of core/ouroboros/chunk_queue.hpp and
+// chunk_page.hpp; this file drives them in the simulator's three modes (the pool, the verification
+// mirror and the lockstep engine are ouro_sim_base.hpp's).
 //
 // Modes:
 //  * sequential: requests one at a time in the random service order (nothing spins);
@@ -21,7 +22,9 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/chunk_page.hpp"
+#include "alloclab/core/ouroboros/chunk_queue_virtual.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "alloclab/core/ouroboros/queue_chunk_check.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 #include "ouro_sim_base.hpp"
@@ -33,14 +36,19 @@ using ouro::ChunkCounts;
 using ouro::HostAtomics;
 using ouro::OpStatus;
 using ouro::ReserveOutcome;
-using Reserve = ouro::ChunkReserveOp<HostAtomics>;
-using Take = ouro::ChunkTakeOp<HostAtomics>;
 
 std::uint32_t chunk_ring_capacity(const Scenario& s) {
   return ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T));
 }
 
+// `LayoutOf`: where the queues keep their entries, ouro::ChunkRing (S), ouro::ChunkArray (VA) or
+// ouro::ChunkLinked (VL).
+template <template <class> class LayoutOf>
 class OuroChunkAllocator final : public OuroSimBase {
+  using Layout = LayoutOf<HostAtomics>;
+  using Reserve = ouro::ChunkReserveOp<HostAtomics, Layout>;
+  using Take = ouro::ChunkTakeOp<HostAtomics, Layout>;
+
  public:
   OuroChunkAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
       : OuroSimBase(s, o, pool_seed),
@@ -57,11 +65,41 @@ class OuroChunkAllocator final : public OuroSimBase {
     q_.available_count = chunk_count_;
     q_.reuse = ouro::IndexQueueRef{&reuse_words_, reuse_slots_.data(), capacity_};
     q_.class_pages = ouro::queue_capacity_of(o.queue_capacity);
+    if (Layout::kVirtual) {
+      const std::size_t chunks = meta_.size();
+      queue_meta_.assign(chunks, ouro::QueueChunkMeta{});
+      // Not value-initialised: only the chunks drawn as Queue-Chunks are filled (and touched).
+      entries_.reset(new std::uint64_t[chunks * ouro::kChunkQueueEntries]);
+      spare_.fill(ouro::kEmptySpare);
+      virt_.words_per_class = Layout::words_per_class(capacity_);
+      static_words_.assign(std::size_t{ouro::kPageClasses} * virt_.words_per_class,
+                           ouro::kDeletionMarker);
+      virt_.meta = queue_meta_.data();
+      virt_.entries = entries_.get();
+      virt_.spare = spare_.data();
+      virt_.words = static_words_.data();
+      virt_.counts = &virt_counts_;
+      virt_.reserve_per_class = ouro::chunk_queue_reserve(capacity_, Layout::kTrail);
+      q_.virt = &virt_;
+    }
   }
 
   RunResult allocate(std::uint64_t seed) override {
     set_up_rings();
-    return allocate_in_modes(*this, seed);
+    RunResult r = allocate_in_modes(*this, seed);
+    check_at_rest("after an allocation");
+    return r;
+  }
+
+  // VA and VL, with nothing in flight: the Queue-Chunks drawn are those the queues hold and the
+  // classes' spares, as the GPU checks it.
+  void check_at_rest(const char* when) const {
+    if constexpr (Layout::kVirtual) {
+      const std::string error = ouro::chunk_queue_chunks_at_rest_error(words_.data(), virt_counts_,
+                                                                       chunks_, Layout::kTrail);
+      if (!error.empty())
+        throw VerificationError(std::string(name(s_.algo)) + ": " + error + " " + when);
+    }
   }
 
   std::uint64_t free(std::uint64_t first_page, unsigned n) override {
@@ -70,11 +108,13 @@ class OuroChunkAllocator final : public OuroSimBase {
     const auto chunk = static_cast<std::uint32_t>(first_page / ouro::kUnitsPerChunk);
     const auto page = static_cast<std::uint32_t>((first_page % ouro::kUnitsPerChunk) >> k);
     ChunkCounts cc;
-    if (ouro::chunk_free_page<HostAtomics>(q_, chunk, page, cc,
-                                           YieldOrStop{"a free's queue slot never emptied"}) ==
+    if (ouro::chunk_free_page<HostAtomics, Layout>(
+            q_, chunk, page, cc, YieldOrStop{"a free's queue slot never emptied"}) ==
         ouro::ChunkFreeOutcome::double_free)
-      throw VerificationError("ouro-c-s: the mask already had the page of unit " +
+      throw VerificationError(std::string(name(s_.algo)) +
+                              ": the mask already had the page of unit " +
                               std::to_string(first_page) + " free");
+    check_at_rest("after a free");
     return cc.ops.atomics;
   }
 
@@ -140,6 +180,7 @@ class OuroChunkAllocator final : public OuroSimBase {
            std::uint64_t{t.page()} * ouro::units_per_page(k);
   }
   void set_up_ring(unsigned k) {
+    if (Layout::kVirtual) return;  // the static words are set up with the allocator
     if (slots_[k].empty()) {
       slots_[k].assign(capacity_, ouro::kEmptyEntry);
       q_.slots[k] = slots_[k].data();
@@ -182,15 +223,31 @@ class OuroChunkAllocator final : public OuroSimBase {
   std::array<std::vector<std::uint64_t>, ouro::kPageClasses> slots_;
   ouro::IndexQueueWords reuse_words_;
   std::vector<std::uint32_t> reuse_slots_;
+  // VA, VL: the Queue-Chunks' words and entries, each class's spare stack and static words.
+  std::vector<ouro::QueueChunkMeta> queue_meta_;
+  std::unique_ptr<std::uint64_t[]> entries_;
+  std::array<std::uint64_t, ouro::kPageClasses> spare_{};
+  std::vector<std::uint32_t> static_words_;
+  ouro::ChunkQueueChunkWords virt_counts_;
+  ouro::ChunkQueueChunks virt_;
   ouro::ChunkQueues q_;
 };
+
+// VA and VL: per chunk also its Queue-Chunk words (16 B); the Queue-Chunks a run fills (8 KiB
+// each, about one per 1024 publishes, a few more per class).
+double chunk_queue_pool_bytes(const Scenario& s) {
+  const double chunks = static_cast<double>(chunk_ring_capacity(s));
+  const double queue_chunks = static_cast<double>(2 * s.N / ouro::kChunkQueueEntries + 24);
+  return bitmap_bytes(s.T, 64) + 8.0 * static_cast<double>(s.A) + (80.0 + 1 + 4 + 4 + 16) * chunks +
+         8192.0 * std::min(queue_chunks, chunks);
+}
 
 }  // namespace
 
 // Memory: the used-unit mirror, the initial free units, per chunk its words (80 B), class and
 // id and a reuse-queue slot, and the rings of the classes used (8 B per chunk each).
 ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_c_s,
-                        (SimEntry{.make = &make_allocator_of<OuroChunkAllocator>,
+                        (SimEntry{.make = &make_allocator_of<OuroChunkAllocator<ouro::ChunkRing>>,
                                   .check = &check_ouro_scenario,
                                   .pool_bytes =
                                       [](const Scenario& s) {
@@ -200,5 +257,18 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_c_s,
                                                    static_cast<double>(chunk_ring_capacity(s));
                                       },
                                   .step_bound = &ouro_default_step_bound}))
+
+template <template <class> class LayoutOf>
+SimEntry chunk_queue_entry() {
+  return SimEntry{.make = &make_allocator_of<OuroChunkAllocator<LayoutOf>>,
+                  .check = &check_ouro_scenario,
+                  .pool_bytes = &chunk_queue_pool_bytes,
+                  .step_bound = &ouro_default_step_bound};
+}
+
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_c_va, (chunk_queue_entry<ouro::ChunkArray>()))
+static_assert(kAlgorithms[static_cast<std::size_t>(Algorithm::ouro_c_vl)].caps.queue_trail ==
+              ouro::kVlTrail);
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::ouro_c_vl, (chunk_queue_entry<ouro::ChunkLinked>()))
 
 }  // namespace alloclab::sim::detail

@@ -52,6 +52,12 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // trail count, and past the trail old's CAS, the count back and the reuse queue's 3).
   if (algo == Algorithm::ouro_p_vl) return {4, 4 + 12 + 3 + 1 + 8};
   if (algo == Algorithm::ouro_c_s) return {3, 3 + 3 + 6};
+  // Over Queue-Chunks the chunk queue's publish (and flash) find their entry with loads; a publish
+  // at the first entry of a Queue-Chunk prepares the next: a spare's CAS and count (or the chunk
+  // counter and the count of drawn chunks), the chunk's count and start, and the reference (VA:
+  // 5); VL also resets the chunk's next, links it and moves back (5 + 3).
+  if (algo == Algorithm::ouro_c_va) return {3, 3 + 3 + 6 + 5};
+  if (algo == Algorithm::ouro_c_vl) return {3, 3 + 3 + 6 + 8};
   return {1, 1};
 }
 

@@ -1,6 +1,8 @@
-// ouro-c-s on the GPU: Ouroboros variant C over standard rings (Winter et al., ICS'20, Alg. 4-5),
-// driving the step machines of core/ouroboros/chunk_queue.hpp and chunk_page.hpp (the simulator
-// drives the same ones) with device atomics. Warp aggregation of the semaphore as for variant P:
+// ouro-c-s, ouro-c-va and ouro-c-vl on the GPU: Ouroboros variant C (Winter et al., ICS'20,
+// Alg. 4-5) over standard rings and over the virtualized queues of §5 (the layout is a policy
+// type, core/ouroboros/chunk_queue_virtual.hpp), driving the step machines of
+// core/ouroboros/chunk_queue.hpp and chunk_page.hpp (the simulator drives the same ones) with
+// device atomics. Warp aggregation of the semaphore as for variant P:
 // the lanes of a warp that ask for one class (`__match_any_sync`) elect their lowest lane, which
 // waits for all of them; then each lane walks the class's chunk queue and takes its page.
 //
@@ -15,7 +17,8 @@
 // Verification between kernels (verify_chunks_kernel): per live chunk, its free count equals the
 // set bits of its mask and a chunk with free pages is in its queue; per class, the semaphore's
 // count equals the free pages of its live chunks, with no promise or reservation outstanding,
-// and its admitted pages equal the pages of its live chunks.
+// and its admitted pages equal the pages of its live chunks; VA and VL: the Queue-Chunks drawn
+// are those the queues' positions need and the classes' spares (queue_chunk_check.hpp).
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -24,7 +27,9 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/chunk_page.hpp"
+#include "alloclab/core/ouroboros/chunk_queue_virtual.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
+#include "alloclab/core/ouroboros/queue_chunk_check.hpp"
 #include "alloclab/core/pool.hpp"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
@@ -43,8 +48,11 @@ struct ChunkPoolWords {
   alignas(128) ouro::ChunkSourceWords fresh;
   alignas(128) ouro::IndexQueueWords reuse;
   alignas(128) unsigned long long stuck = 0;
+  ouro::ChunkQueueChunkWords queue_chunks;  // VA, VL
 };
 
+// `Layout`: ouro::ChunkRing (S), ouro::ChunkArray (VA) or ouro::ChunkLinked (VL).
+template <class Layout>
 struct OuroChunkView {
   ChunkQueues q;
   unsigned long long* stuck = nullptr;
@@ -52,7 +60,8 @@ struct OuroChunkView {
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
 // it together for the same class.
-__device__ Served ouro_chunk_malloc(const OuroChunkView& v, std::uint32_t units,
+template <class Layout>
+__device__ Served ouro_chunk_malloc(const OuroChunkView<Layout>& v, std::uint32_t units,
                                     std::uint64_t max_steps) {
   const unsigned k = ouro::page_class_of_units(units);
   const unsigned group = __match_any_sync(__activemask(), k);
@@ -61,7 +70,7 @@ __device__ Served ouro_chunk_malloc(const OuroChunkView& v, std::uint32_t units,
   ChunkCounts own;
   unsigned outcome = 0;
   if (lane_id() == leader) {
-    ouro::ChunkReserveOp<DeviceAtomics> op(g, k);
+    ouro::ChunkReserveOp<DeviceAtomics, Layout> op(g, k);
     ouro::run_chunk_reserve(op, v.q, own, max_steps, BackOff{});
     outcome = static_cast<unsigned>(op.outcome());
   }
@@ -70,13 +79,13 @@ __device__ Served ouro_chunk_malloc(const OuroChunkView& v, std::uint32_t units,
   auto result = static_cast<ReserveOutcome>(outcome);
   if (g > 1 && (result == ReserveOutcome::out_of_memory ||
                 result == ReserveOutcome::queue_full)) {  // not enough for all: each alone
-    ouro::ChunkReserveOp<DeviceAtomics> op(1, k);
+    ouro::ChunkReserveOp<DeviceAtomics, Layout> op(1, k);
     ouro::run_chunk_reserve(op, v.q, own, max_steps, BackOff{});
     result = op.outcome();
   }
   Served out;
   if (result == ReserveOutcome::ok) {
-    ouro::ChunkTakeOp<DeviceAtomics> take(k, lane_id());
+    ouro::ChunkTakeOp<DeviceAtomics, Layout> take(k, lane_id());
     if (ouro::run_chunk_take(take, v.q, own, max_steps, BackOffOrGiveUp{v.stuck}) &&
         take.outcome() == ouro::TakeOutcome::ok)
       out.unit = std::uint64_t{take.chunk()} * ouro::kUnitsPerChunk +
@@ -88,8 +97,9 @@ __device__ Served ouro_chunk_malloc(const OuroChunkView& v, std::uint32_t units,
   return out;
 }
 
-template <bool kCounters>
-__global__ void __launch_bounds__(1024, 2) ouro_chunk_alloc_kernel(KernelArgs a, OuroChunkView v) {
+template <bool kCounters, class Layout>
+__global__ void __launch_bounds__(1024, 2)
+    ouro_chunk_alloc_kernel(KernelArgs a, OuroChunkView<Layout> v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
@@ -99,7 +109,8 @@ __global__ void __launch_bounds__(1024, 2) ouro_chunk_alloc_kernel(KernelArgs a,
   }
 }
 
-__global__ void ouro_chunk_free_kernel(KernelArgs a, OuroChunkView v) {
+template <class Layout>
+__global__ void ouro_chunk_free_kernel(KernelArgs a, OuroChunkView<Layout> v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
   const std::uint64_t unit = a.page[i];
@@ -108,7 +119,7 @@ __global__ void ouro_chunk_free_kernel(KernelArgs a, OuroChunkView v) {
   const auto page = static_cast<std::uint32_t>((unit % ouro::kUnitsPerChunk) >> k);
   ChunkCounts own;
   const auto r =
-      ouro::chunk_free_page<DeviceAtomics>(v.q, chunk, page, own, BackOffOrGiveUp{v.stuck});
+      ouro::chunk_free_page<DeviceAtomics, Layout>(v.q, chunk, page, own, BackOffOrGiveUp{v.stuck});
   if (r == ouro::ChunkFreeOutcome::double_free) atomicAdd(v.stuck, 1ull);
 }
 
@@ -134,9 +145,10 @@ __global__ void verify_chunks_kernel(ChunkQueues q, std::uint64_t chunks,
   if (free_pages > 0 && !(m.flags & ouro::kChunkInQueue)) atomicAdd(t + 3, 1ull);
 }
 
+template <class Layout>
 class OuroChunkPool final : public PoolPolicy {
  public:
-  using View = OuroChunkView;
+  using View = OuroChunkView<Layout>;
   static void check(const Scenario& s, const MeasureOptions& o) {
     ouro::check_scenario(std::string(name(s.algo)), s,
                          std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
@@ -168,19 +180,35 @@ class OuroChunkPool final : public PoolPolicy {
                                     static_cast<std::uint32_t>(capacity_)};
     v.q.class_pages = class_pages_;
     v.stuck = &misc_.get()->stuck;
+    if (Layout::kVirtual) v.q.virt = virt_.get();
     return v;
   }
 
   std::uint64_t device_bytes() const override {
-    return kPageClasses * sizeof(ouro::ChunkQueueWords) + sizeof(ChunkPoolWords) +
-           capacity_ * (kPageClasses * 8 + 4) + chunks_ * (sizeof(ouro::ChunkMeta) + 4 + 1);
+    return kPageClasses * sizeof(ouro::ChunkQueueWords) + sizeof(ChunkPoolWords) + slots_.bytes() +
+           capacity_ * 4 + chunks_ * (sizeof(ouro::ChunkMeta) + 4 + 1) +
+           (Layout::kVirtual ? chunks_ * (sizeof(ouro::QueueChunkMeta) + ouro::kChunkBytes) +
+                                   static_words_.bytes() + spare_.bytes()
+                             : 0);
   }
   const char* size_parameter() const override { return "--T"; }
 
   void set_up() override {
     queues_.resize(kPageClasses);
     misc_.resize(1);
-    slots_.resize(kPageClasses * capacity_);
+    if (Layout::kVirtual) {
+      // The static words (VA: references; VL: pointers) instead of the rings; the entries of the
+      // Queue-Chunks beside the pool (one 8 KiB chunk each, as the chunk it was drawn as).
+      slots_.resize(1);
+      words_per_class_ = Layout::words_per_class(static_cast<std::uint32_t>(capacity_));
+      static_words_.resize(std::uint64_t{kPageClasses} * words_per_class_);
+      spare_.resize(kPageClasses);
+      queue_meta_.resize(std::max<std::uint64_t>(chunks_, 1));
+      entries_.resize(std::max<std::uint64_t>(chunks_, 1) * ouro::kChunkQueueEntries);
+      virt_.resize(1);
+    } else {
+      slots_.resize(kPageClasses * capacity_);
+    }
     reuse_slots_.resize(capacity_);
     meta_.resize(std::max<std::uint64_t>(chunks_, 1));
     chunk_class_.resize(std::max<std::uint64_t>(chunks_, 1));
@@ -206,6 +234,23 @@ class OuroChunkPool final : public PoolPolicy {
         cudaMemcpy(queues_.get(), queues.data(), queues_.bytes(), cudaMemcpyHostToDevice));
     const ChunkPoolWords misc{};
     ALLOCLAB_CUDA(cudaMemcpy(misc_.get(), &misc, sizeof misc, cudaMemcpyHostToDevice));
+    if (Layout::kVirtual) {
+      ALLOCLAB_CUDA(cudaMemset(static_words_.get(), 0xff, static_words_.bytes()));
+      ALLOCLAB_CUDA(cudaMemset(spare_.get(), 0xff, spare_.bytes()));  // every stack empty
+      const std::vector<ouro::QueueChunkMeta> qmeta(queue_meta_.size());
+      ALLOCLAB_CUDA(
+          cudaMemcpy(queue_meta_.get(), qmeta.data(), queue_meta_.bytes(), cudaMemcpyHostToDevice));
+      ouro::ChunkQueueChunks virt;
+      virt.meta = queue_meta_.get();
+      virt.entries = entries_.get();
+      virt.spare = spare_.get();
+      virt.words = static_words_.get();
+      virt.words_per_class = words_per_class_;
+      virt.counts = &misc_.get()->queue_chunks;
+      virt.reserve_per_class =
+          ouro::chunk_queue_reserve(static_cast<std::uint32_t>(capacity_), Layout::kTrail);
+      ALLOCLAB_CUDA(cudaMemcpy(virt_.get(), &virt, sizeof virt, cudaMemcpyHostToDevice));
+    }
   }
 
   std::optional<std::uint64_t> pages_in_use() const override {
@@ -250,6 +295,11 @@ class OuroChunkPool final : public PoolPolicy {
     if (misc.stuck)
       throw VerificationError(name_ + ": " + std::to_string(misc.stuck) +
                               " waits gave up (or pages were freed twice) " + when);
+    if (Layout::kVirtual) {
+      const std::string error = ouro::chunk_queue_chunks_at_rest_error(
+          queues.data(), misc.queue_chunks, misc.fresh, Layout::kTrail);
+      if (!error.empty()) throw VerificationError(name_ + ": " + error + " " + when);
+    }
     DeviceBuffer<unsigned long long> tally(kPageClasses * kTallies);
     ALLOCLAB_CUDA(cudaMemset(tally.get(), 0, tally.bytes()));
     verify_chunks_kernel<<<blocks_for(chunks_, 256), 256>>>(view().q, chunks_, tally.get());
@@ -291,9 +341,16 @@ class OuroChunkPool final : public PoolPolicy {
   DeviceBuffer<std::uint32_t> reuse_slots_, available_;
   DeviceBuffer<ouro::ChunkMeta> meta_;
   DeviceBuffer<std::uint8_t> chunk_class_;
+  // VA, VL: the Queue-Chunks' words and entries, the classes' spare stacks and static words.
+  std::uint32_t words_per_class_ = 0;
+  DeviceBuffer<std::uint32_t> static_words_;
+  DeviceBuffer<std::uint64_t> spare_, entries_;
+  DeviceBuffer<ouro::QueueChunkMeta> queue_meta_;
+  DeviceBuffer<ouro::ChunkQueueChunks> virt_;
 };
 
-void launch_ouro_chunk_alloc(const KernelArgs& a, const OuroChunkView& v, bool counters) {
+template <class Layout>
+void launch_ouro_chunk_alloc(const KernelArgs& a, const OuroChunkView<Layout>& v, bool counters) {
   if (counters)
     ouro_chunk_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
   else
@@ -301,17 +358,27 @@ void launch_ouro_chunk_alloc(const KernelArgs& a, const OuroChunkView& v, bool c
   ALLOCLAB_CUDA_LAUNCH();
 }
 
-void launch_ouro_chunk_free(const KernelArgs& a, const OuroChunkView& v) {
+template <class Layout>
+void launch_ouro_chunk_free(const KernelArgs& a, const OuroChunkView<Layout>& v) {
   ouro_chunk_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+template <class Layout>
+GpuEntry chunk_queue_entry() {
+  return gpu_entry(GpuTraits<OuroChunkPool<Layout>>{.alloc = &launch_ouro_chunk_alloc<Layout>,
+                                                    .free = &launch_ouro_chunk_free<Layout>,
+                                                    .out_of_memory = OutOfMemory::exhausted});
+}
+
+using S = ouro::ChunkRing<DeviceAtomics>;
+using VA = ouro::ChunkArray<DeviceAtomics>;
+using VL = ouro::ChunkLinked<DeviceAtomics>;
+
 }  // namespace
 
-ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_c_s,
-                        (gpu_entry(GpuTraits<OuroChunkPool>{
-                            .alloc = &launch_ouro_chunk_alloc,
-                            .free = &launch_ouro_chunk_free,
-                            .out_of_memory = OutOfMemory::exhausted})))
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_c_s, (chunk_queue_entry<S>()))
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_c_va, (chunk_queue_entry<VA>()))
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_c_vl, (chunk_queue_entry<VL>()))
 
 }  // namespace alloclab::gpu::detail

@@ -1,4 +1,4 @@
-// The Ouroboros allocators (ouro-p-s, ouro-c-s: every allocator with size classes) on the GPU:
+// The Ouroboros allocators (ouro-p-*, ouro-c-*: every allocator with size classes) on the GPU:
 // requests served from an empty pool in every size class, disjoint pages
 // aligned to their class, out of memory exact to the page (warp groups that find too few pages
 // fall back lane by lane), several requests per thread. measure() also verifies every run: the
@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "alloclab/core/ouroboros/chunk_queue_virtual.hpp"
+#include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/core/ouroboros/queue_chunk.hpp"
 #include "gpu_support.hpp"
@@ -50,8 +52,9 @@ TEST_CASE("Ouroboros serves every size class from an empty pool, pages disjoint 
       INFO(name(a) << " units " << units);
       const unsigned k = ouro::page_class_of_units(units);
       auto s = scenario(a, 5000, 0, 0);
-      // A chunk per request at most, and room for the Queue-Chunks a virtualized queue keeps.
-      s.T = s.A = (5000 + 16) * 512;
+      // A chunk per request at most, and room for the Queue-Chunks a virtualized queue keeps
+      // (C over VL: a ring of 16384 entries, 16 + 2 + 10).
+      s.T = s.A = (5000 + 32) * 512;
       s.pages = units;
       const auto r = measure(a, s, quick());
       CHECK(r.taken == 5000);
@@ -63,9 +66,9 @@ TEST_CASE("Ouroboros serves every size class from an empty pool, pages disjoint 
 }
 
 // Twenty chunks: all of them pages (S), or, where the queue keeps its items in the pool, the
-// chunks its reserve leaves: VA 14 of 16 B (14 + ceil(7168/2048) + 2 = 20), 17 of 1 KiB and of
-// 8 KiB (17 + 1 + 2); VL, with a trail of 10 more, 6 of 16 B (6 + 2 + 2 + 10), 7 of 1 KiB and
-// 8 KiB.
+// chunks its reserve leaves: P over VA 14 of 16 B (14 + ceil(7168/2048) + 2 = 20), 17 of 1 KiB and
+// of 8 KiB (17 + 1 + 2); P over VL, with a trail of 10 more, 6 of 16 B (6 + 2 + 2 + 10), 7 of
+// 1 KiB and 8 KiB. C (queue_on_demand) keeps what a ring of 64 entries needs: 3 (VA), 13 (VL).
 TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then null",
           "[gpu][ouro]") {
   require_device();
@@ -75,8 +78,12 @@ TEST_CASE("Ouroboros out of memory: exactly the pages of the pool's chunks, then
       const std::uint32_t p = ouro::pages_per_chunk(ouro::page_class_of_units(units));
       const Capabilities& c = caps(a);
       const std::uint64_t pages =
-          ouro::page_chunks_at_oom(20, p, c.queue_in_pool, c.queue_trail) * p;
+          (c.queue_on_demand
+               ? 20 - ouro::chunk_queue_reserve(ouro::chunk_ring_capacity(20), c.queue_trail)
+               : ouro::page_chunks_at_oom(20, p, c.queue_in_pool, c.queue_trail)) *
+          p;
       const std::uint64_t chunks = !c.queue_in_pool     ? 20
+                                   : c.queue_on_demand  ? (c.queue_trail == 0 ? 17 : 7)
                                    : c.queue_trail == 0 ? (units == 1 ? 14 : 17)
                                                         : (units == 1 ? 6 : 7);
       CHECK(pages == chunks * p);

@@ -37,17 +37,11 @@ bool applies(const Scenario& s) {
          ouro_growers(s) * p <= ouro::kDefaultQueueCapacity;
 }
 
-// Steps of the request served r-th (service order).
-std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
-  const std::uint64_t j = r % p;
-  return (j == 0 ? 27 + W : 8 + j / 64) + (j == p - 1 ? 6 : 0);
-}
-
 Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
   const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k), W = ouro::mask_words(k);
-  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return steps_of(i, p, W); });
+  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return ouro_c_s_steps(i, p, W); });
   r.set_int("chunks", ouro_growers(s));
   r.set_int("traversal", 0);
   r.set_int("static_queue_bytes",

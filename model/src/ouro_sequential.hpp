@@ -1,6 +1,7 @@
-// What the Ouroboros models of a sequential schedule (ouro_c_s.cpp, ouro_p_va.cpp, ouro_p_vl.cpp)
-// share: the class and the growers of a one-class scenario, and tas and was from the steps of
-// each request in service order.
+// What the Ouroboros models of a sequential schedule (ouro_c_s.cpp, ouro_c_va.cpp, ouro_c_vl.cpp,
+// ouro_p_va.cpp, ouro_p_vl.cpp) share: the class and the growers of a one-class scenario, tas and
+// was from the steps of each request in service order, and variant C's steps over a standard
+// ring (ouro_c_s.cpp's comment counts them), which C over VA and VL adds to.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,12 @@ inline unsigned ouro_class_of(const Scenario& s) {
 inline std::uint64_t ouro_growers(const Scenario& s) {
   const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
   return (s.N + p - 1) / p;
+}
+
+// ouro-c-s: the steps of the request served r-th, with p pages per chunk and W mask words.
+inline std::uint64_t ouro_c_s_steps(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
+  const std::uint64_t j = r % p;
+  return (j == 0 ? 27 + W : 8 + j / 64) + (j == p - 1 ? 6 : 0);
 }
 
 // tas = the mean of steps_of(r) over the N requests, was = the mean over warps of `lanes`

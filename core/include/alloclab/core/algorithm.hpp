@@ -29,6 +29,8 @@ enum class Algorithm {
   ouro_c_s,      // Ouroboros variant C (Winter et al., ICS'20, Alg. 4-5) over standard array queues
   ouro_p_va,     // Ouroboros variant P over virtualized array queues (Winter et al., §5.1)
   ouro_p_vl,     // Ouroboros variant P over virtualized linked-chunk queues (Winter et al., §5.2)
+  ouro_c_va,     // Ouroboros variant C over virtualized array queues (Winter et al., §5.1)
+  ouro_c_vl,     // Ouroboros variant C over virtualized linked-chunk queues (Winter et al., §5.2)
 };
 
 // The backends an allocator can run on (a bit set).
@@ -77,6 +79,10 @@ struct Capabilities {
   // Used-up Queue-Chunks a queue keeps before it gives them back (VL's trail t), kept in the pool
   // too.
   unsigned queue_trail = 0;
+  // With queue_in_pool: its Queue-Chunks are drawn when a queue needs one, and the pool keeps
+  // none back (variant C, which gives wholly free chunks back); otherwise the pool keeps a
+  // reserve per class (variant P, queue_chunk.hpp).
+  bool queue_on_demand = false;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -180,6 +186,33 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .size_classes = true,
       .queue_in_pool = true,
       .queue_trail = 10}},
+    {Algorithm::ouro_c_va,
+     "ouro-c-va",
+     "Ouroboros chunk-index queues with per-chunk bit masks, virtualized arrays of Queue-Chunks "
+     "(Winter et al., Alg. 4-5 and Sec. 5.1; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, queue reference, "
+     "Queue-Chunk start, entry and count, chunk count, mask word, flags); in lockstep, one round "
+     "of the lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .queue_in_pool = true,
+      .queue_on_demand = true}},
+    {Algorithm::ouro_c_vl,
+     "ouro-c-vl",
+     "Ouroboros chunk-index queues with per-chunk bit masks, virtualized linked Queue-Chunks with "
+     "a trail of t = 10 (Winter et al., Alg. 4-5 and Sec. 5.2; pages = 16 B units)",
+     "one memory operation on shared allocator state (semaphore, front/back, queue pointer, "
+     "Queue-Chunk start, link, entry and count, chunk count, mask word, flags); in lockstep, one "
+     "round of the lane's warp group",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .queue_in_pool = true,
+      .queue_trail = 10,
+      .queue_on_demand = true}},
 });
 
 // kAlgorithms is indexed by the enum.

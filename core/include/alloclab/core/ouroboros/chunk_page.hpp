@@ -14,6 +14,7 @@ enum class TakePhase : std::uint8_t {
   read_front,      // start (or start again) at front
   read_back,       // where the queue ends now
   read_slot,       // the entry at this position (Alg. 4 l.7)
+  locate,          // VA, VL: the Queue-Chunk of the position (Layout::Locate steps)
   peek,            // the count read first: an empty or flashed chunk is passed without atomics
   sub,             // count -= 1 (Alg. 5 l.2)
   undo,            // count += 1 after a miss (l.3)
@@ -24,6 +25,7 @@ enum class TakePhase : std::uint8_t {
   publish,         // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
   pop_front,       // front -> front + 1 (the entry at front is empty or was just emptied)
   pop_slot,        // take the entry out of its slot
+  popped,          // VA, VL: count the removal on its Queue-Chunk (Layout::Popped steps)
   pop_position,    // the chunk has no entry now
   pop_read_flags,  // the flags (of this entry's epoch?)
   pop_flags,       // clear the in-queue flag
@@ -37,8 +39,10 @@ enum class TakeOutcome : std::uint8_t { pending, ok, gave_up };
 
 // One lane's page, once its group holds a unit of the semaphore for it. `rotation` spreads the
 // lanes of a warp over the mask (pick_set_bit) and the mask words.
-template <class Atomics>
+template <class Atomics, class Layout = ChunkRing<Atomics>>
 class ChunkTakeOp {
+  using Locate = typename Layout::Locate;
+
  public:
   ALLOCLAB_HD ChunkTakeOp(unsigned page_class = 0, unsigned rotation = 0)
       : k_(page_class), rotation_(rotation) {}
@@ -79,7 +83,10 @@ class ChunkTakeOp {
         phase_ = TakePhase::read_front;
         return OpStatus::spinning;
       case TakePhase::read_slot: {
-        const std::uint64_t e = M::load(q.slots[k_][ring_slot(position_, q.capacity[k_])], c.ops);
+        locate_ = Locate(q, k_, position_, EntryUse::walk, cursor_);
+        if (!locate_.done()) return begin_locate(q, c, TakePhase::read_slot);
+        if (!locate_.word()) return next();  // no Queue-Chunk for it: not written yet
+        const std::uint64_t e = M::load(*locate_.word(), c.ops);
         if (!entry_is_for(e, position_)) return next();  // not written yet, or removed
         entry_ = e;
         if (entry_is_hole(e)) return pop_or_walk_on();
@@ -144,7 +151,8 @@ class ChunkTakeOp {
       }
       case TakePhase::stale_class: {
         const unsigned j = M::load(q.chunk_class[chunk_], c.ops);
-        publish_ = PublishOp<Atomics>(chunk_, epoch_, j);
+        if (j >= kPageClasses) return after(after_publish_);  // untyped since (a Queue-Chunk)
+        publish_ = PublishOp<Atomics, Layout>(chunk_, epoch_, j);
         phase_ = TakePhase::publish;
         return OpStatus::running;
       }
@@ -188,13 +196,32 @@ class ChunkTakeOp {
         return OpStatus::running;
       }
       case TakePhase::pop_slot:
-        // A hole, or an entry a flasher turned into one since it was read: nothing more to do.
-        if (M::exchange(q.slots[k_][ring_slot(position_, q.capacity[k_])], kEmptyEntry, c.ops) !=
-                entry_ ||
-            entry_is_hole(entry_))
-          return after(after_pop_);
-        phase_ = TakePhase::pop_position;
+        locate_ = Locate(q, k_, position_, EntryUse::pop, cursor_);
+        if (!locate_.done()) return begin_locate(q, c, TakePhase::pop_slot);
+        removed_ = M::exchange(*locate_.word(), kEmptyEntry, c.ops);
+        if (Layout::kVirtual) {
+          popped_ = typename Layout::Popped(k_, position_, locate_.cursor());
+          phase_ = TakePhase::popped;
+          return OpStatus::running;
+        }
+        return after_removal();
+      case TakePhase::popped: {
+        const OpStatus s = popped_.step(q, c);
+        if (s != OpStatus::done) return s;
+        return after_removal();
+      }
+      case TakePhase::locate: {
+        const OpStatus s = locate_.step(q, c);
+        if (s != OpStatus::done) return s;
+        if (locate_.stale()) {  // the walk's front has been used up since: from front again
+          phase_ = TakePhase::read_front;
+          return OpStatus::running;
+        }
+        if (locate_.word()) cursor_ = locate_.cursor();
+        phase_ = locate_for_;  // its word again, from the cursor (no memory operation)
+        if (!locate_.word()) return next();
         return OpStatus::running;
+      }
       case TakePhase::pop_position:  // only if it is this entry's (a later publish's stays)
         M::cas(q.meta[chunk_].position, position_ + 1, std::uint64_t{0}, c.ops);
         phase_ = TakePhase::pop_read_flags;
@@ -223,7 +250,7 @@ class ChunkTakeOp {
       case TakePhase::pop_recheck: {
         const std::uint64_t s = M::load(q.meta[chunk_].state, c.ops);
         if (entry_epoch_is(entry_, state_epoch(s)) && state_free(s) > 0) {
-          publish_ = PublishOp<Atomics>(chunk_, state_epoch(s), k_);
+          publish_ = PublishOp<Atomics, Layout>(chunk_, state_epoch(s), k_);
           after_publish_ = after_pop_;
           phase_ = TakePhase::publish;
           return OpStatus::running;
@@ -250,6 +277,20 @@ class ChunkTakeOp {
 
  private:
   enum class After : std::uint8_t { walk_on, pop_and_walk_on, finish };
+
+  // VA, VL: the Queue-Chunk of position_ is not the cursor's; its locate's first step now, and
+  // the rest in the locate phase, then `then` again.
+  ALLOCLAB_HD OpStatus begin_locate(const ChunkQueues& q, ChunkCounts& c, TakePhase then) {
+    locate_for_ = then;
+    phase_ = TakePhase::locate;
+    return step(q, c);
+  }
+  // A hole, or an entry a flasher turned into one since it was read: nothing more to do.
+  ALLOCLAB_HD OpStatus after_removal() {
+    if (removed_ != entry_ || entry_is_hole(entry_)) return after(after_pop_);
+    phase_ = TakePhase::pop_position;
+    return OpStatus::running;
+  }
 
   ALLOCLAB_HD OpStatus next() {
     ++position_;
@@ -291,7 +332,7 @@ class ChunkTakeOp {
     }
     if (!took_last_ && re_enqueue_) {  // RE_ENQUEUE: pages left that nobody else will publish
       ++c.re_enqueue;
-      publish_ = PublishOp<Atomics>(chunk_, epoch_, k_);
+      publish_ = PublishOp<Atomics, Layout>(chunk_, epoch_, k_);
       after_publish_ = After::finish;
       phase_ = TakePhase::publish;
       return OpStatus::running;
@@ -312,15 +353,20 @@ class ChunkTakeOp {
   unsigned word_ = 0, words_seen_ = 0;
   bool took_last_ = false, re_enqueue_ = false;
   After after_publish_ = After::finish, after_pop_ = After::finish;
-  PublishOp<Atomics> publish_;
+  PublishOp<Atomics, Layout> publish_;
+  ChunkCursor cursor_;  // VA, VL: the Queue-Chunk the walk is on
+  Locate locate_;
+  TakePhase locate_for_ = TakePhase::read_slot;
+  std::uint64_t removed_ = kEmptyEntry;  // what the front remover's exchange took out
+  typename Layout::Popped popped_;
   EnqueueOp<Atomics> retire_{0};
 };
 
 // ---- Running them to their end (sequential and threads modes, GPU) ----
 
 // Runs a reservation; as run_reserve (page_queue.hpp): the wait is abandoned past max_steps.
-template <class Atomics, class OnSpin>
-ALLOCLAB_HD bool run_chunk_reserve(ChunkReserveOp<Atomics>& op, const ChunkQueues& q,
+template <class Atomics, class Layout, class OnSpin>
+ALLOCLAB_HD bool run_chunk_reserve(ChunkReserveOp<Atomics, Layout>& op, const ChunkQueues& q,
                                    ChunkCounts& c, std::uint64_t max_steps, OnSpin&& on_spin) {
   std::uint64_t spins = 0;
   while (op.phase() != ChunkReservePhase::done) {
@@ -335,9 +381,9 @@ ALLOCLAB_HD bool run_chunk_reserve(ChunkReserveOp<Atomics>& op, const ChunkQueue
 
 // Runs a take; past max_steps memory operations the lane gives its unit back (between chunks).
 // Returns false when on_spin stopped it (a wait nobody ends: the caller's defect to report).
-template <class Atomics, class OnSpin>
-ALLOCLAB_HD bool run_chunk_take(ChunkTakeOp<Atomics>& op, const ChunkQueues& q, ChunkCounts& c,
-                                std::uint64_t max_steps, OnSpin&& on_spin) {
+template <class Atomics, class Layout, class OnSpin>
+ALLOCLAB_HD bool run_chunk_take(ChunkTakeOp<Atomics, Layout>& op, const ChunkQueues& q,
+                                ChunkCounts& c, std::uint64_t max_steps, OnSpin&& on_spin) {
   std::uint64_t spins = 0;
   while (!op.done()) {
     if (c.ops.memory_ops >= max_steps) op.abandon();
@@ -352,7 +398,7 @@ enum class ChunkFreeOutcome : std::uint8_t { ok, flashed, double_free, stopped }
 // chunk in the queue if this free made its first page visible (FIRST_FREE), flash it if every
 // page is free now (§4.2: reduce the semaphore by a chunk's pages, CAS the count from all to
 // none), else signal the page. on_spin as for run_slot.
-template <class Atomics, class OnSpin>
+template <class Atomics, class Layout = ChunkRing<Atomics>, class OnSpin>
 ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t chunk,
                                              std::uint32_t page, ChunkCounts& c, OnSpin&& on_spin) {
   using M = CountedOps<Atomics>;
@@ -392,7 +438,11 @@ ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t
             if (at != 0) {
               const std::uint64_t pos = at - 1;
               const std::uint64_t e = make_entry(chunk, epoch, pos);
-              if (M::cas(q.slots[k][ring_slot(pos, q.capacity[k])], e, make_hole(pos), c.ops) != e)
+              typename Layout::Locate where(q, k, pos, EntryUse::hole);
+              for (std::uint64_t waits = 0; !where.done();)
+                if (where.step(q, c) == OpStatus::spinning && !on_spin(++waits))
+                  return ChunkFreeOutcome::stopped;
+              if (!where.word() || M::cas(*where.word(), e, make_hole(pos), c.ops) != e)
                 return ChunkFreeOutcome::flashed;  // the front remover has it
               M::exchange(m.position, std::uint64_t{0}, c.ops);
               M::fetch_and(m.flags, ~kChunkInQueue, c.ops);
@@ -414,7 +464,7 @@ ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t
     }
   }
   if (state_free(old) == 0) {  // FIRST_FREE: this free made a page of an empty chunk visible
-    PublishOp<Atomics> publish(chunk, epoch, k);
+    PublishOp<Atomics, Layout> publish(chunk, epoch, k);
     for (std::uint64_t spins = 0;;) {
       const OpStatus s = publish.step(q, c);
       if (s == OpStatus::done) break;

@@ -57,6 +57,7 @@
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/core/ouroboros/op_counts.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
+#include "alloclab/core/ouroboros/queue_chunk.hpp"
 
 namespace alloclab::ouro {
 
@@ -66,6 +67,30 @@ struct ChunkQueueWords {
   alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
   alignas(128) std::uint64_t back = 0;
   alignas(128) std::uint64_t pages = 0;  // pages on the class's chunks (grow admission)
+  // VA, VL: the Queue-Chunks the pool keeps for this class's queue (0 before its first grow).
+  std::uint64_t queue_chunks = 0;
+};
+
+// C's virtualized queues (ouro-c-va, ouro-c-vl; chunk_queue_virtual.hpp): their entries live on
+// Queue-Chunks of 1024 eight-byte entries, drawn from the memory manager as page chunks are.
+inline constexpr std::uint32_t kChunkQueueEntries = kChunkBytes / 8;  // 1024
+
+// What the classes' virtualized queues share. A Queue-Chunk, once drawn, belongs to the class
+// that drew it for good: used up, it goes to that class's spare stack, never back to pages or to
+// another class (chunk_queue_virtual.hpp says why).
+struct ChunkQueueChunkWords {
+  alignas(128) std::uint64_t drawn = 0;  // Queue-Chunks drawn from the memory manager
+  std::uint64_t spared = 0;              // of them, on a class's spare stack now
+};
+struct ChunkQueueChunks {
+  QueueChunkMeta* meta = nullptr;     // one per pool chunk: count (pops), next (VL), start
+  std::uint64_t* entries = nullptr;   // kChunkQueueEntries per pool chunk: chunk c's at c * 1024
+  std::uint64_t* spare = nullptr;     // per class: its spare stack's head, id | tag << 32
+  std::uint32_t* words = nullptr;     // per class `words_per_class` static words (VA: references;
+  std::uint32_t words_per_class = 0;  // VL: front, back, old and the trail count)
+  ChunkQueueChunkWords* counts = nullptr;
+  // The Queue-Chunks a class's first grow commits in the pool (chunk_queue_virtual.hpp).
+  std::uint32_t reserve_per_class = 0;
 };
 
 // Everything the ten classes share: their queues, the chunks' words, and the memory manager
@@ -83,22 +108,25 @@ struct ChunkQueues {
   // The most pages one class may hold on its chunks: its semaphore counts them, so a grow past
   // this fails as queue_full, as variant P's ring admission (bulk_semaphore.hpp).
   std::uint64_t class_pages = kDefaultQueueCapacity;
+  ChunkQueueChunks* virt = nullptr;  // VA and VL only (chunk_queue_virtual.hpp)
 };
 
 // What variant C's operations did, beyond the counts every Ouroboros operation has.
 struct ChunkCounts {
   OpCounts ops;
-  std::uint32_t traversal = 0;   // queue positions passed before the one that served
-  std::uint32_t rescans = 0;     // walks that reached back and started again from front
-  std::uint32_t success = 0;     // Alg. 5 modes of the pages taken
-  std::uint32_t re_enqueue = 0;  //
-  std::uint32_t dequeue = 0;     //
-  std::uint32_t continues = 0;   // chunks found empty (CONTINUE_TRAVERSAL)
-  std::uint32_t stale = 0;       // entries whose chunk had been flashed since they were read
-  std::uint32_t pops = 0;        // entries removed from a front
-  std::uint32_t published = 0;   // entries written
-  std::uint32_t flashes = 0;     // chunks flashed back to the reuse queue
-  std::uint32_t reused = 0;      // chunks a grower took from the reuse queue
+  std::uint32_t traversal = 0;       // queue positions passed before the one that served
+  std::uint32_t rescans = 0;         // walks that reached back and started again from front
+  std::uint32_t success = 0;         // Alg. 5 modes of the pages taken
+  std::uint32_t re_enqueue = 0;      //
+  std::uint32_t dequeue = 0;         //
+  std::uint32_t continues = 0;       // chunks found empty (CONTINUE_TRAVERSAL)
+  std::uint32_t stale = 0;           // entries whose chunk had been flashed since they were read
+  std::uint32_t pops = 0;            // entries removed from a front
+  std::uint32_t published = 0;       // entries written
+  std::uint32_t flashes = 0;         // chunks flashed back to the reuse queue
+  std::uint32_t reused = 0;          // chunks a grower took from the reuse queue
+  std::uint32_t queue_chunks = 0;    // VA, VL: Queue-Chunks drawn from the memory manager
+  std::uint32_t queue_recycled = 0;  // VA, VL: Queue-Chunks taken again from the class's spares
   ALLOCLAB_HD void add(const ChunkCounts& o) {
     ops.add(o.ops);
     traversal += o.traversal;
@@ -112,13 +140,67 @@ struct ChunkCounts {
     published += o.published;
     flashes += o.flashes;
     reused += o.reused;
+    queue_chunks += o.queue_chunks;
+    queue_recycled += o.queue_recycled;
   }
 };
 
-// ---- Putting a chunk in its class's queue (at most once: the in-queue flag) ----
-enum class PublishPhase : std::uint8_t { read_flags, flag, claim, write, record, done };
+// ---- Where a queue's entries live, as a policy type (mallocMC style) ----
+// The standard ring (S) here; the virtualized array (VA) and linked (VL) queues of Queue-Chunks
+// in chunk_queue_virtual.hpp. A policy names two step machines:
+//   Locate  finds the word of position p of class k's queue for one use (EntryUse) and says
+//           where it found it (a ChunkCursor, which serves the next positions of a walk);
+//   Popped  what follows the removal of the entry at p from front (VA, VL: count it, and give
+//           the Queue-Chunk back when that uses it up).
+enum class EntryUse : std::uint8_t {
+  write,  // a publish (its position is claimed, nothing is there yet): waits for the chunk
+  walk,   // a walking lane's read: none there means no entry (not written yet, or gone)
+  pop,    // the front remover's exchange: the chunk is there
+  hole,   // a flasher's CAS of its entry: none there means the front remover has it
+};
+
+// Where a locate found a position: the Queue-Chunk of positions first .. first + 1023.
+struct ChunkCursor {
+  std::uint64_t first = ~std::uint64_t{0};
+  std::uint32_t chunk = kDeletionMarker;
+  ALLOCLAB_HD bool covers(std::uint64_t position) const {
+    return chunk != kDeletionMarker && position >= first && position - first < kChunkQueueEntries;
+  }
+};
 
 template <class Atomics>
+struct ChunkRing {
+  static constexpr bool kVirtual = false;
+  static constexpr std::uint32_t kTrail = 0;
+  class Locate {
+   public:
+    ALLOCLAB_HD Locate() = default;
+    ALLOCLAB_HD Locate(const ChunkQueues& q, unsigned k, std::uint64_t position, EntryUse,
+                       ChunkCursor = {})
+        : word_(&q.slots[k][ring_slot(position, q.capacity[k])]) {}
+    ALLOCLAB_HD bool done() const { return true; }
+    ALLOCLAB_HD bool stale() const { return false; }
+    ALLOCLAB_HD std::uint64_t* word() const { return word_; }
+    ALLOCLAB_HD ChunkCursor cursor() const { return {}; }
+    ALLOCLAB_HD OpStatus step(const ChunkQueues&, ChunkCounts&) { return OpStatus::done; }
+
+   private:
+    std::uint64_t* word_ = nullptr;
+  };
+  class Popped {
+   public:
+    ALLOCLAB_HD Popped() = default;
+    ALLOCLAB_HD Popped(unsigned, std::uint64_t, ChunkCursor) {}
+    ALLOCLAB_HD bool done() const { return true; }
+    ALLOCLAB_HD OpStatus step(const ChunkQueues&, ChunkCounts&) { return OpStatus::done; }
+  };
+  static std::uint32_t words_per_class(std::uint32_t) { return 0; }
+};
+
+// ---- Putting a chunk in its class's queue (at most once: the in-queue flag) ----
+enum class PublishPhase : std::uint8_t { read_flags, flag, claim, locate, write, record, done };
+
+template <class Atomics, class Layout = ChunkRing<Atomics>>
 class PublishOp {
  public:
   ALLOCLAB_HD PublishOp(std::uint32_t chunk = 0, std::uint32_t epoch = 0, unsigned page_class = 0)
@@ -149,12 +231,18 @@ class PublishOp {
       }
       case PublishPhase::claim:
         position_ = M::add(q.words[k_].back, std::uint64_t{1}, c.ops);
-        phase_ = PublishPhase::write;
+        locate_ = typename Layout::Locate(q, k_, position_, EntryUse::write);
+        phase_ = locate_.done() ? PublishPhase::write : PublishPhase::locate;
         return OpStatus::running;
+      case PublishPhase::locate: {
+        const OpStatus s = locate_.step(q, c);
+        if (s == OpStatus::done) phase_ = PublishPhase::write;
+        return s == OpStatus::spinning ? s : OpStatus::running;
+      }
       case PublishPhase::write: {
         // The slot may still hold the entry of the previous lap, whose remover has moved front
         // but not yet emptied the slot (Alg. 1 l.6).
-        std::uint64_t& slot = q.slots[k_][ring_slot(position_, q.capacity[k_])];
+        std::uint64_t& slot = *locate_.word();
         if (M::cas(slot, kEmptyEntry, make_entry(chunk_, epoch_, position_), c.ops) !=
             kEmptyEntry) {
           ++c.ops.failed;
@@ -182,6 +270,7 @@ class PublishOp {
   PublishPhase phase_ = PublishPhase::read_flags;
   std::uint32_t flags_ = 0;
   std::uint64_t position_ = 0;
+  typename Layout::Locate locate_;
 };
 
 // The same for variant C's counts.
@@ -192,22 +281,28 @@ ALLOCLAB_HD OpStatus step_index_queue(QueueOp& op, IndexQueueRef q, ChunkCounts&
 
 // ---- The leader's part: wait for n pages, growing the queue by a chunk as the grower ----
 enum class ChunkReservePhase : std::uint8_t {
-  wait,        // the semaphore (SemaphoreWait steps)
-  admit,       // grower: pages += #pages (the class's semaphore must count them all)
-  admit_undo,  // full, or no chunk: pages -= #pages, then the grow fails
-  reuse,       // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
-  fresh,       // none there: next_chunk += 1 and read that chunk's id (or none left)
-  set_class,   // the chunk's class
-  set_bits,    // every page free: one store per mask word
-  read_epoch,  // the chunk's epoch
-  set_flags,   // not in a queue, not retired
-  fill,        // fence, then count += #pages (an up-crossing: publish)
-  publish,     // the chunk into the class's queue (Alg. 4 l.3)
-  signal,      // C += #pages, E -= #pages (Alg. 4 l.4)
+  wait,            // the semaphore (SemaphoreWait steps)
+  admit,           // grower: pages += #pages (the class's semaphore must count them all)
+  admit_undo,      // full, or no chunk: pages -= #pages, then the grow fails
+  reserve,         // VA, VL: the class's Queue-Chunks kept in the pool (none yet: commit them)
+  reserve_commit,  // committed += the reserve (more than the pool: reserve_undo, then fail)
+  reserve_cas,     // the class's reserve from 0 (lost to another grower: reserve_undo)
+  reserve_undo,    // committed -= the reserve
+  reuse,           // grower: a chunk from the reuse queue (Alg. 1 dequeue steps)
+  commit,          // VA, VL: committed += 1 for a fresh chunk (none left: commit_undo, then fail)
+  commit_undo,     // committed -= 1
+  fresh,           // none there: next_chunk += 1 and read that chunk's id (or none left)
+  set_class,       // the chunk's class
+  set_bits,        // every page free: one store per mask word
+  read_epoch,      // the chunk's epoch
+  set_flags,       // not in a queue, not retired
+  fill,            // fence, then count += #pages (an up-crossing: publish)
+  publish,         // the chunk into the class's queue (Alg. 4 l.3)
+  signal,          // C += #pages, E -= #pages (Alg. 4 l.4)
   done,
 };
 
-template <class Atomics>
+template <class Atomics, class Layout = ChunkRing<Atomics>>
 class ChunkReserveOp {
  public:
   ALLOCLAB_HD ChunkReserveOp(std::uint32_t n, unsigned page_class)
@@ -249,11 +344,53 @@ class ChunkReserveOp {
           grow_failure_ = ReserveOutcome::queue_full;
           phase_ = ChunkReservePhase::admit_undo;
         } else {
-          dequeue_ = DequeueOp<Atomics>();
-          phase_ = ChunkReservePhase::reuse;
+          begin_reuse();
+          if (Layout::kVirtual) phase_ = ChunkReservePhase::reserve;
         }
         return OpStatus::running;
       }
+      case ChunkReservePhase::reserve:
+        if (M::load(q.words[k_].queue_chunks, c.ops) != 0)
+          begin_reuse();
+        else
+          phase_ = ChunkReservePhase::reserve_commit;
+        return OpStatus::running;
+      case ChunkReservePhase::reserve_commit: {
+        const std::uint64_t r = q.virt->reserve_per_class;
+        const std::uint64_t old = M::add(q.fresh->committed, r, c.ops);
+        reserve_failed_ = old + r > q.available_count;
+        phase_ = reserve_failed_ ? ChunkReservePhase::reserve_undo : ChunkReservePhase::reserve_cas;
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::reserve_cas:
+        if (M::cas(q.words[k_].queue_chunks, std::uint64_t{0},
+                   std::uint64_t{q.virt->reserve_per_class}, c.ops) == 0) {
+          begin_reuse();
+        } else {  // another grower committed it first
+          ++c.ops.failed;
+          phase_ = ChunkReservePhase::reserve_undo;
+        }
+        return OpStatus::running;
+      case ChunkReservePhase::reserve_undo:
+        M::add(q.fresh->committed, std::uint64_t{0} - q.virt->reserve_per_class, c.ops);
+        if (reserve_failed_) {
+          grow_failure_ = ReserveOutcome::out_of_memory;
+          phase_ = ChunkReservePhase::admit_undo;
+        } else {
+          begin_reuse();
+        }
+        return OpStatus::running;
+      case ChunkReservePhase::commit: {
+        const std::uint64_t old = M::add(q.fresh->committed, std::uint64_t{1}, c.ops);
+        phase_ =
+            old + 1 > q.available_count ? ChunkReservePhase::commit_undo : ChunkReservePhase::fresh;
+        return OpStatus::running;
+      }
+      case ChunkReservePhase::commit_undo:
+        M::add(q.fresh->committed, ~std::uint64_t{0}, c.ops);
+        grow_failure_ = ReserveOutcome::out_of_memory;
+        phase_ = ChunkReservePhase::admit_undo;
+        return OpStatus::running;
       case ChunkReservePhase::admit_undo:
         M::add(q.words[k_].pages, std::uint64_t{0} - per_chunk_, c.ops);
         wait_.chunk_failed();  // the wait's next step withdraws the promise (E)
@@ -267,7 +404,7 @@ class ChunkReserveOp {
           ++c.reused;
           phase_ = ChunkReservePhase::set_class;
         } else {
-          phase_ = ChunkReservePhase::fresh;
+          phase_ = Layout::kVirtual ? ChunkReservePhase::commit : ChunkReservePhase::fresh;
         }
         return OpStatus::running;
       }
@@ -306,7 +443,7 @@ class ChunkReserveOp {
         const std::uint64_t old = M::add(q.meta[chunk_].state, std::uint64_t{per_chunk_}, c.ops);
         const std::int64_t before = state_free(old);
         if (before <= 0 && before + per_chunk_ > 0) {
-          publish_ = PublishOp<Atomics>(chunk_, state_epoch(old), k_);
+          publish_ = PublishOp<Atomics, Layout>(chunk_, state_epoch(old), k_);
           phase_ = ChunkReservePhase::publish;
         } else {  // threads' undos are in flight; the one that crosses publishes
           phase_ = ChunkReservePhase::signal;
@@ -341,6 +478,10 @@ class ChunkReserveOp {
   }
 
  private:
+  ALLOCLAB_HD void begin_reuse() {
+    dequeue_ = DequeueOp<Atomics>();
+    phase_ = ChunkReservePhase::reuse;
+  }
   ALLOCLAB_HD void account_wait(const WaitResult& before, OpCounts& c) {
     ouro::account_wait(before, wait_.result(), c);
   }
@@ -350,6 +491,7 @@ class ChunkReserveOp {
     return OpStatus::done;
   }
 
+  bool reserve_failed_ = false;
   unsigned k_;
   std::uint32_t per_chunk_;
   SemaphoreWait<Atomics> wait_;
@@ -357,7 +499,7 @@ class ChunkReserveOp {
   ReserveOutcome outcome_ = ReserveOutcome::pending;
   ReserveOutcome grow_failure_ = ReserveOutcome::out_of_memory;
   DequeueOp<Atomics> dequeue_;
-  PublishOp<Atomics> publish_;
+  PublishOp<Atomics, Layout> publish_;
   std::uint32_t chunk_ = 0, epoch_ = 0;
   unsigned word_ = 0;
 };

@@ -6,13 +6,16 @@
 //  * the Queue-Chunks out of the memory manager's hands (drawn fresh and not in the reuse queue)
 //    are exactly those the queues' positions need (va_chunks_at_rest), and VL's trail of
 //    min(t, chunks used up).
-// Host only.
+// Variant C's (chunk_queue_virtual.hpp) draws its Queue-Chunks on demand and never gives one back:
+// at rest, the chunks drawn are those the queues' positions need and VL's trail (as above, at
+// 1024 entries a chunk), and the classes' spares. Host only.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "alloclab/core/ouroboros/chunk_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "alloclab/core/ouroboros/queue_chunk.hpp"
@@ -45,6 +48,31 @@ inline std::string queue_chunks_at_rest_error(const PageQueueWords* classes,
          (short_reserve ? " (a class short of its pages' reserve)" : "") + "; " +
          std::to_string(held) + " Queue-Chunks held where the queues' positions need " +
          std::to_string(needed);
+}
+
+// Variant C's (see the file comment); also: the pool's committed chunks are the fresh page chunks
+// taken and every class's reserve, and the Queue-Chunks drawn stay within the reserves. Returns
+// what is wrong, or an empty string.
+inline std::string chunk_queue_chunks_at_rest_error(const ChunkQueueWords* classes,
+                                                    const ChunkQueueChunkWords& counts,
+                                                    const ChunkSourceWords& source,
+                                                    std::uint32_t trail) {
+  std::uint64_t needed = 0, reserved = 0;
+  for (unsigned k = 0; k < kPageClasses; ++k) {
+    const ChunkQueueWords& w = classes[k];
+    const std::uint64_t used_up = w.front / kChunkQueueEntries;
+    if (w.back > 0) needed += (w.back - 1) / kChunkQueueEntries + 2 - used_up;
+    needed += std::min<std::uint64_t>(trail, used_up);
+    reserved += w.queue_chunks;
+  }
+  const std::uint64_t page_chunks = source.next_chunk - counts.drawn;
+  if (counts.drawn == needed + counts.spared && counts.drawn <= reserved &&
+      source.committed == page_chunks + reserved)
+    return {};
+  return std::to_string(counts.drawn) + " Queue-Chunks drawn (" + std::to_string(counts.spared) +
+         " of them spare) where the queues' positions need " + std::to_string(needed) + "; " +
+         std::to_string(source.committed) + " chunks committed for " + std::to_string(page_chunks) +
+         " fresh page chunks and " + std::to_string(reserved) + " kept for the queues";
 }
 
 }  // namespace alloclab::ouro
