@@ -83,10 +83,14 @@ class ChunkTakeOp {
         phase_ = TakePhase::read_front;
         return OpStatus::spinning;
       case TakePhase::read_slot: {
-        locate_ = Locate(q, k_, position_, EntryUse::walk, cursor_);
-        if (!locate_.done()) return begin_locate(q, c, TakePhase::read_slot);
-        if (!locate_.word()) return next();  // no Queue-Chunk for it: not written yet
-        const std::uint64_t e = M::load(*locate_.word(), c.ops);
+        std::uint64_t* word = Layout::covered(q, k_, position_, cursor_);
+        if (!word) {  // VA, VL: another Queue-Chunk
+          locate_ = Locate(q, k_, position_, EntryUse::walk, cursor_);
+          if (!locate_.done()) return begin_locate(q, c, TakePhase::read_slot);
+          word = locate_.word();
+          if (!word) return next();  // no Queue-Chunk for it: not written yet
+        }
+        const std::uint64_t e = M::load(*word, c.ops);
         if (!entry_is_for(e, position_)) return next();  // not written yet, or removed
         entry_ = e;
         if (entry_is_hole(e)) return pop_or_walk_on();
@@ -195,16 +199,22 @@ class ChunkTakeOp {
         phase_ = TakePhase::pop_slot;
         return OpStatus::running;
       }
-      case TakePhase::pop_slot:
-        locate_ = Locate(q, k_, position_, EntryUse::pop, cursor_);
-        if (!locate_.done()) return begin_locate(q, c, TakePhase::pop_slot);
-        removed_ = M::exchange(*locate_.word(), kEmptyEntry, c.ops);
+      case TakePhase::pop_slot: {
+        std::uint64_t* word = Layout::covered(q, k_, position_, cursor_);
+        if (!word) {
+          locate_ = Locate(q, k_, position_, EntryUse::pop, cursor_);
+          if (!locate_.done()) return begin_locate(q, c, TakePhase::pop_slot);
+          word = locate_.word();
+          cursor_ = locate_.cursor();
+        }
+        removed_ = M::exchange(*word, kEmptyEntry, c.ops);
         if (Layout::kVirtual) {
-          popped_ = typename Layout::Popped(k_, position_, locate_.cursor());
+          popped_ = typename Layout::Popped(k_, position_, cursor_);
           phase_ = TakePhase::popped;
           return OpStatus::running;
         }
         return after_removal();
+      }
       case TakePhase::popped: {
         const OpStatus s = popped_.step(q, c);
         if (s != OpStatus::done) return s;

@@ -151,7 +151,10 @@ struct ChunkCounts {
 //   Locate  finds the word of position p of class k's queue for one use (EntryUse) and says
 //           where it found it (a ChunkCursor, which serves the next positions of a walk);
 //   Popped  what follows the removal of the entry at p from front (VA, VL: count it, and give
-//           the Queue-Chunk back when that uses it up).
+//           the Queue-Chunk back when that uses it up);
+// and covered(q, k, p, cursor), the word of p where the cursor serves it (null otherwise): a walk
+// passes a Queue-Chunk's positions with one load each, no locate (whose state a GPU lane would
+// copy at every position).
 enum class EntryUse : std::uint8_t {
   write,  // a publish (its position is claimed, nothing is there yet): waits for the chunk
   walk,   // a walking lane's read: none there means no entry (not written yet, or gone)
@@ -194,6 +197,11 @@ struct ChunkRing {
     ALLOCLAB_HD bool done() const { return true; }
     ALLOCLAB_HD OpStatus step(const ChunkQueues&, ChunkCounts&) { return OpStatus::done; }
   };
+  // The word of `position` without a locate, where the cursor serves it (always, for a ring).
+  ALLOCLAB_HD static std::uint64_t* covered(const ChunkQueues& q, unsigned k,
+                                            std::uint64_t position, ChunkCursor) {
+    return &q.slots[k][ring_slot(position, q.capacity[k])];
+  }
   static std::uint32_t words_per_class(std::uint32_t) { return 0; }
 };
 

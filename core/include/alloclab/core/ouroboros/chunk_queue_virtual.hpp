@@ -230,11 +230,21 @@ class QueueChunkSpare {
   std::uint64_t head_ = 0;
 };
 
+// The word of `position` where `cursor` serves it, else null (the layouts' covered()).
+ALLOCLAB_HD std::uint64_t* chunk_queue_covered(const ChunkQueues& q, std::uint64_t position,
+                                               ChunkCursor cursor) {
+  return cursor.covers(position) ? chunk_queue_entry(*q.virt, cursor.chunk, position) : nullptr;
+}
+
 // ---- VA: a ring of Queue-Chunk references per class (chunk j's in reference j mod R) ----
 template <class Atomics>
 struct ChunkArray {
   static constexpr bool kVirtual = true;
   static constexpr std::uint32_t kTrail = 0;
+  ALLOCLAB_HD static std::uint64_t* covered(const ChunkQueues& q, unsigned, std::uint64_t position,
+                                            ChunkCursor cursor) {
+    return chunk_queue_covered(q, position, cursor);
+  }
   // References of a class whose queue spans at most `capacity` positions (va_reference_count's
   // rule at 1024 entries a chunk).
   ALLOCLAB_HD static std::uint32_t words_per_class(std::uint32_t capacity) {
@@ -392,6 +402,10 @@ template <class Atomics>
 struct ChunkLinked {
   static constexpr bool kVirtual = true;
   static constexpr std::uint32_t kTrail = kVlTrail;
+  ALLOCLAB_HD static std::uint64_t* covered(const ChunkQueues& q, unsigned, std::uint64_t position,
+                                            ChunkCursor cursor) {
+    return chunk_queue_covered(q, position, cursor);
+  }
   ALLOCLAB_HD static std::uint32_t words_per_class(std::uint32_t) { return 4; }
 
   class Locate {
