@@ -227,10 +227,15 @@ class ChunkTakeOp {
           phase_ = TakePhase::read_front;
           return OpStatus::running;
         }
-        if (locate_.word()) cursor_ = locate_.cursor();
         phase_ = locate_for_;  // its word again, from the cursor (no memory operation)
-        if (!locate_.word()) return next();
-        return OpStatus::running;
+        if (locate_.word()) {
+          cursor_ = locate_.cursor();
+          return OpStatus::running;
+        }
+        // No Queue-Chunk of its lap there: pass the positions it would hold.
+        if (locate_.skip_to() > position_ + 1)
+          position_ = (locate_.skip_to() < back_seen_ ? locate_.skip_to() : back_seen_) - 1;
+        return next();
       }
       case TakePhase::pop_position:  // only if it is this entry's (a later publish's stays)
         M::cas(q.meta[chunk_].position, position_ + 1, std::uint64_t{0}, c.ops);

@@ -149,7 +149,9 @@ struct ChunkCounts {
 // The standard ring (S) here; the virtualized array (VA) and linked (VL) queues of Queue-Chunks
 // in chunk_queue_virtual.hpp. A policy names two step machines:
 //   Locate  finds the word of position p of class k's queue for one use (EntryUse) and says
-//           where it found it (a ChunkCursor, which serves the next positions of a walk);
+//           where it found it (a ChunkCursor, which serves the next positions of a walk), or,
+//           for a walk that found no Queue-Chunk there, the first position that may hold an
+//           entry (skip_to: the walk passes the positions of a chunk not there in one step);
 //   Popped  what follows the removal of the entry at p from front (VA, VL: count it, and give
 //           the Queue-Chunk back when that uses it up);
 // and covered(q, k, p, cursor), the word of p where the cursor serves it (null otherwise): a walk
@@ -183,6 +185,7 @@ struct ChunkRing {
         : word_(&q.slots[k][ring_slot(position, q.capacity[k])]) {}
     ALLOCLAB_HD bool done() const { return true; }
     ALLOCLAB_HD bool stale() const { return false; }
+    ALLOCLAB_HD std::uint64_t skip_to() const { return 0; }
     ALLOCLAB_HD std::uint64_t* word() const { return word_; }
     ALLOCLAB_HD ChunkCursor cursor() const { return {}; }
     ALLOCLAB_HD OpStatus step(const ChunkQueues&, ChunkCounts&) { return OpStatus::done; }

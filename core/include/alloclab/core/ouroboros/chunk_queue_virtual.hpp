@@ -272,6 +272,11 @@ struct ChunkArray {
     }
     ALLOCLAB_HD bool done() const { return phase_ == Phase::done; }
     ALLOCLAB_HD bool stale() const { return stale_; }
+    // A walk that found no chunk of this lap there: none of the chunk's positions has an entry
+    // (not prepared yet, or used up).
+    ALLOCLAB_HD std::uint64_t skip_to() const {
+      return word_ ? 0 : entry_chunk_first(position_) + kChunkQueueEntries;
+    }
     ALLOCLAB_HD std::uint64_t* word() const { return word_; }
     ALLOCLAB_HD ChunkCursor cursor() const { return cursor_; }
 
@@ -442,6 +447,9 @@ struct ChunkLinked {
     }
     ALLOCLAB_HD bool done() const { return phase_ == Phase::done; }
     ALLOCLAB_HD bool stale() const { return stale_; }
+    // A walk that found the chain end before the position's chunk: nothing past it is written
+    // (a chunk is linked before any of its positions is).
+    ALLOCLAB_HD std::uint64_t skip_to() const { return word_ ? 0 : ~std::uint64_t{0}; }
     ALLOCLAB_HD std::uint64_t* word() const { return word_; }
     ALLOCLAB_HD ChunkCursor cursor() const { return cursor_; }
 
