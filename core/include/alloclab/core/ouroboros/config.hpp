@@ -83,10 +83,11 @@ inline std::string limits_help() {
          " pages (--queue-capacity changes it), and its bulk semaphore counts at most " +
          std::to_string(kMaxUnits) + " free pages (21 bits) with at most " +
          std::to_string(kSemCountBias) +
-         " requests waiting at once (lockstep: --N); a virtualized queue keeps ceil(pages/2048) + "
-         "2 "
-         "of the pool's chunks for its Queue-Chunks (ouro-p-va; ouro-p-vl 10 more, its trail), so "
-         "at 16 B about a fifth of the pool serves no request";
+         " requests waiting at once (lockstep: --N); a virtualized queue keeps pool chunks for its "
+         "Queue-Chunks: variant P ceil(pages/2048) + 2 (ouro-p-va; ouro-p-vl 10 more, its trail), "
+         "so at 16 B about a fifth of the pool serves no request; variant C, from its class's "
+         "first grow, ceil(ring / 1024) + 2, the ring being ouro-c-s's (twice the pool's chunks, "
+         "a power of two: ouro-c-va; ouro-c-vl 10 more)";
 }
 
 // The checks of every backend (InputError naming the parameter). `who`: the allocator's name.
