@@ -12,16 +12,7 @@
 using namespace alloclab;
 using namespace alloclab::sim;
 using test::in_mode;
-
-namespace {
-
-std::uint64_t total_steps(const RunResult& r) {
-  std::uint64_t sum = 0;
-  for (auto x : r.steps) sum += x;
-  return sum;
-}
-
-}  // namespace
+using test::total_steps;
 
 // Worked from Alg. 4-5 and §5 for one request at a time on an empty pool (the queue positions are
 // the growers': grower g's chunk at position g, taken out by the request that empties it).

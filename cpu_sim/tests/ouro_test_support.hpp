@@ -1,5 +1,6 @@
-// What the simulator's Ouroboros tests (ouro_page_test.cpp, ouro_chunk_test.cpp) share: an empty
-// pool of whole chunks, a mode with two host threads, and the chunks a run's pages lie in.
+// What the simulator's Ouroboros tests (ouro_page_test.cpp, ouro_chunk_test.cpp,
+// ouro_virtual_test.cpp, ouro_chunk_virtual_test.cpp) share: an empty pool of whole chunks, a mode
+// with two host threads, a run's steps summed, and the chunks a run's pages lie in.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +30,13 @@ inline SimOptions in_mode(Mode m) {
   o.mode = m;
   o.host_threads = 2;
   return o;
+}
+
+// The steps of a run's requests, summed.
+inline std::uint64_t total_steps(const RunResult& r) {
+  std::uint64_t sum = 0;
+  for (auto x : r.steps) sum += x;
+  return sum;
 }
 
 // Chunks holding at least one page of the run.

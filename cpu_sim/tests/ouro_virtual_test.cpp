@@ -13,17 +13,12 @@
 using namespace alloclab;
 using namespace alloclab::sim;
 using test::in_mode;
+using test::total_steps;
 
 namespace {
 
 Scenario empty_pool(std::uint64_t N, std::uint64_t chunks, unsigned units) {
   return test::ouro_empty_pool(Algorithm::ouro_p_va, N, chunks, units);
-}
-
-std::uint64_t total_steps(const RunResult& r) {
-  std::uint64_t sum = 0;
-  for (auto x : r.steps) sum += x;
-  return sum;
 }
 
 }  // namespace
