@@ -220,23 +220,8 @@ class ChunkTakeOp {
         if (s != OpStatus::done) return s;
         return after_removal();
       }
-      case TakePhase::locate: {
-        const OpStatus s = locate_.step(q, c);
-        if (s != OpStatus::done) return s;
-        if (locate_.stale()) {  // the walk's front has been used up since: from front again
-          phase_ = TakePhase::read_front;
-          return OpStatus::running;
-        }
-        phase_ = locate_for_;  // its word again, from the cursor (no memory operation)
-        if (locate_.word()) {
-          cursor_ = locate_.cursor();
-          return OpStatus::running;
-        }
-        // No Queue-Chunk of its lap there: pass the positions it would hold.
-        if (locate_.skip_to() > position_ + 1)
-          position_ = (locate_.skip_to() < back_seen_ ? locate_.skip_to() : back_seen_) - 1;
-        return next();
-      }
+      case TakePhase::locate:
+        return locate_step(q, c);
       case TakePhase::pop_position:  // only if it is this entry's (a later publish's stays)
         M::cas(q.meta[chunk_].position, position_ + 1, std::uint64_t{0}, c.ops);
         phase_ = TakePhase::pop_read_flags;
@@ -294,11 +279,29 @@ class ChunkTakeOp {
   enum class After : std::uint8_t { walk_on, pop_and_walk_on, finish };
 
   // VA, VL: the Queue-Chunk of position_ is not the cursor's; its locate's first step now, and
-  // the rest in the locate phase, then `then` again.
+  // the rest in the locate phase, then `then` again. (Not through step(): a recursive step would
+  // be a real call with its frame on a GPU.)
   ALLOCLAB_HD OpStatus begin_locate(const ChunkQueues& q, ChunkCounts& c, TakePhase then) {
     locate_for_ = then;
     phase_ = TakePhase::locate;
-    return step(q, c);
+    return locate_step(q, c);
+  }
+  ALLOCLAB_HD OpStatus locate_step(const ChunkQueues& q, ChunkCounts& c) {
+    const OpStatus s = locate_.step(q, c);
+    if (s != OpStatus::done) return s;
+    if (locate_.stale()) {  // the walk's front has been used up since: from front again
+      phase_ = TakePhase::read_front;
+      return OpStatus::running;
+    }
+    phase_ = locate_for_;  // its word again, from the cursor (no memory operation)
+    if (locate_.word()) {
+      cursor_ = locate_.cursor();
+      return OpStatus::running;
+    }
+    // No Queue-Chunk of its lap there: pass the positions it would hold.
+    if (locate_.skip_to() > position_ + 1)
+      position_ = (locate_.skip_to() < back_seen_ ? locate_.skip_to() : back_seen_) - 1;
+    return next();
   }
   // A hole, or an entry a flasher turned into one since it was read: nothing more to do.
   ALLOCLAB_HD OpStatus after_removal() {
