@@ -107,6 +107,9 @@ void run(const SimulateArgs& a) {
     rec.set("taken", t.taken.mean);
     rec.set("failed", t.failed.mean);
     rec.set("probes_per_s", t.probes_per_s.mean);
+    // Ouroboros: what its requests did beyond steps (docs/ouroboros.md), per request.
+    for (const auto& [count, per_request] : t.op_counts_per_request)
+      rec.set(count + "_per_request", per_request.mean);
     if (t.failed.mean > 0)
       rec.notes.push_back("N=" + std::to_string(s.N) + " A=" + std::to_string(s.A) +
                           ": out of memory, failed requests count with the step bound " +

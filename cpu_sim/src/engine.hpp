@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "detail.hpp"
@@ -17,6 +18,9 @@ namespace alloclab::sim::detail {
 struct alignas(64) Counters {
   std::uint64_t collisions = 0, taken = 0, failed = 0, probes = 0;
   std::uint64_t atomics = 0, failed_claims = 0;
+  // An allocator's own counts (RunResult::op_counts; the allocator names them).
+  static constexpr std::size_t kExtra = 20;
+  std::array<std::uint64_t, kExtra> extra{};
   void add(const Counters& o) {
     collisions += o.collisions;
     taken += o.taken;
@@ -24,13 +28,18 @@ struct alignas(64) Counters {
     probes += o.probes;
     atomics += o.atomics;
     failed_claims += o.failed_claims;
+    for (std::size_t i = 0; i < kExtra; ++i) extra[i] += o.extra[i];
   }
 };
 
 // Merges the workers' counts into r and derives the retries from the finished r.steps.
-inline void finish(RunResult& r, const std::vector<Counters>& per_worker) {
+// `extra_names`: the allocator's names of its first Counters::extra counts (RunResult::op_counts).
+inline void finish(RunResult& r, const std::vector<Counters>& per_worker,
+                   const std::vector<const char*>& extra_names = {}) {
   Counters c;
   for (const auto& w : per_worker) c.add(w);
+  for (std::size_t i = 0; i < extra_names.size() && i < Counters::kExtra; ++i)
+    r.op_counts.emplace_back(extra_names[i], c.extra[i]);
   r.collisions = c.collisions;
   r.taken = c.taken;
   r.failed = c.failed;

@@ -55,6 +55,7 @@ class OuroChunkAllocator final : public OuroSimBase {
         capacity_(chunk_ring_capacity(s)),
         meta_(std::max<std::size_t>(chunk_class_.size(), 1)),
         reuse_slots_(capacity_, ouro::kDeletionMarker) {
+    chunk_queue_ = true;
     for (auto& w : words_) w.semaphore = ouro::sem_pack({});
     q_.words = words_.data();
     for (unsigned k = 0; k < ouro::kPageClasses; ++k) q_.capacity[k] = capacity_;
@@ -154,7 +155,7 @@ class OuroChunkAllocator final : public OuroSimBase {
     return g.lanes.size() > 1 &&
            (o == ReserveOutcome::out_of_memory || o == ReserveOutcome::queue_full);
   }
-  static void discard(const Group& g, Counters& c) { count(g.counts.ops, c); }
+  static void discard(const Group& g, Counters& c) { count(g.counts, c); }
   void finish_group(Group& g, RunResult& r, Counters& c) {
     discard(g, c);
     const bool reserved = g.op->outcome() == ReserveOutcome::ok;
@@ -213,7 +214,7 @@ class OuroChunkAllocator final : public OuroSimBase {
       ++c.failed;
     }
     r.steps[i] = cc.ops.memory_ops;
-    count(cc.ops, c);
+    count(cc, c);
   }
 
  private:

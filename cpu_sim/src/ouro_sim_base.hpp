@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/chunk_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/core/ouroboros/page_queue.hpp"
 #include "detail.hpp"
@@ -120,6 +121,25 @@ class OuroSimBase : public Allocator {
     c.atomics += oc.atomics;
     c.failed_claims += oc.failed;
     c.collisions += oc.failed;
+    const std::uint32_t mine[] = {oc.sem_cas, oc.reserve_spins, oc.slot_spins, oc.chunks};
+    for (std::size_t i = 0; i < std::size(mine); ++i) c.extra[i] += mine[i];
+  }
+  static void count(const ouro::ChunkCounts& cc, Counters& c) {
+    count(cc.ops, c);
+    const std::uint32_t mine[] = {cc.traversal,     cc.rescans,   cc.success, cc.re_enqueue,
+                                  cc.dequeue,       cc.continues, cc.stale,   cc.pops,
+                                  cc.published,     cc.flashes,   cc.reused,  cc.queue_chunks,
+                                  cc.queue_recycled};
+    for (std::size_t i = 0; i < std::size(mine); ++i) c.extra[4 + i] += mine[i];
+  }
+  // The names of the counts above, in RunResult::op_counts (variant P keeps the first four).
+  static std::vector<const char*> op_count_names(bool chunk_queue) {
+    std::vector<const char*> n = {"sem_cas", "reserve_spins", "slot_spins", "chunks"};
+    if (chunk_queue)
+      n.insert(n.end(),
+               {"traversal", "rescans", "success", "re_enqueue", "dequeue", "continue", "stale",
+                "pops", "published", "flashes", "reused", "queue_chunks", "queue_recycled"});
+    return n;
   }
 
   // allocate() in the three modes; `driver` (the derived allocator) provides
@@ -127,6 +147,7 @@ class OuroSimBase : public Allocator {
   // the lockstep interface of run_warp_lockstep with its Group type.
   template <class Driver>
   RunResult allocate_in_modes(Driver& driver, std::uint64_t seed);
+  bool chunk_queue_ = false;  // variant C: its walk's counts too (op_count_names)
 
   static void check_failure(ouro::ReserveOutcome o) {
     if (o == ouro::ReserveOutcome::counter_overflow)
@@ -246,7 +267,7 @@ RunResult OuroSimBase::allocate_in_modes(Driver& driver, std::uint64_t seed) {
   } else {
     run_warp_lockstep<typename Driver::Group>(driver, s_, seed, bound, r, c[0]);
   }
-  finish(r, c);
+  finish(r, c, op_count_names(chunk_queue_));
   return r;
 }
 

@@ -118,6 +118,13 @@ TrialsResult run_trials(const Scenario& s, const SimOptions& options, std::uint6
   out.failed = summarize(failed);
   out.probes_per_s = summarize(pps);
   out.wall_seconds = summarize(wall);
+  for (std::size_t i = 0; i < runs.front().op_counts.size(); ++i) {
+    std::vector<double> per_request;
+    for (const auto& r : runs)
+      per_request.push_back(static_cast<double>(r.op_counts[i].second) /
+                            static_cast<double>(std::max<std::uint64_t>(s.N, 1)));
+    out.op_counts_per_request.emplace_back(runs.front().op_counts[i].first, summarize(per_request));
+  }
   return out;
 }
 

@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "ouro_test_support.hpp"
@@ -113,4 +116,54 @@ TEST_CASE("ouro-c-va and -vl free every page after running out, and serve them a
       if (f >= 0) a->free(static_cast<std::uint64_t>(f), 1);
     CHECK(a->free_count() == s.T);
   }
+}
+
+// The counts a run reports beside its steps (RunResult::op_counts; `simulate` prints them per
+// request), worked by hand for one request at a time on an empty pool:
+//  * 1000 of 16 B over a ring: two growers (one semaphore CAS each), chunk 0's last page taken by
+//    request 511 (DEQUEUE, its entry taken out at front), the other 999 SUCCESS; no walk passes a
+//    position;
+//  * 12400 of 8 KiB: every request grows, publishes and empties its chunk; VA draws 2 Queue-Chunks
+//    and takes the other 12 from its spare stack, VL draws 12 (its trail holds 10 back) and
+//    recycles 2;
+//  * variant P reports the first four counts only.
+TEST_CASE("Ouroboros runs count CAS attempts, chunks, C's walk and Queue-Chunks, by hand",
+          "[cpu_sim][ouro][vqueue]") {
+  const auto counts = [](Algorithm a, std::uint64_t N, unsigned units, std::uint64_t chunks) {
+    const RunResult r =
+        run_once(test::ouro_empty_pool(a, N, chunks, units), in_mode(Mode::sequential), 0);
+    REQUIRE(r.failed == 0);
+    return r.op_counts;
+  };
+  const auto get = [](const std::vector<std::pair<std::string, std::uint64_t>>& c,
+                      const std::string& key) -> std::uint64_t {
+    for (const auto& [k, v] : c)
+      if (k == key) return v;
+    FAIL("no count " << key);
+    return 0;
+  };
+  const auto s = counts(Algorithm::ouro_c_s, 1000, 1, 64);
+  CHECK(s.size() == 17);
+  CHECK(get(s, "chunks") == 2);
+  CHECK(get(s, "sem_cas") == 2);
+  CHECK(get(s, "success") == 999);
+  CHECK(get(s, "dequeue") == 1);
+  CHECK(get(s, "pops") == 1);
+  CHECK(get(s, "published") == 2);
+  CHECK(get(s, "traversal") == 0);
+  CHECK(get(s, "queue_chunks") == 0);
+  for (const Algorithm a : {Algorithm::ouro_c_va, Algorithm::ouro_c_vl}) {
+    CAPTURE(name(a));
+    const auto v = counts(a, 12400, 512, 12500);
+    CHECK(get(v, "chunks") == 12400);
+    CHECK(get(v, "dequeue") == 12400);
+    CHECK(get(v, "pops") == 12400);
+    CHECK(get(v, "published") == 12400);
+    CHECK(get(v, "queue_chunks") == (a == Algorithm::ouro_c_va ? 2 : 12));
+    CHECK(get(v, "queue_recycled") == (a == Algorithm::ouro_c_va ? 12 : 2));
+  }
+  const auto p = counts(Algorithm::ouro_p_s, 1000, 1, 64);
+  CHECK(p.size() == 4);
+  CHECK(get(p, "chunks") == 2);
+  CHECK(get(p, "sem_cas") == 2);
 }

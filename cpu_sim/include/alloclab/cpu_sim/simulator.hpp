@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloclab/core/scenario.hpp"
@@ -58,6 +59,10 @@ struct RunResult {
   std::uint64_t failed_claims = 0;
   std::uint64_t retries = 0;
   double wall_seconds = 0;
+  // Counts an allocator keeps beyond these, named, summed over the run's requests (Ouroboros:
+  // semaphore CAS attempts, spins, chunks, and variant C's walk, docs/ouroboros.md); empty for
+  // the others.
+  std::vector<std::pair<std::string, std::uint64_t>> op_counts;
   // Sequential mode: thread ids in the order they were served (per-warp algorithms: the warps'
   // service order, lanes in lane order). Empty in lockstep and threads modes.
   std::vector<std::uint64_t> service_order;
@@ -112,7 +117,9 @@ Summary summarize(const std::vector<double>& values);
 struct TrialsResult {
   Summary tas, was, collisions, taken, failed, probes_per_s, wall_seconds;
   std::optional<Summary> was_service_order;  // sequential mode only (see RunMetrics)
-  double steps_p50 = 0;                      // means over trials
+  // RunResult::op_counts per request (total / N), over the trials.
+  std::vector<std::pair<std::string, Summary>> op_counts_per_request;
+  double steps_p50 = 0;  // means over trials
   double steps_p99 = 0;
   double steps_max = 0;  // maximum over all trials
   std::uint64_t trials = 0;
