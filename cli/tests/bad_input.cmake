@@ -28,6 +28,7 @@ set(cases
   "--study|fit-time reports/standard --study /nonexistent-study.json"
   "--study|fit-time reports/standard --study ${CMAKE_CURRENT_LIST_DIR}/bad_input.cmake"
   "--pages|model --algo rwmalloc --pages 4 --N 100 --A 300 --T 1000"
+  "--N|model --algo ouro-c-va --N 70000 --free 1 --T 2e7 --pages 512"
   "--pages|model --algo corw --pages 2 --N 10 --A 300 --T 1000"
   "--N|model --algo corw --N 400 --A 300 --T 1000"
   "--bit-choice|simulate --algo rwbm --N 10 --A 100 --T 1000 --bit-choice highest"
