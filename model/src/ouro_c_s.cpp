@@ -30,19 +30,11 @@ namespace {
 
 // An empty pool (A = T) with a chunk for every grower, within the class's 2^20 pages.
 bool applies(const Scenario& s) {
-  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
-    return false;
-  const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
-  return ouro_growers(s) <= ouro::chunk_count_of_units(s.T) &&
-         ouro_growers(s) * p <= ouro::kDefaultQueueCapacity;
+  return ouro_c_applies(s, 0);
 }
 
 Record evaluate(const Scenario& s) {
-  Record r = scenario_record(s);
-  const unsigned k = ouro_class_of(s);
-  const std::uint64_t p = ouro::pages_per_chunk(k), W = ouro::mask_words(k);
-  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return ouro_c_s_steps(i, p, W); });
-  r.set_int("chunks", ouro_growers(s));
+  Record r = ouro_c_record(s, ouro_c_s_steps);
   r.set_int("traversal", 0);
   r.set_int("static_queue_bytes",
             8 * std::uint64_t{ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T))});

@@ -35,17 +35,13 @@ namespace {
 constexpr std::uint64_t kEntries = ouro::kChunkQueueEntries;
 
 std::uint64_t reserve(const Scenario& s) {
-  return ouro::chunk_queue_reserve(ouro::chunk_ring_capacity(ouro::chunk_count_of_units(s.T)), 0);
+  return ouro_c_queue_reserve(s, 0);
 }
 
 // An empty pool (A = T) with a chunk for every grower beside the queue's reserve, within the
 // class's 2^20 pages.
 bool applies(const Scenario& s) {
-  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
-    return false;
-  const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
-  return ouro_growers(s) + reserve(s) <= ouro::chunk_count_of_units(s.T) &&
-         ouro_growers(s) * p <= ouro::kDefaultQueueCapacity;
+  return ouro_c_applies(s, reserve(s));
 }
 
 std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
@@ -57,11 +53,7 @@ std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
 }
 
 Record evaluate(const Scenario& s) {
-  Record r = scenario_record(s);
-  const unsigned k = ouro_class_of(s);
-  const std::uint64_t p = ouro::pages_per_chunk(k), W = ouro::mask_words(k);
-  set_sequential_tas_was(r, s, [&](std::uint64_t i) { return steps_of(i, p, W); });
-  r.set_int("chunks", ouro_growers(s));
+  Record r = ouro_c_record(s, steps_of);
   r.set_int("queue_chunks", 2);
   r.set_int("queue_chunks_reserved", reserve(s));
   r.set_int("static_queue_bytes", 4 * reserve(s));

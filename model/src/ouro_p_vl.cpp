@@ -38,8 +38,7 @@ constexpr std::uint64_t kItems = ouro::kQueueChunkItems;
 constexpr std::uint64_t kTrail = ouro::kVlTrail;
 
 bool applies(const Scenario& s) {
-  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
-    return false;
+  if (!ouro_one_class_empty_pool(s)) return false;
   const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k), G = ouro_growers(s);
   return G + ouro::queue_chunks_reserved(G * p, kTrail) <= ouro::chunk_count_of_units(s.T) &&

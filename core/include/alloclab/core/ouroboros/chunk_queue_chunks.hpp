@@ -23,11 +23,10 @@ ALLOCLAB_HD std::uint64_t spare_head(std::uint32_t id, std::uint64_t old_head) {
 }
 inline constexpr std::uint64_t kEmptySpare = ~std::uint64_t{0};
 
-// The Queue-Chunks a class's queue can hold at once, which its first grow commits in the pool: a
-// window of `capacity` positions touches ceil(capacity / 1024) + 1 chunks, one more is prepared
-// ahead, and VL keeps its trail of t used-up ones.
+// The Queue-Chunks a class's queue can hold at once, which its first grow commits in the pool
+// (queue_chunks_spanning at 1024 entries a chunk, VL's trail of t included).
 ALLOCLAB_HD std::uint32_t chunk_queue_reserve(std::uint32_t capacity, std::uint32_t trail) {
-  return (capacity + kChunkQueueEntries - 1) / kChunkQueueEntries + 2 + trail;
+  return static_cast<std::uint32_t>(queue_chunks_spanning(capacity, kChunkQueueEntries, trail));
 }
 
 // The first position of the Queue-Chunk that holds `position`.

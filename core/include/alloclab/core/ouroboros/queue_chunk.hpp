@@ -49,12 +49,20 @@ struct QueueChunkStore {
   IndexQueueRef reuse{};           // Queue-Chunks given back (one slot per pool chunk)
 };
 
+// The Queue-Chunks of `items` items each that a queue holding `positions` positions at once can
+// need: a window of them touches ceil(positions / items) + 1 chunks, and its enqueuers prepare one
+// more ahead; plus (VL) the `trail` used-up chunks it reclaims late. Variant P's reserve (below),
+// VA's references, and variant C's reserve (chunk_queue_chunks.hpp) are this count.
+ALLOCLAB_HD std::uint64_t queue_chunks_spanning(std::uint64_t positions, std::uint32_t items,
+                                                std::uint32_t trail = 0) {
+  return (positions + items - 1) / items + 2 + trail;
+}
+
 // The Queue-Chunks a class of `pages` pages keeps in the pool: enough to hold every page at once
-// (a window of `pages` positions touches ceil(pages / 2048) + 1 Queue-Chunks) and the one its
-// enqueuers prepare ahead, and (VL) the `trail` used-up chunks it reclaims late; none before
-// the class has pages.
+// and the one its enqueuers prepare ahead, and (VL) the `trail` used-up chunks it reclaims late;
+// none before the class has pages.
 ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages, std::uint32_t trail = 0) {
-  return pages == 0 ? 0 : (pages + kQueueChunkItems - 1) / kQueueChunkItems + 2 + trail;
+  return pages == 0 ? 0 : queue_chunks_spanning(pages, kQueueChunkItems, trail);
 }
 
 // The references of a VA queue that holds `capacity` items: one per Queue-Chunk the items can
@@ -62,7 +70,7 @@ ALLOCLAB_HD std::uint64_t queue_chunks_reserved(std::uint64_t pages, std::uint32
 // the original queue" counts ceil(capacity / 2048); the two more are what lets the enqueuer at
 // the start of a chunk publish the next one without waiting for the oldest to be used up.
 ALLOCLAB_HD std::uint32_t va_reference_count(std::uint64_t capacity) {
-  return static_cast<std::uint32_t>((capacity + kQueueChunkItems - 1) / kQueueChunkItems + 2);
+  return static_cast<std::uint32_t>(queue_chunks_spanning(capacity, kQueueChunkItems));
 }
 
 // Page chunks of one class a pool of `chunks` chunks serves before it runs out of memory, with
@@ -76,11 +84,13 @@ ALLOCLAB_HD std::uint64_t page_chunks_at_oom(std::uint64_t chunks, std::uint32_t
   return g;
 }
 
-// Queue-Chunks a VA queue holds when every operation on it has finished, with front and back
-// where they are: the writes prepared chunks 0 .. (back - 1) / 2048 + 1, and those wholly below
-// front have had every item written and read, and went back to the reuse queue.
-ALLOCLAB_HD std::uint64_t va_chunks_at_rest(std::uint64_t front, std::uint64_t back) {
-  return back == 0 ? 0 : (back - 1) / kQueueChunkItems + 2 - front / kQueueChunkItems;
+// Queue-Chunks of `items` items a virtualized queue holds when every operation on it has finished,
+// with front and back where they are: the writes prepared chunks 0 .. (back - 1) / items + 1, and
+// those wholly below front have had every item written and read (or taken out, variant C), and
+// were given back.
+ALLOCLAB_HD std::uint64_t va_chunks_at_rest(std::uint64_t front, std::uint64_t back,
+                                            std::uint32_t items = kQueueChunkItems) {
+  return back == 0 ? 0 : (back - 1) / items + 2 - front / items;
 }
 
 }  // namespace alloclab::ouro

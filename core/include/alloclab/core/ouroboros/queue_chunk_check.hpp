@@ -60,9 +60,8 @@ inline std::string chunk_queue_chunks_at_rest_error(const ChunkQueueWords* class
   std::uint64_t needed = 0, reserved = 0;
   for (unsigned k = 0; k < kPageClasses; ++k) {
     const ChunkQueueWords& w = classes[k];
-    const std::uint64_t used_up = w.front / kChunkQueueEntries;
-    if (w.back > 0) needed += (w.back - 1) / kChunkQueueEntries + 2 - used_up;
-    needed += std::min<std::uint64_t>(trail, used_up);
+    needed += va_chunks_at_rest(w.front, w.back, kChunkQueueEntries) +
+              std::min<std::uint64_t>(trail, w.front / kChunkQueueEntries);
     reserved += w.queue_chunks;
   }
   const std::uint64_t page_chunks = source.next_chunk - counts.drawn;

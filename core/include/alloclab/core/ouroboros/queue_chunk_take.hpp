@@ -101,6 +101,24 @@ class QueueChunkTake {
   DequeueOp<Atomics> take_;
 };
 
+// A virtualized layout's Read and Write (the drop-ins for the standard ring's SlotRead and
+// SlotWrite, page_queue.hpp): its slot operation `Op<Atomics, kWrite>` (VaSlotOp, VlSlotOp) with
+// the ring's constructors, and from a part of a warp group's aggregated path.
+template <template <class, bool> class Op, class Atomics>
+class QueueChunkRead : public Op<Atomics, false> {
+ public:
+  ALLOCLAB_HD explicit QueueChunkRead(std::uint64_t position = 0)
+      : Op<Atomics, false>(kDeletionMarker, position) {}
+  ALLOCLAB_HD QueueChunkRead(const Op<Atomics, false>& part) : Op<Atomics, false>(part) {}
+};
+template <template <class, bool> class Op, class Atomics>
+class QueueChunkWrite : public Op<Atomics, true> {
+ public:
+  ALLOCLAB_HD QueueChunkWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
+      : Op<Atomics, true>(index, position) {}
+  ALLOCLAB_HD QueueChunkWrite(const Op<Atomics, true>& part) : Op<Atomics, true>(part) {}
+};
+
 // Moves one item of a Queue-Chunk: a write CASes it from the marker to `index` (Alg. 1 l.6), a
 // read exchanges it with the marker into `index` (l.13). False: it waited (counted), the other
 // side has not come yet.

@@ -174,20 +174,9 @@ class VaSlotOp {
 };
 
 template <class Atomics>
-class VaRead : public VaSlotOp<Atomics, false> {
- public:
-  ALLOCLAB_HD explicit VaRead(std::uint64_t position = 0)
-      : VaSlotOp<Atomics, false>(kDeletionMarker, position) {}
-  ALLOCLAB_HD VaRead(const VaSlotOp<Atomics, false>& part) : VaSlotOp<Atomics, false>(part) {}
-};
-
+using VaRead = QueueChunkRead<VaSlotOp, Atomics>;
 template <class Atomics>
-class VaWrite : public VaSlotOp<Atomics, true> {
- public:
-  ALLOCLAB_HD VaWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
-      : VaSlotOp<Atomics, true>(index, position) {}
-  ALLOCLAB_HD VaWrite(const VaSlotOp<Atomics, true>& part) : VaSlotOp<Atomics, true>(part) {}
-};
+using VaWrite = QueueChunkWrite<VaSlotOp, Atomics>;
 
 // ---- Warp aggregation (see the file comment) ----
 

@@ -301,20 +301,9 @@ class VlSlotOp {
 };
 
 template <class Atomics>
-class VlRead : public VlSlotOp<Atomics, false> {
- public:
-  ALLOCLAB_HD explicit VlRead(std::uint64_t position = 0)
-      : VlSlotOp<Atomics, false>(kDeletionMarker, position) {}
-  ALLOCLAB_HD VlRead(const VlSlotOp<Atomics, false>& op) : VlSlotOp<Atomics, false>(op) {}
-};
-
+using VlRead = QueueChunkRead<VlSlotOp, Atomics>;
 template <class Atomics>
-class VlWrite : public VlSlotOp<Atomics, true> {
- public:
-  ALLOCLAB_HD VlWrite(std::uint32_t index = kDeletionMarker, std::uint64_t position = 0)
-      : VlSlotOp<Atomics, true>(index, position) {}
-  ALLOCLAB_HD VlWrite(const VlSlotOp<Atomics, true>& op) : VlSlotOp<Atomics, true>(op) {}
-};
+using VlWrite = QueueChunkWrite<VlSlotOp, Atomics>;
 
 // The VL policy of PageReserveOp (page_queue.hpp). Warp aggregation of the walk (GPU and
 // lockstep; kGroupWalk): a warp group's leader walks once, to the chunk of the group's first
