@@ -1,8 +1,6 @@
 // `alloclab model`: the analytic model of paper 000 over a grid. Everything is computed before
 // anything is printed, so bad input leaves stdout empty. Which allocators have a model, a rounds
 // schedule or the theorem checks comes from the model table (model/model_table.hpp).
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -111,14 +109,6 @@ void run_model(const ModelOptions& o) {
     if (o.theorems) return model::theorem_records(s);
     // rounds: hardware warps run in parallel rounds, so its WAS is the better time predictor.
     Record r = rounds ? model::evaluate_rounds(s) : model::evaluate(s);
-    // A point the model evaluates but does not cover (its `applies`: an Ouroboros pool with a
-    // chunk for every grower) is an invalid point, not numbers that would not hold there. (The
-    // model's own input errors, thrown above, are the more precise where they apply.)
-    if (!rounds && entry->applies && !entry->applies(s))
-      throw InputError("--N", fmt::format("N={} requests of {} pages on A={} free of T={} are "
-                                          "outside the {} model's domain (alloclab model --algo "
-                                          "{} --help says what it covers)",
-                                          s.N, s.pages, s.A, s.T, name(s.algo), name(s.algo)));
     if (time_fit) model::add_predicted_kernel_time(r, s, *time_fit);
     return {std::move(r)};
   };

@@ -2,6 +2,8 @@
 // allocator up in the model table (model_table.hpp), filled from model/src/<name>.cpp.
 #include "alloclab/model/model_table.hpp"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 
@@ -46,7 +48,16 @@ Record evaluate(const Scenario& s) {
     throw InputError("--algo", "the analytic model covers " +
                                    algorithm_names(modelled_algorithms()) + ", not " +
                                    std::string(name(s.algo)));
-  return e->evaluate(s);
+  Record r = e->evaluate(s);
+  // A point the model evaluates but does not cover (its `applies`: an Ouroboros pool with a
+  // chunk for every grower) is an input error, not numbers that would not hold there (the
+  // model's own errors, thrown above, are the more precise where they apply).
+  if (e->applies && !e->applies(s))
+    throw InputError("--N", fmt::format("N={} requests of {} pages on A={} free of T={} are "
+                                        "outside the {} model's domain (alloclab model --algo {} "
+                                        "--help says what it covers)",
+                                        s.N, s.pages, s.A, s.T, name(s.algo), name(s.algo)));
+  return r;
 }
 
 Record evaluate_rounds(const Scenario& s, const RoundsOptions& o) {
