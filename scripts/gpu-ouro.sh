@@ -5,8 +5,11 @@
 # 4096 B, 8 GiB pool) cold (the pool pristine before every timed phase) and warm (as the public
 # benchmark times it: after a warm-up on the same instance), with RW-BM rotated and the queue
 # beside it for the same session, then the other workload families.
-# Usage: scripts/gpu-ouro.sh OUT_DIR [tests|measure|all]   (default all; the two halves fit
-# one device call each: tests = build, GPU tests, sanitizers; measure = build, the workloads)
+# Usage: scripts/gpu-ouro.sh OUT_DIR [tests|measure|all|probe]   (default all; the two halves
+# fit one device call each: tests = build, GPU tests, sanitizers; measure = build, the
+# workloads; probe = build, then how the cold alloc workload grows with N at one size, with the
+# allocators' own counts per request: PROBE_SIZE (default 4096), PROBE_N (default "2^14 2^16
+# 2^18"), each run cut at PROBE_LIMIT seconds (default 60; a cut run is a line in probe.txt))
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -23,6 +26,23 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" = probe ]; then
+  stamp "probe"
+  f=$OUT/probe.csv
+  for algo in ${OURO//,/ }; do
+    for n in ${PROBE_N:-2^14 2^16 2^18}; do
+      if [ -s "$f" ]; then h="tail -n +2"; else h=cat; fi
+      start=$(date +%s%N)
+      timeout "${PROBE_LIMIT:-60}" "$AL" workload --backend gpu --format csv --allocator "$algo" \
+        --workload alloc --N "$n" --size "${PROBE_SIZE:-4096}" --pool 8GiB --trials 1 \
+        2>>"$OUT/probe.txt" | $h >>"$f" || echo "$algo N=$n: cut or failed (status $?)" >>"$OUT/probe.txt"
+      echo "$algo N=$n: $((($(date +%s%N) - start) / 1000000)) ms wall" >>"$OUT/probe.txt"
+    done
+  done
+  cat "$OUT/probe.txt"
+  stamp done
+  exit 0
+fi
 if [ "$STAGE" != measure ]; then
 stamp "ctest -L gpu"
 (cd "$BUILD" && ctest -L gpu --output-on-failure -j1) >"$OUT/ctest.txt" 2>&1 || {

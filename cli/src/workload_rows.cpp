@@ -33,6 +33,11 @@ void PointSummary::add(const WorkloadPoint& p) {
     steps_p99 += steps[rank - 1];
     steps_max = std::max(steps_max, static_cast<double>(steps.back()));
   }
+  has_op_counts = has_op_counts && !p.op_counts.empty();
+  if (op_counts.empty())
+    for (const auto& [count, total] : p.op_counts) op_counts.emplace_back(count, 0.0);
+  for (std::size_t i = 0; i < p.op_counts.size() && i < op_counts.size(); ++i)
+    op_counts[i].second += static_cast<double>(p.op_counts[i].second);
   if (address_range && p.address_range_bytes)
     *address_range += static_cast<double>(*p.address_range_bytes);
   else
@@ -132,6 +137,10 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
                    no_steps);
   rec.set_quantity("steps_max", s.has_steps ? std::optional<double>(s.steps_max) : std::nullopt,
                    no_steps);
+  // The allocator's own counts (WorkloadPoint::op_counts), per allocation request.
+  if (s.has_op_counts)
+    for (const auto& [count, total] : s.op_counts)
+      rec.set_quantity(count + "_per_request", per_request(total, true), "no request");
   rec.set("verified", true);
   rec.set("device", device);
   if (backend.name == "sim")

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloclab/core/algorithm.hpp"
@@ -28,6 +29,8 @@ struct PointSummary {
   double atomics = 0, failed_claims = 0, retries = 0, free_atomics = 0;
   bool has_atomic_counts = true, has_claim_counts = true, has_steps = true;
   std::optional<double> address_range = 0, count_at_failure = 0;
+  std::vector<std::pair<std::string, double>> op_counts;  // WorkloadPoint::op_counts, summed
+  bool has_op_counts = true;                              // every trial had them
   void add(const WorkloadPoint& p);
 };
 

@@ -121,25 +121,20 @@ class OuroSimBase : public Allocator {
     c.atomics += oc.atomics;
     c.failed_claims += oc.failed;
     c.collisions += oc.failed;
-    const std::uint32_t mine[] = {oc.sem_cas, oc.reserve_spins, oc.slot_spins, oc.chunks};
-    for (std::size_t i = 0; i < std::size(mine); ++i) c.extra[i] += mine[i];
+    std::uint32_t mine[ouro::kOpCountValues];
+    ouro::op_count_values(oc, mine);
+    for (unsigned i = 0; i < ouro::kOpCountValues; ++i) c.extra[i] += mine[i];
   }
   static void count(const ouro::ChunkCounts& cc, Counters& c) {
     count(cc.ops, c);
-    const std::uint32_t mine[] = {cc.traversal,     cc.rescans,   cc.success, cc.re_enqueue,
-                                  cc.dequeue,       cc.continues, cc.stale,   cc.pops,
-                                  cc.published,     cc.flashes,   cc.reused,  cc.queue_chunks,
-                                  cc.queue_recycled};
-    for (std::size_t i = 0; i < std::size(mine); ++i) c.extra[4 + i] += mine[i];
+    std::uint32_t mine[ouro::kChunkCountValues];
+    ouro::chunk_count_values(cc, mine);
+    for (unsigned i = ouro::kOpCountValues; i < ouro::kChunkCountValues; ++i) c.extra[i] += mine[i];
   }
-  // The names of the counts above, in RunResult::op_counts (variant P keeps the first four).
+  // The names of the counts above, in RunResult::op_counts (core/ouroboros/op_counts.hpp).
   static std::vector<const char*> op_count_names(bool chunk_queue) {
-    std::vector<const char*> n = {"sem_cas", "reserve_spins", "slot_spins", "chunks"};
-    if (chunk_queue)
-      n.insert(n.end(),
-               {"traversal", "rescans", "success", "re_enqueue", "dequeue", "continue", "stale",
-                "pops", "published", "flashes", "reused", "queue_chunks", "queue_recycled"});
-    return n;
+    if (chunk_queue) return {std::begin(ouro::kChunkCountNames), std::end(ouro::kChunkCountNames)};
+    return {std::begin(ouro::kOpCountNames), std::end(ouro::kOpCountNames)};
   }
 
   // allocate() in the three modes; `driver` (the derived allocator) provides

@@ -188,6 +188,7 @@ class Runner {
     p.atomics_issued += r.atomics_issued;
     p.failed_claims += r.failed_claims;
     p.retries += r.retries;
+    p.add_op_counts(r.op_counts);
     return got_;
   }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "alloclab/core/errors.hpp"
@@ -269,4 +270,36 @@ TEST_CASE("the bit choice reaches the allocator: 4 lanes on one word", "[workloa
   Workload w = one_size_workload(WorkloadFamily::alloc, 4, 256, 32 * 256);
   w.bit_choice = BitChoice::random;
   CHECK_THROWS_AS(run_workload(Algorithm::corw, w, {}, 0), InputError);
+}
+
+TEST_CASE("Ouroboros' own counts per request in a workload point, worked by hand", "[workload]") {
+  // 4096 requests of 256 B from an empty pool, one at a time: a chunk of 8 KiB holds 32 pages,
+  // so 128 chunks are grown (one CAS on the semaphore each; every other wait takes its page on
+  // the fast path). Variant C publishes each chunk once, serves its first 31 pages as SUCCESS
+  // and its last as DEQUEUE, which pops it from the front it sits at; no walk passes a position.
+  const Workload w = one_size_workload(WorkloadFamily::alloc, 4096, 256, 1 << 22);
+  auto counts = [&](Algorithm algo) {
+    const WorkloadRun r = run_workload(algo, w, {}, 0);
+    REQUIRE(r.points.size() == 1);
+    std::map<std::string, std::uint64_t> out(r.points[0].op_counts.begin(),
+                                             r.points[0].op_counts.end());
+    return out;
+  };
+  const auto p = counts(Algorithm::ouro_p_s);
+  CHECK(p.size() == 4);
+  CHECK(p.at("chunks") == 128);
+  CHECK(p.at("sem_cas") == 128);
+  CHECK(p.at("reserve_spins") == 0);
+  const auto c = counts(Algorithm::ouro_c_s);
+  CHECK(c.at("chunks") == 128);
+  CHECK(c.at("sem_cas") == 128);
+  CHECK(c.at("published") == 128);
+  CHECK(c.at("success") == 4096 - 128);
+  CHECK(c.at("dequeue") == 128);
+  CHECK(c.at("pops") == 128);
+  CHECK(c.at("re_enqueue") == 0);
+  CHECK(c.at("traversal") == 0);
+  CHECK(c.at("queue_chunks") == 0);  // the standard ring needs none
+  // No allocator but Ouroboros names counts of its own.
+  CHECK(run_workload(Algorithm::rw, w, {}, 0).points[0].op_counts.empty());
 }

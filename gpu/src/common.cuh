@@ -14,6 +14,7 @@
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
 #include "cuda_check.cuh"
+#include "warp.cuh"
 
 namespace alloclab::gpu::detail {
 
@@ -40,6 +41,9 @@ struct KernelArgs {
   // whose one atomic claims several bits (CoRW) write it; for the others (one bit or one run per
   // atomic, or no atomic claims) it stays 0 and failed claims = collisions.
   std::uint32_t* extra_lost_bits = nullptr;
+  // With the counters, where the allocator names counts of its own (GpuEntry::op_count_names):
+  // their totals over the launch's requests (null: not kept). record_op_counts adds to them.
+  unsigned long long* op_counts = nullptr;
   // Workloads (workload.cu; one request per thread): thread i asks only where active[i] != 0
   // (null: every thread), for pages_of[i] pages (allocators of runs and their free; null:
   // `pages`) or bytes_of[i] bytes (allocators of bytes; null: pages * page bytes). A thread that
@@ -98,6 +102,23 @@ __device__ __forceinline__ void record_extra_lost_bits(const KernelArgs& a, std:
                                                        std::uint64_t i, std::uint32_t n) {
   if constexpr (kCounters)
     if (a.extra_lost_bits) a.extra_lost_bits[r * a.N + i] = n;
+}
+
+// Adds the calling lane's own counts (values[0..kN), in the allocator's order of
+// GpuEntry::op_count_names) to the launch's totals, where they are kept: summed over the lanes
+// that call it together first, so that each warp issues one atomic per count, not 32.
+template <bool kCounters, unsigned kN>
+__device__ __forceinline__ void record_op_counts(const KernelArgs& a,
+                                                 const std::uint32_t (&values)[kN]) {
+  if constexpr (kCounters) {
+    if (!a.op_counts) return;
+    const unsigned together = __activemask();
+    const bool first = lane_id() == static_cast<unsigned>(__ffs(together) - 1);
+    for (unsigned j = 0; j < kN; ++j) {
+      const unsigned sum = __reduce_add_sync(together, values[j]);
+      if (first && sum) atomicAdd(&a.op_counts[j], static_cast<unsigned long long>(sum));
+    }
+  }
 }
 
 // Word atomics, templated on the word type (32 or 64 bits): the bitmaps' and Ouroboros' words.

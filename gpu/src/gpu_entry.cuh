@@ -10,8 +10,10 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "alloclab/core/backend_table.hpp"
 #include "common.cuh"
@@ -64,6 +66,7 @@ struct GpuEntry {
   std::function<std::unique_ptr<GpuAllocator>(const Scenario&, const MeasureOptions&,
                                               const KernelArgs&)>
       make;
+  std::vector<std::string> op_count_names;  // GpuTraits::op_count_names
 };
 using GpuTable = BackendTable<GpuEntry>;
 
@@ -85,6 +88,9 @@ struct GpuTraits {
   void (*free)(const KernelArgs&, const View&) = nullptr;
   OutOfMemory out_of_memory = OutOfMemory::step_bound;
   void (*check)(const Scenario&, const MeasureOptions&) = nullptr;  // beyond the pool's checks
+  // The allocator's own counts, in the order its kernels pass them to record_op_counts (with the
+  // counters on, the driver keeps their totals: KernelArgs::op_counts); empty: none.
+  std::span<const char* const> op_count_names = {};
 };
 
 template <typename Pool>
@@ -108,6 +114,7 @@ template <typename Pool>
 GpuEntry gpu_entry(const GpuTraits<Pool>& traits) {
   GpuEntry e;
   e.out_of_memory = traits.out_of_memory;
+  e.op_count_names.assign(traits.op_count_names.begin(), traits.op_count_names.end());
   e.check = [traits](const Scenario& s, const MeasureOptions& o) {
     Pool::check(s, o);
     if (traits.check) traits.check(s, o);

@@ -59,10 +59,12 @@ struct OuroChunkView {
 };
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
-// it together for the same class.
-template <class Layout>
+// it together for the same class. With kCounters, adds the request's own counts to the launch's
+// (record_op_counts).
+template <bool kCounters, class Layout>
 __device__ Served ouro_chunk_malloc(const OuroChunkView<Layout>& v, std::uint32_t units,
-                                    std::uint64_t max_steps) {
+                                    const KernelArgs& a) {
+  const std::uint64_t max_steps = a.max_steps;
   const unsigned k = ouro::page_class_of_units(units);
   const unsigned group = __match_any_sync(__activemask(), k);
   const unsigned leader = __ffs(group) - 1;
@@ -94,6 +96,11 @@ __device__ Served ouro_chunk_malloc(const OuroChunkView<Layout>& v, std::uint32_
   out.steps = (lane_id() == leader ? 0 : leader_ops) + own.ops.memory_ops;
   out.failed = own.ops.failed;
   out.atomics = own.ops.atomics;
+  if constexpr (kCounters) {
+    std::uint32_t values[ouro::kChunkCountValues];
+    ouro::chunk_count_values(own, values);
+    record_op_counts<kCounters>(a, values);
+  }
   return out;
 }
 
@@ -104,7 +111,7 @@ __global__ void __launch_bounds__(1024, 2)
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    const Served got = ouro_chunk_malloc(v, units, a.max_steps);
+    const Served got = ouro_chunk_malloc<kCounters>(v, units, a);
     record_request<kCounters>(a, r, i, got.unit, got.steps, got.failed, got.atomics);
   }
 }
@@ -368,7 +375,8 @@ template <class Layout>
 GpuEntry chunk_queue_entry() {
   return gpu_entry(GpuTraits<OuroChunkPool<Layout>>{.alloc = &launch_ouro_chunk_alloc<Layout>,
                                                     .free = &launch_ouro_chunk_free<Layout>,
-                                                    .out_of_memory = OutOfMemory::exhausted});
+                                                    .out_of_memory = OutOfMemory::exhausted,
+                                                    .op_count_names = ouro::kChunkCountNames});
 }
 
 using S = ouro::ChunkRing<DeviceAtomics>;

@@ -140,9 +140,11 @@ __device__ bool vl_group_walk(const PageQueueRef& q, unsigned group, unsigned le
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
 // it together for the same class.
-template <class Layout>
+// With kCounters, adds the request's own counts to the launch's (record_op_counts).
+template <bool kCounters, class Layout>
 __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units,
-                              std::uint64_t max_steps) {
+                              const KernelArgs& a) {
+  const std::uint64_t max_steps = a.max_steps;
   const unsigned k = ouro::page_class_of_units(units);
   const PageQueueRef q = v.ref(k);
   const unsigned group = __match_any_sync(__activemask(), k);
@@ -203,6 +205,11 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   out.steps = (lane_id() == leader ? 0 : leader_ops) + item_leader_ops + own.memory_ops;
   out.failed = own.failed;
   out.atomics = own.atomics;
+  if constexpr (kCounters) {
+    std::uint32_t values[ouro::kOpCountValues];
+    ouro::op_count_values(own, values);
+    record_op_counts<kCounters>(a, values);
+  }
   return out;
 }
 
@@ -248,7 +255,7 @@ __global__ void __launch_bounds__(1024, 2)
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    const Served got = ouro_malloc(v, units, a.max_steps);
+    const Served got = ouro_malloc<kCounters>(v, units, a);
     record_request<kCounters>(a, r, i, got.unit, got.steps, got.failed, got.atomics);
   }
 }
@@ -472,18 +479,21 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
                         (gpu_entry(GpuTraits<OuroPagePool<S>>{
                             .alloc = &launch_ouro_page_alloc<S>,
                             .free = &launch_ouro_page_free<S>,
-                            .out_of_memory = OutOfMemory::exhausted})))
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = ouro::kOpCountNames})))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
                         (gpu_entry(GpuTraits<OuroPagePool<VA>>{
                             .alloc = &launch_ouro_page_alloc<VA>,
                             .free = &launch_ouro_page_free<VA>,
-                            .out_of_memory = OutOfMemory::exhausted})))
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = ouro::kOpCountNames})))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_vl,
                         (gpu_entry(GpuTraits<OuroPagePool<VL>>{
                             .alloc = &launch_ouro_page_alloc<VL>,
                             .free = &launch_ouro_page_free<VL>,
-                            .out_of_memory = OutOfMemory::exhausted})))
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = ouro::kOpCountNames})))
 
 }  // namespace alloclab::gpu::detail

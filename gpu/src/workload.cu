@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
@@ -87,6 +88,7 @@ struct Launch {
   std::uint64_t collisions = 0;
   std::uint64_t failed_claims = 0;  // collisions less the extra lost bits (KernelArgs)
   std::uint64_t atomics = 0;        // issued by every lane of the launch, helpers included
+  std::vector<std::pair<std::string, std::uint64_t>> op_counts;  // GpuEntry::op_count_names
 };
 
 class WorkloadDriver {
@@ -206,6 +208,7 @@ class WorkloadDriver {
     collisions_.resize(launch_);
     atomics_.resize(launch_);
     extra_lost_bits_.resize(launch_);
+    op_counts_.resize(std::max<std::size_t>(entry_.op_count_names.size(), 1));
     view_.where = where_.get();
     view_.bytes = bytes_.get();
     view_.pages = pages_ ? pages_of_.get() : nullptr;
@@ -244,6 +247,10 @@ class WorkloadDriver {
       ALLOCLAB_CUDA(cudaMemset(steps_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(collisions_.get(), 0, count * sizeof(std::uint32_t)));
       ALLOCLAB_CUDA(cudaMemset(atomics_.get(), 0, count * sizeof(std::uint32_t)));
+      if (!entry_.op_count_names.empty()) {
+        a.op_counts = op_counts_.get();
+        ALLOCLAB_CUDA(cudaMemset(op_counts_.get(), 0, op_counts_.bytes()));
+      }
     }
     pool_->begin_allocations();
     ALLOCLAB_CUDA(cudaDeviceSynchronize());
@@ -273,6 +280,13 @@ class WorkloadDriver {
     if (active) {
       asked.resize(count);
       ALLOCLAB_CUDA(cudaMemcpy(asked.data(), active, count, cudaMemcpyDeviceToHost));
+    }
+    if (!entry_.op_count_names.empty()) {
+      std::vector<unsigned long long> totals(entry_.op_count_names.size());
+      ALLOCLAB_CUDA(cudaMemcpy(totals.data(), op_counts_.get(), totals.size() * sizeof totals[0],
+                               cudaMemcpyDeviceToHost));
+      for (std::size_t c = 0; c < totals.size(); ++c)
+        l.op_counts.emplace_back(entry_.op_count_names[c], totals[c]);
     }
     for (std::uint64_t j = 0; j < count; ++j) {
       l.atomics += atomics[j];
@@ -370,6 +384,7 @@ class WorkloadDriver {
     p.collisions += l.collisions;
     p.failed_claims += l.failed_claims;
     p.atomics_issued += l.atomics;
+    p.add_op_counts(l.op_counts);
   }
 
   WorkloadPoint counted_point() const {
@@ -528,6 +543,7 @@ class WorkloadDriver {
   PoolPolicy* pool_ = nullptr;
   DeviceBuffer<std::uint64_t> where_, bytes_, free_list_, result_;
   DeviceBuffer<std::uint32_t> pages_of_, steps_, collisions_, atomics_, extra_lost_bits_;
+  DeviceBuffer<unsigned long long> op_counts_;  // the allocator's own counts (KernelArgs)
   DeviceBuffer<std::uint8_t> active_;
   DeviceBuffer<unsigned char> arena_;
   ObjectsView view_;

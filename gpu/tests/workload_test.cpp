@@ -6,10 +6,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/probe_sequence.hpp"
+#include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "alloclab/testing/workload_support.hpp"
 #include "gpu_support.hpp"
@@ -237,4 +239,39 @@ TEST_CASE("GPU --bit-choice reaches the kernels: 4 lanes on one word", "[gpu]") 
     CHECK(rotated.failed_claims == 0);
     CHECK(rotated.atomics_issued == 4);
   }
+}
+
+TEST_CASE("GPU Ouroboros counts of its own: the simulator's names and the alloc phase's balance",
+          "[gpu]") {
+  require_device();
+  // 2^14 requests of 256 B from an empty pool: 32 pages a chunk, no free during the phase.
+  const std::uint64_t N = 1 << 14, per_chunk = 32;
+  const Workload w = one_size_workload(WorkloadFamily::alloc, N, 256, 64 << 20);
+  for (const auto& info : kAlgorithms) {
+    if (!info.caps.size_classes || !info.caps.has(BackendKind::gpu)) continue;
+    CAPTURE(name(info.id));
+    const WorkloadPoint p = run_workload(info.id, w, heap_options(), 0).points[0];
+    const WorkloadPoint sim = sim::run_workload(info.id, w, {}, 0).points[0];
+    REQUIRE(p.op_counts.size() == sim.op_counts.size());
+    std::map<std::string, std::uint64_t> c;
+    for (std::size_t i = 0; i < p.op_counts.size(); ++i) {
+      CHECK(p.op_counts[i].first == sim.op_counts[i].first);
+      c[p.op_counts[i].first] = p.op_counts[i].second;
+    }
+    REQUIRE(p.allocs == N);
+    // Every page served lies on a chunk grown in this phase.
+    CHECK(c.at("chunks") * per_chunk >= N);
+    CHECK(c.at("sem_cas") >= c.at("chunks"));  // a grow is a CAS that succeeded
+    if (c.count("published")) {
+      // Variant C: each chunk grown enters its queue once (no free can re-enqueue one), and each
+      // request served left its chunk in one of the modes of Alg. 5.
+      CHECK(c.at("published") == c.at("chunks"));
+      CHECK(c.at("re_enqueue") == 0);
+      CHECK(c.at("success") + c.at("dequeue") == N);
+      CHECK(c.at("pops") <= c.at("dequeue"));
+    }
+  }
+  WorkloadOptions off = heap_options();
+  off.counters = false;
+  CHECK(run_workload(Algorithm::ouro_c_s, w, off, 0).points[0].op_counts.empty());
 }

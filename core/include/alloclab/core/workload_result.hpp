@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace alloclab {
@@ -48,6 +49,20 @@ struct WorkloadPoint {
   std::uint64_t free_atomics_issued = 0;
   bool has_atomic_counts = true;
   bool has_claim_counts = true;  // failed_claims and retries
+  // The allocator's own counts (Ouroboros: semaphore CAS attempts, spins, chunks, its walks'
+  // positions...), by name, summed over the point's allocation requests; empty where the
+  // allocator names none or the GPU's counters are off. Exact in the simulator; on the GPU each
+  // lane counts what it did (core/ouroboros/op_counts.hpp).
+  std::vector<std::pair<std::string, std::uint64_t>> op_counts;
+  // Adds `counts` (the same names, in the same order, or the first ones) to op_counts.
+  void add_op_counts(const std::vector<std::pair<std::string, std::uint64_t>>& counts) {
+    if (op_counts.empty()) {
+      op_counts = counts;
+      return;
+    }
+    for (std::size_t i = 0; i < counts.size() && i < op_counts.size(); ++i)
+      op_counts[i].second += counts[i].second;
+  }
 };
 
 struct WorkloadRun {

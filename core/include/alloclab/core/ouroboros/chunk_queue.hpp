@@ -145,6 +145,21 @@ struct ChunkCounts {
   }
 };
 
+// Variant C's counts as reported (after OpCounts' kOpCountNames; op_counts.hpp).
+inline constexpr unsigned kChunkCountValues = kOpCountValues + 13;
+inline constexpr const char* kChunkCountNames[kChunkCountValues] = {
+    "sem_cas",   "reserve_spins", "slot_spins", "chunks",       "traversal",     "rescans",
+    "success",   "re_enqueue",    "dequeue",    "continue",     "stale",         "pops",
+    "published", "flashes",       "reused",     "queue_chunks", "queue_recycled"};
+ALLOCLAB_HD void chunk_count_values(const ChunkCounts& c, std::uint32_t* out) {
+  op_count_values(c.ops, out);
+  const std::uint32_t mine[] = {
+      c.traversal, c.rescans,   c.success, c.re_enqueue, c.dequeue,      c.continues,     c.stale,
+      c.pops,      c.published, c.flashes, c.reused,     c.queue_chunks, c.queue_recycled};
+  for (unsigned i = 0; i < kChunkCountValues - kOpCountValues; ++i)
+    out[kOpCountValues + i] = mine[i];
+}
+
 // ---- Where a queue's entries live, as a policy type (mallocMC style) ----
 // The standard ring (S) here; the virtualized array (VA) and linked (VL) queues of Queue-Chunks
 // in chunk_queue_virtual.hpp. A policy names two step machines:

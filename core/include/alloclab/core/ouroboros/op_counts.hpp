@@ -33,6 +33,19 @@ struct OpCounts {
   }
 };
 
+// The counts an Ouroboros run reports beside its steps, in this order and under these names
+// (the simulator's RunResult::op_counts and the GPU's workload rows: `<name>_per_request`).
+// Variant P reports these four; variant C these and kChunkCountNames (chunk_queue.hpp).
+inline constexpr unsigned kOpCountValues = 4;
+inline constexpr const char* kOpCountNames[kOpCountValues] = {"sem_cas", "reserve_spins",
+                                                              "slot_spins", "chunks"};
+ALLOCLAB_HD void op_count_values(const OpCounts& c, std::uint32_t* out) {
+  out[0] = c.sem_cas;
+  out[1] = c.reserve_spins;
+  out[2] = c.slot_spins;
+  out[3] = c.chunks;
+}
+
 enum class OpStatus : std::uint8_t {
   running,   // made progress; step again
   spinning,  // waiting for another thread (reserver or slot); the caller may back off
