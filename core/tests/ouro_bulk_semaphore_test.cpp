@@ -433,3 +433,21 @@ TEST_CASE("bulk semaphore: the counting policy sees every operation", "[core][ou
   CHECK(after.exchanges == before.exchanges);
   CHECK(r.memory_ops == 4);  // the wait's own count leaves the callback's signal out
 }
+
+// A CAS that loses its race is reported as a spin (the GPU backs off before it tries again), and
+// the next attempt decides from the word that CAS returned, without reading it again.
+TEST_CASE("bulk semaphore: a lost CAS is a spin and retries from the word it saw",
+          "[core][ouro][sem]") {
+  std::uint64_t word = word_of(0, 0, 0);
+  SemaphoreWait<A> a(1, 4), b(1, 4);
+  REQUIRE(a.step(word) == WaitStatus::running);  // reads C = 0: to the CAS
+  REQUIRE(b.step(word) == WaitStatus::running);
+  CHECK(a.step(word) == WaitStatus::need_chunk);  // A's CAS: grow, E = 4
+  CHECK(b.step(word) == WaitStatus::spinning);    // B's CAS expected (0, 0, 0): lost
+  CHECK(b.result().cas_failures == 1);
+  CHECK(b.result().memory_ops == 2);
+  CHECK(b.step(word) == WaitStatus::running);  // from (0, 4, 0): reserve, R = 1
+  CHECK(word == word_of(0, 4, 1));
+  CHECK(b.result().memory_ops == 3);
+  CHECK(b.result().role == WaitRole::reserve);
+}

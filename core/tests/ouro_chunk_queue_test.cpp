@@ -310,3 +310,50 @@ TEST_CASE("chunk queue: concurrent churn keeps pages unique and the counts consi
     CHECK(s.reserved == 0);
   }
 }
+
+// Front (chunk_page.hpp, kFrontRun): 34 chunks of one 8 KiB page each are published at positions
+// 0..33; the pages of the first 32 are then taken by hand (as by lanes whose walk did not start at
+// front, which leave their emptied entries where they are). Lane B reads the 32 dead entries from
+// front and stops just before it moves front; lane A does the same, moves front to 32 with one
+// max and removes the 32 entries itself, takes the page at 32 (its last: DEQUEUE) and moves front
+// past it. B's max then finds front already past its run: B owns no removal and walks on from
+// front, to the page at 33. Every entry is removed exactly once, and front ends at back.
+TEST_CASE("chunk queue: a lane moves front past the dead entries it read and removes them",
+          "[core][ouro][chunk]") {
+  constexpr unsigned k = 9;
+  constexpr std::uint32_t chunks = 34;
+  Pool p(chunks);
+  for (std::uint32_t i = 0; i < chunks; ++i) {
+    ChunkReserveOp<A> r(1, k);
+    REQUIRE(run_chunk_reserve(r, p.q, p.counts, kNoBound, yield_spin));
+    REQUIRE(r.outcome() == ReserveOutcome::ok);
+  }
+  REQUIRE(p.words[k].back == chunks);
+  std::vector<std::uint32_t> at(chunks);  // the chunk at each position
+  for (std::uint32_t i = 0; i < chunks; ++i) at[i] = entry_chunk(p.slots[k][i]);
+  for (std::uint32_t i = 0; i < kFrontRun; ++i) {
+    p.meta[at[i]].state += kStateTakeOne;
+    p.meta[at[i]].bits[0] = 0;
+  }
+  ChunkTakeOp<A> a(k), b(k);
+  ChunkCounts ca, cb;
+  for (int i = 0; i < 200 && b.phase() != TakePhase::advance_front; ++i) b.step(p.q, cb);
+  REQUIRE(b.phase() == TakePhase::advance_front);
+  CHECK(p.words[k].front == 0);  // B has read the run, not moved front yet
+  REQUIRE(run_chunk_take(a, p.q, ca, kNoBound, yield_spin));
+  CHECK(a.chunk() == at[kFrontRun]);
+  CHECK(ca.dequeue == 1);
+  CHECK(ca.pops == kFrontRun + 1);  // the run and the entry A emptied
+  CHECK(ca.traversal == kFrontRun);
+  CHECK(p.words[k].front == kFrontRun + 1);
+  REQUIRE(run_chunk_take(b, p.q, cb, kNoBound, yield_spin));
+  CHECK(b.chunk() == at[kFrontRun + 1]);
+  CHECK(cb.pops == 1);        // only the entry it emptied itself
+  CHECK(cb.ops.failed >= 1);  // its max lost to A's
+  CHECK(p.words[k].front == chunks);
+  for (std::uint32_t i = 0; i < chunks; ++i) {
+    CAPTURE(i);
+    CHECK(p.slots[k][i] == kEmptyEntry);
+    CHECK_FALSE(p.queued(at[i]));
+  }
+}

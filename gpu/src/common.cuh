@@ -139,6 +139,14 @@ __device__ __forceinline__ Word atomic_and_word(Word* p, Word v) {
   }
 }
 template <typename Word>
+__device__ __forceinline__ Word atomic_max_word(Word* p, Word v) {
+  if constexpr (sizeof(Word) == 4) {
+    return atomicMax(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+  } else {
+    return atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  }
+}
+template <typename Word>
 __device__ __forceinline__ Word atomic_cas_word(Word* p, Word expected, Word v) {
   if constexpr (sizeof(Word) == 4) {
     return atomicCAS(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(expected),

@@ -1,7 +1,7 @@
 // The atomics policy (core/ouroboros/host_atomics.hpp describes the contract) of the Ouroboros
 // step machines on the device: the word atomics of common.cuh (atomicAdd / atomicCAS / atomicExch /
-// atomicOr / atomicAnd on 32- and 64-bit words, and __threadfence) and its L2 read (ld.cg, past the
-// non-coherent L1).
+// atomicOr / atomicAnd / atomicMax on 32- and 64-bit words, and __threadfence) and its L2 read
+// (ld.cg, past the non-coherent L1).
 #pragma once
 
 #include "common.cuh"
@@ -32,6 +32,10 @@ struct DeviceAtomics {
   template <class T>
   __device__ static T fetch_and(T& w, T v) {
     return atomic_and_word(&w, v);
+  }
+  template <class T>
+  __device__ static T fetch_max(T& w, T v) {
+    return atomic_max_word(&w, v);
   }
   __device__ static void fence() { __threadfence(); }
 };

@@ -14,6 +14,7 @@ enum class TakePhase : std::uint8_t {
   read_front,      // start (or start again) at front
   read_back,       // where the queue ends now
   read_slot,       // the entry at this position (Alg. 4 l.7)
+  recheck_front,   // an entry not (or no longer) there: front moved past it, or not written?
   locate,          // VA, VL: the Queue-Chunk of the position (Layout::Locate steps)
   peek,            // the count read first: an empty or flashed chunk is passed without atomics
   sub,             // count -= 1 (Alg. 5 l.2)
@@ -23,8 +24,8 @@ enum class TakePhase : std::uint8_t {
   scan_load,       // a mask word (l.9)
   scan_and,        // clear a set bit of it (l.11)
   publish,         // RE_ENQUEUE, a refilled chunk after a pop, or a stale up-crossing
-  pop_front,       // front -> front + 1 (the entry at front is empty or was just emptied)
-  pop_slot,        // take the entry out of its slot
+  advance_front,   // front -> past the run of dead entries this lane read from front (a max)
+  pop_slot,        // take an entry of the run this lane moved front past out of its slot
   popped,          // VA, VL: count the removal on its Queue-Chunk (Layout::Popped steps)
   pop_position,    // the chunk has no entry now
   pop_read_flags,  // the flags (of this entry's epoch?)
@@ -37,8 +38,23 @@ enum class TakePhase : std::uint8_t {
 
 enum class TakeOutcome : std::uint8_t { pending, ok, gave_up };
 
+// The most dead entries one lane reads from front before it moves front past them (and then takes
+// them out of their slots): front keeps up with the walking lanes, and no lane owes more than
+// this many removals at once.
+inline constexpr std::uint32_t kFrontRun = 32;
+
 // One lane's page, once its group holds a unit of the semaphore for it. `rotation` spreads the
 // lanes of a warp over the mask (pick_set_bit) and the mask words.
+//
+// Front. A lane walks from the front it read; while every entry it has passed since was dead (an
+// emptied chunk, a hole, a flashed chunk's entry) it keeps that run. It moves front past the run
+// (front = max(front, end), one atomic) when the run reaches kFrontRun, when its walk ends (its
+// page found: the run up to that entry, and the entry too if the lane took its last page), at an
+// entry not written yet, and at back; then it takes out of their slots the entries between the
+// front it replaced and the run's end, which no other lane owns (front only grows). A lane whose
+// max finds front already past the run owns nothing and walks on from front. The entries behind
+// front wait for their owner's removal, as behind a single pop (Alg. 4 l.10 moves front with an
+// atomicMax too, but past entries it has not read).
 template <class Atomics, class Layout = ChunkRing<Atomics>>
 class ChunkTakeOp {
   using Locate = typename Layout::Locate;
@@ -55,7 +71,7 @@ class ChunkTakeOp {
   // Between chunks the lane holds only its unit, which give_back returns.
   ALLOCLAB_HD bool can_abandon() const {
     return phase_ == TakePhase::read_front || phase_ == TakePhase::read_back ||
-           phase_ == TakePhase::read_slot;
+           phase_ == TakePhase::read_slot || phase_ == TakePhase::recheck_front;
   }
   ALLOCLAB_HD void abandon() {
     if (can_abandon()) phase_ = TakePhase::give_back;
@@ -68,6 +84,7 @@ class ChunkTakeOp {
       case TakePhase::read_front:
         front_seen_ = M::load(w.front, c.ops);
         position_ = front_seen_;
+        run_from_ = front_seen_;
         if (start_ > position_) start_ = position_;
         phase_ = TakePhase::read_back;
         return OpStatus::running;
@@ -78,8 +95,9 @@ class ChunkTakeOp {
           return OpStatus::running;
         }
         // Nothing with a page between front and back: the chunk that holds this lane's page
-        // is being put back in the queue. Walk again from front.
+        // is being put back in the queue. Walk again from front (past the dead run first).
         ++c.rescans;
+        if (in_run() && position_ > run_from_) return advance(position_, After::rescan);
         phase_ = TakePhase::read_front;
         return OpStatus::spinning;
       case TakePhase::read_slot: {
@@ -91,13 +109,29 @@ class ChunkTakeOp {
           if (!word) return next();  // no Queue-Chunk for it: not written yet
         }
         const std::uint64_t e = M::load(*word, c.ops);
-        if (!entry_is_for(e, position_)) return next();  // not written yet, or removed
+        if (!entry_is_for(e, position_)) {  // not written yet, or removed
+          if (!in_run()) return next();
+          phase_ = TakePhase::recheck_front;
+          return OpStatus::running;
+        }
         entry_ = e;
-        if (entry_is_hole(e)) return pop_or_walk_on();
+        if (entry_is_hole(e)) return dead();
         chunk_ = entry_chunk(e);
         re_enqueue_ = false;
         phase_ = TakePhase::peek;
         return OpStatus::running;
+      }
+      case TakePhase::recheck_front: {
+        const std::uint64_t front = M::load(w.front, c.ops);
+        if (front > position_) {  // removed: others moved front past it; go on from there
+          front_seen_ = run_from_ = position_ = front;
+          phase_ = position_ < back_seen_ ? TakePhase::read_slot : TakePhase::read_back;
+          return OpStatus::running;
+        }
+        // Not written yet: front must not pass it. The run so far goes; the walk goes on.
+        if (position_ > run_from_) return advance(position_, After::walk_on_unrun);
+        run_from_ = kNoRun;
+        return next();
       }
       case TakePhase::peek: {
         // Alg. 5 subtracts first; under a GPU's thousands of walking lanes that is two atomics on
@@ -106,11 +140,11 @@ class ChunkTakeOp {
         const std::uint64_t s = M::load(q.meta[chunk_].state, c.ops);
         if (!entry_epoch_is(entry_, state_epoch(s))) {
           ++c.stale;
-          return pop_or_walk_on();
+          return dead();
         }
         if (state_free(s) <= 0) {
           ++c.continues;
-          return pop_or_walk_on();
+          return dead();
         }
         phase_ = TakePhase::sub;
         return OpStatus::running;
@@ -135,7 +169,7 @@ class ChunkTakeOp {
         const std::int64_t before = state_free(M::add(q.meta[chunk_].state, kStateGiveOne, c.ops));
         if (before < 0) {  // empty (others' misses are still being undone): CONTINUE_TRAVERSAL
           ++c.continues;
-          return pop_or_walk_on();
+          return dead();
         }
         if (before == 0) re_enqueue_ = true;  // this undo made the page visible: l.5
         phase_ = TakePhase::sub;              // try again (l.1)
@@ -143,9 +177,9 @@ class ChunkTakeOp {
         return OpStatus::running;
       }
       case TakePhase::stale_undo: {
-        // A flashed chunk whose entry is still at front is this lane's to remove (the remover
-        // hands it to the reuse queue); otherwise its entry is gone and the lane walks on.
-        const After then = position_ == front_seen_ ? After::pop_and_walk_on : After::walk_on;
+        // A flashed chunk's entry is dead: part of the lane's run (whose remover hands the chunk
+        // to the reuse queue), once the page this lane took is given back.
+        const After then = After::dead;
         const std::uint64_t cur = M::add(q.meta[chunk_].state, kStateGiveOne, c.ops);
         if (state_free(cur) != 0) return after(then);
         epoch_ = state_epoch(cur);  // an up-crossing on the chunk's new life: publish it there
@@ -181,35 +215,37 @@ class ChunkTakeOp {
       case TakePhase::publish: {
         const OpStatus s = publish_.step(q, c);
         if (s != OpStatus::done) return s;
+        if (after_publish_ == After::next_removal) return next_removal();
         return after(after_publish_);
       }
-      case TakePhase::pop_front: {
-        const std::uint64_t now = M::cas(w.front, position_, position_ + 1, c.ops);
-        if (now != position_) {
-          // Another lane moved front: every position before it has been taken out (a chunk with
-          // pages there was put back at the end by its remover), so a walking lane goes on from
-          // front rather than pass each of them.
+      case TakePhase::advance_front: {
+        const std::uint64_t old = M::fetch_max(w.front, rm_to_, c.ops);
+        if (old >= rm_to_) {  // others moved front past the run first: nothing of it is ours
           ++c.ops.failed;
-          front_seen_ = now;
-          if (after_pop_ != After::finish && now > position_ + 1) position_ = now - 1;
+          front_seen_ = old;
+          if (after_pop_ == After::walk_on || after_pop_ == After::walk_on_unrun) {
+            run_from_ = old;
+            if (old > position_ + 1) position_ = old - 1;
+          }
           return after(after_pop_);
         }
-        ++c.pops;
-        front_seen_ = position_ + 1;
+        rm_position_ = old > run_from_ ? old : run_from_;
+        front_seen_ = rm_to_;
         phase_ = TakePhase::pop_slot;
         return OpStatus::running;
       }
       case TakePhase::pop_slot: {
-        std::uint64_t* word = Layout::covered(q, k_, position_, cursor_);
+        std::uint64_t* word = Layout::covered(q, k_, rm_position_, cursor_);
         if (!word) {
-          locate_ = Locate(q, k_, position_, EntryUse::pop, cursor_);
+          locate_ = Locate(q, k_, rm_position_, EntryUse::pop, cursor_);
           if (!locate_.done()) return begin_locate(q, c, TakePhase::pop_slot);
           word = locate_.word();
           cursor_ = locate_.cursor();
         }
         removed_ = M::exchange(*word, kEmptyEntry, c.ops);
+        ++c.pops;
         if (Layout::kVirtual) {
-          popped_ = typename Layout::Popped(k_, position_, cursor_);
+          popped_ = typename Layout::Popped(k_, rm_position_, cursor_);
           phase_ = TakePhase::popped;
           return OpStatus::running;
         }
@@ -223,24 +259,24 @@ class ChunkTakeOp {
       case TakePhase::locate:
         return locate_step(q, c);
       case TakePhase::pop_position:  // only if it is this entry's (a later publish's stays)
-        M::cas(q.meta[chunk_].position, position_ + 1, std::uint64_t{0}, c.ops);
+        M::cas(q.meta[rm_chunk_].position, rm_position_ + 1, std::uint64_t{0}, c.ops);
         phase_ = TakePhase::pop_read_flags;
         return OpStatus::running;
       case TakePhase::pop_read_flags:
-        flags_ = M::load(q.meta[chunk_].flags, c.ops);
+        flags_ = M::load(q.meta[rm_chunk_].flags, c.ops);
         phase_ = TakePhase::pop_flags;
         return OpStatus::running;
       case TakePhase::pop_flags: {
-        if (!entry_epoch_is(entry_, flags_ >> 16)) return after(after_pop_);  // another life
+        if (!entry_epoch_is(removed_, flags_ >> 16)) return next_removal();  // another life
         const std::uint32_t old =
-            M::cas(q.meta[chunk_].flags, flags_, flags_ & ~kChunkInQueue, c.ops);
+            M::cas(q.meta[rm_chunk_].flags, flags_, flags_ & ~kChunkInQueue, c.ops);
         if (old != flags_) {
           ++c.ops.failed;
           flags_ = old;
           return OpStatus::running;
         }
         if (old & kChunkRetired) {
-          retire_ = EnqueueOp<Atomics>(chunk_);
+          retire_ = EnqueueOp<Atomics>(rm_chunk_);
           phase_ = TakePhase::retire;
         } else {
           phase_ = TakePhase::pop_recheck;
@@ -248,19 +284,19 @@ class ChunkTakeOp {
         return OpStatus::running;
       }
       case TakePhase::pop_recheck: {
-        const std::uint64_t s = M::load(q.meta[chunk_].state, c.ops);
-        if (entry_epoch_is(entry_, state_epoch(s)) && state_free(s) > 0) {
-          publish_ = PublishOp<Atomics, Layout>(chunk_, state_epoch(s), k_);
-          after_publish_ = after_pop_;
+        const std::uint64_t s = M::load(q.meta[rm_chunk_].state, c.ops);
+        if (entry_epoch_is(removed_, state_epoch(s)) && state_free(s) > 0) {
+          publish_ = PublishOp<Atomics, Layout>(rm_chunk_, state_epoch(s), k_);
+          after_publish_ = After::next_removal;
           phase_ = TakePhase::publish;
           return OpStatus::running;
         }
-        return after(after_pop_);
+        return next_removal();
       }
       case TakePhase::retire: {
         const OpStatus s = step_index_queue(retire_, q.reuse, c);
         if (s != OpStatus::done) return s;
-        return after(after_pop_);
+        return next_removal();
       }
       case TakePhase::give_back:
         ++c.ops.memory_ops;
@@ -276,8 +312,21 @@ class ChunkTakeOp {
   }
 
  private:
-  enum class After : std::uint8_t { walk_on, pop_and_walk_on, finish };
+  // What follows: walk on (in the run, or with no run after an entry not written yet), a dead
+  // entry (the run's rule), walk again from front, front past the run of a lane whose page is
+  // taken, the lane's page taken, or the next removal.
+  enum class After : std::uint8_t {
+    walk_on,
+    walk_on_unrun,
+    dead,
+    rescan,
+    end_run,
+    finish,
+    next_removal
+  };
+  static constexpr std::uint64_t kNoRun = ~std::uint64_t{0};
 
+  ALLOCLAB_HD bool in_run() const { return run_from_ != kNoRun; }
   // VA, VL: the Queue-Chunk of position_ is not the cursor's; its locate's first step now, and
   // the rest in the locate phase, then `then` again. (Not through step(): a recursive step would
   // be a real call with its frame on a GPU.)
@@ -303,11 +352,20 @@ class ChunkTakeOp {
       position_ = (locate_.skip_to() < back_seen_ ? locate_.skip_to() : back_seen_) - 1;
     return next();
   }
-  // A hole, or an entry a flasher turned into one since it was read: nothing more to do.
+  // A hole (written as one, or an entry a flasher turned into one since it was read): nothing
+  // more to do. Otherwise the chunk's entry is out: its position, its flag, its count again.
   ALLOCLAB_HD OpStatus after_removal() {
-    if (removed_ != entry_ || entry_is_hole(entry_)) return after(after_pop_);
+    if (!entry_is_for(removed_, rm_position_) || entry_is_hole(removed_)) return next_removal();
+    rm_chunk_ = entry_chunk(removed_);
     phase_ = TakePhase::pop_position;
     return OpStatus::running;
+  }
+  ALLOCLAB_HD OpStatus next_removal() {
+    if (++rm_position_ < rm_to_) {
+      phase_ = TakePhase::pop_slot;
+      return OpStatus::running;
+    }
+    return after(after_pop_);
   }
 
   ALLOCLAB_HD OpStatus next() {
@@ -325,38 +383,64 @@ class ChunkTakeOp {
     ++c.ops.slot_spins;
     return OpStatus::spinning;
   }
-  // An empty chunk, a hole or a flashed chunk's entry: a lane at the front it last saw takes it
-  // out (and, when another lane moved front first, goes on from there); others walk on.
-  ALLOCLAB_HD OpStatus pop_or_walk_on() { return position_ == front_seen_ ? pop(false) : next(); }
-  ALLOCLAB_HD OpStatus pop(bool finished) {
-    after_pop_ = finished ? After::finish : After::walk_on;
-    phase_ = TakePhase::pop_front;
+  // An empty chunk, a hole or a flashed chunk's entry: one more of the lane's run (moved past
+  // once it is kFrontRun long), or passed by a lane with no run.
+  ALLOCLAB_HD OpStatus dead() {
+    if (in_run() && position_ + 1 - run_from_ >= kFrontRun)
+      return advance(position_ + 1, After::walk_on);
+    return next();
+  }
+  // Front to `to` (past [run_from_, to), which this lane read dead), then the removals it owns,
+  // then `then`.
+  ALLOCLAB_HD OpStatus advance(std::uint64_t to, After then) {
+    rm_to_ = to;
+    after_pop_ = then;
+    phase_ = TakePhase::advance_front;
     return OpStatus::running;
   }
   ALLOCLAB_HD OpStatus after(After a) {
-    if (a == After::walk_on) return next();
-    if (a == After::pop_and_walk_on) return pop(false);
+    switch (a) {
+      case After::walk_on:
+        run_from_ = in_run() ? front_seen_ : kNoRun;
+        return next();
+      case After::walk_on_unrun:
+        run_from_ = kNoRun;
+        return next();
+      case After::dead:
+        return dead();
+      case After::rescan:
+        phase_ = TakePhase::read_front;
+        return OpStatus::spinning;
+      case After::next_removal:
+        return next_removal();
+      case After::end_run:  // this lane's page is taken (and published): front past its run
+        return advance(position_, After::finish);
+      case After::finish:
+        break;
+    }
     outcome_ = TakeOutcome::ok;
     phase_ = TakePhase::done;
     return OpStatus::done;
   }
   // Alg. 5 l.6-8: what taking this page means for the chunk's place in the queue.
+  // The lane's run moves front on as the walk ends: up to this entry, or past it when the lane
+  // emptied it (DEQUEUE).
   ALLOCLAB_HD OpStatus taken(ChunkCounts& c) {
     c.traversal += static_cast<std::uint32_t>(position_ - start_);
-    if (took_last_ && !re_enqueue_) {  // DEQUEUE: emptied; removed here if it is at front
+    const bool run_before = in_run() && position_ > run_from_;
+    if (took_last_ && !re_enqueue_) {  // DEQUEUE: emptied
       ++c.dequeue;
-      if (position_ == front_seen_) return pop(true);
-      return after(After::finish);
+      return in_run() ? advance(position_ + 1, After::finish) : after(After::finish);
     }
     if (!took_last_ && re_enqueue_) {  // RE_ENQUEUE: pages left that nobody else will publish
       ++c.re_enqueue;
       publish_ = PublishOp<Atomics, Layout>(chunk_, epoch_, k_);
-      after_publish_ = After::finish;
+      after_publish_ = run_before ? After::end_run : After::finish;
       phase_ = TakePhase::publish;
       return OpStatus::running;
     }
     ++c.success;  // SUCCESS (also: this lane's up-crossing taken back by its own last take)
-    return after(After::finish);
+    return run_before ? advance(position_, After::finish) : after(After::finish);
   }
 
   unsigned k_;
@@ -376,6 +460,12 @@ class ChunkTakeOp {
   Locate locate_;
   TakePhase locate_for_ = TakePhase::read_slot;
   std::uint64_t removed_ = kEmptyEntry;  // what the front remover's exchange took out
+  // The run of dead entries read from front ([run_from_, position_); kNoRun: none), and the
+  // removals this lane owns after moving front: [rm_position_, rm_to_), the chunk of the one
+  // being removed.
+  std::uint64_t run_from_ = kNoRun;
+  std::uint64_t rm_position_ = 0, rm_to_ = 0;
+  std::uint32_t rm_chunk_ = 0;
   typename Layout::Popped popped_;
   EnqueueOp<Atomics> retire_{0};
 };

@@ -9,6 +9,7 @@
 //   static T cas(T& w, T expected, T desired);    // returns the old value (CUDA atomicCAS style)
 //   static T exchange(T& w, T v);                 // returns the old value
 //   static T fetch_or(T& w, T v), fetch_and(T& w, T v);  // return the old value
+//   static T fetch_max(T& w, T v);                // w = max(w, v) (unsigned); returns the old
 //   static void fence();                          // orders this thread's earlier memory
 //                                                 // operations before its later ones for every
 //                                                 // observer (a grower publishing a chunk)
@@ -50,6 +51,14 @@ struct HostAtomics {
   static T fetch_and(T& w, T v) {
     return std::atomic_ref<T>(w).fetch_and(v);
   }
+  template <class T>
+  static T fetch_max(T& w, T v) {  // std::atomic_ref has no fetch_max before C++26
+    std::atomic_ref<T> ref(w);
+    T old = ref.load();
+    while (old < v && !ref.compare_exchange_weak(old, v)) {
+    }
+    return old;
+  }
   // Every operation above is sequentially consistent, which already orders a thread's earlier
   // operations before its later ones (and ThreadSanitizer does not model a standalone fence).
   static void fence() {}
@@ -62,7 +71,8 @@ struct AtomicOpCounts {
   std::uint64_t cas = 0;  // attempts, successful or not
   std::uint64_t exchanges = 0;
   std::uint64_t bitwise = 0;  // fetch_or and fetch_and
-  std::uint64_t rmw() const { return fetch_adds + cas + exchanges + bitwise; }
+  std::uint64_t maxes = 0;    // fetch_max
+  std::uint64_t rmw() const { return fetch_adds + cas + exchanges + bitwise + maxes; }
 };
 
 // Counts every operation issued through it, per host thread (thread_local: the policy has only
@@ -104,6 +114,11 @@ struct CountingAtomics {
   static T fetch_and(T& w, T v) {
     ++counts().bitwise;
     return Inner::fetch_and(w, v);
+  }
+  template <class T>
+  static T fetch_max(T& w, T v) {
+    ++counts().maxes;
+    return Inner::fetch_max(w, v);
   }
   static void fence() { Inner::fence(); }
 };

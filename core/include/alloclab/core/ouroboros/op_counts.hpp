@@ -90,6 +90,12 @@ struct CountedOps {
     ++c.atomics;
     return Atomics::fetch_and(w, v);
   }
+  template <class T>
+  ALLOCLAB_HD static T fetch_max(T& w, T v, OpCounts& c) {
+    ++c.memory_ops;
+    ++c.atomics;
+    return Atomics::fetch_max(w, v);
+  }
 };
 
 // A step that waited for another thread (a slot, a link, a chunk given back): counted as a lost
