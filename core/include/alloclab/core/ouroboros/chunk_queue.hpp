@@ -25,11 +25,10 @@
 //    queue at most once, so the ring never holds more entries than there are chunks.
 //  * Where a chunk leaves the queue. The paper removes the entry at any position and moves front
 //    with atomicMax past it, which can step over live entries between the old front and it.
-//    Here an entry leaves only from the front (a CAS front -> front + 1 by the thread that found
-//    it empty there, or took its last page there); emptied chunks further back wait, and a
-//    walking thread passes them (the traversal the paper counts as C's extra cost). The remover
-//    clears the flag, then reads the count again and republishes a chunk that was refilled
-//    meanwhile.
+//    Here front moves (a max) only past entries the moving lane read dead from the front it read
+//    (a run: chunk_page.hpp, kFrontRun), and that lane takes them out of their slots; emptied
+//    chunks a lane passes without a run wait. The remover clears the flag, then reads the count
+//    again and republishes a chunk that was refilled meanwhile.
 //  * A flashed chunk (all pages free: the semaphore reduced by the chunk's pages, then the state
 //    CAS from "all free" to "none, next epoch") goes to the reuse queue once it is out of its
 //    class's queue. If it is in the queue, the flasher takes its entry out where it is (a CAS of
