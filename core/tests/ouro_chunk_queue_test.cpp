@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "alloclab/core/bit_tricks.hpp"
+#include "alloclab/core/ouroboros/chunk_free.hpp"
 #include "alloclab/core/ouroboros/chunk_page.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"

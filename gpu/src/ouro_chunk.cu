@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/ouroboros/chunk_free.hpp"
 #include "alloclab/core/ouroboros/chunk_page.hpp"
 #include "alloclab/core/ouroboros/chunk_queue_virtual.hpp"
 #include "alloclab/core/ouroboros/config.hpp"

@@ -11,9 +11,9 @@
 //                      when it is the grower: a chunk from the reuse queue, else a fresh one);
 //   ChunkTakeOp        each lane then walks the queue from its front (Alg. 4 l.6-15) and takes
 //                      a page on the first chunk that has one (Alg. 5).
-// (ChunkTakeOp and the free are in chunk_page.hpp.) A free (chunk_free_page) sets the page's bit,
-// gives the count back, puts the chunk in the queue if it was empty (the first free) and flashes it
-// when it is wholly free.
+// (ChunkTakeOp is in chunk_page.hpp, the free in chunk_free.hpp.) A free (chunk_free_page) sets the
+// page's bit, gives the count back, puts the chunk in the queue if it was empty (the first free)
+// and flashes it when it is wholly free.
 //
 // What alloclab decides where the printed algorithm leaves a race open (each is tested; the
 // reasons are in docs/ouroboros.md, "Variant C: decisions"):
