@@ -12,6 +12,7 @@
 #include "alloclab/render/report.hpp"
 #include "alloclab/render/sections.hpp"
 #include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/ouroboros_claims.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 #include "alloclab/validation/workload_checks.hpp"
@@ -59,6 +60,14 @@ void run(const std::string& dir) {
   }
   // Allocators side by side: always there, saying so where DIR has no workload (or GPU) rows.
   in.extra_sections.push_back(render::workloads_section(workload_rows));
+  // Seed 002's claims: the model and simulator evidence computed now, the GPU's from DIR's rows.
+  in.extra_sections.push_back(render::claims_section(
+      "ouroboros-claims", "Ouroboros (seed 002): the paper's claims",
+      "Each claim of Winter et al. (ICS'20) that alloclab checks: the sequential model and the "
+      "simulator evaluated now (small points, named in each cell), the hardware read from the "
+      "GPU rows of the six Ouroboros allocators among DIR/workloads/**.csv. docs/ouroboros.md "
+      "discusses each verdict.",
+      validation::ouroboros_claims(workload_rows)));
   std::map<std::string, std::pair<std::size_t, std::string>> per_file;  // rows, source
   for (const auto& r : workload_rows) {
     auto& [count, source] = per_file[r.file];
@@ -87,7 +96,8 @@ void add_report_command(CLI::App& app) {
       "the model, Figure 7 from hardware (model curves over measured points), model vs "
       "simulation, the models the paper lacks, comparison and verdict tables, Theorem 1/2 checks "
       "and the errata of paper 000, the allocators side by side under the workloads of "
-      "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), and ends "
+      "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), the "
+      "claims of Ouroboros (seed 002) with their model, simulator and GPU evidence, and ends "
       "with an appendix on provenance (every sweep command, device, commit, date). Each figure "
       "names the sweep command that wrote its rows.");
   cmd->add_option("DIR", *dir,

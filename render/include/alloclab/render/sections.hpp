@@ -10,6 +10,7 @@
 #include "alloclab/core/result.hpp"
 #include "alloclab/render/document.hpp"
 #include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/ouroboros_claims.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 #include "alloclab/validation/workload_rows.hpp"
@@ -53,6 +54,10 @@ Section comparison_section(const std::vector<validation::TidyRow>& rows);
 Section verdicts_section(const std::vector<validation::Verdict>& verdicts);
 Section theorems_section(const std::vector<Record>& theorem_checks);
 Section errata_section(const std::vector<validation::Erratum>& errata);
+// A seed's claims (validation/ouroboros_claims.hpp): one row each, with the model's, the
+// simulator's and the hardware's evidence and the verdict (claims_section.cpp).
+Section claims_section(std::string anchor, std::string title, std::string intro,
+                       const std::vector<validation::ClaimCheck>& claims);
 
 // The report's opening: the verdict counts per claim and allocator, each linked to its table;
 // the Theorem 1/2 verdicts and the errata count, linked; and the sections that follow.

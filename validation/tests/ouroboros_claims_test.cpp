@@ -1,0 +1,100 @@
+// Seed 002's claims table (validation/ouroboros_claims.hpp): what each verdict says with no GPU
+// rows, and with hand-made GPU rows whose ratios and utilisations are worked out by hand here.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "alloclab/validation/ouroboros_claims.hpp"
+
+using namespace alloclab;
+using namespace alloclab::validation;
+
+namespace {
+
+WorkloadRow gpu_row(Algorithm algo, const std::string& workload, std::uint64_t size,
+                    std::uint64_t pool, const std::string& mode = "gpu") {
+  WorkloadRow r;
+  r.allocator = algo;
+  r.backend = "gpu";
+  r.mode = mode;
+  r.workload = workload;
+  r.size = std::to_string(size);
+  r.size_bytes = size;
+  r.pool_bytes = pool;
+  r.page_bytes = size;
+  r.device = "test GPU";
+  r.verified = true;
+  return r;
+}
+
+const ClaimCheck& find(const std::vector<ClaimCheck>& claims, const std::string& where,
+                       const std::string& words) {
+  for (const auto& c : claims)
+    if (c.where == where && c.claim.find(words) != std::string::npos) return c;
+  FAIL("no claim " << where << " " << words);
+  return claims.front();
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("Ouroboros claims: computed verdicts, and no GPU rows said as such", "[claims]") {
+  const auto claims = ouroboros_claims({});
+  REQUIRE(claims.size() == 8);
+  // Alg. 1's printed check admits a fifth enqueue into four slots: 4 > 4 is false.
+  CHECK(has(find(claims, "§3.3, Alg. 1", "old > size").verdict, "does not hold as printed"));
+  // 2,000,000 > 2^21 - 2^19 - 1 = 1,572,863.
+  const auto& range = find(claims, "§3.4, §6", "21 bits");
+  CHECK(has(range.model, "1572863"));
+  CHECK(has(range.verdict, "holds with a correction"));
+  // A grow's cost does not depend on the pool's size (the model's formula has no T in it).
+  CHECK(has(find(claims, "§3.1", "chunk").verdict, "holds"));
+  // VA at capacity 2^20: ceil(2^20 / 2048) + 2 = 514 references of 4 B = 2056 B.
+  CHECK(has(find(claims, "§5.1, §5.2", "static").model, "2056 B"));
+  for (const auto& c : claims)
+    if (c.hardware != "-") {
+      CAPTURE(c.claim);
+      CHECK(has(c.hardware, "no GPU rows"));
+    }
+}
+
+TEST_CASE("Ouroboros claims: GPU rows give the ratios and utilisations worked by hand",
+          "[claims]") {
+  std::vector<WorkloadRow> rows;
+  const std::uint64_t big = std::uint64_t{8} << 30;
+  auto alloc = [&](Algorithm a, std::uint64_t size, double ms) {
+    rows.push_back(gpu_row(a, "alloc", size, big));
+    rows.back().values.set("alloc_ms", ms);
+  };
+  alloc(Algorithm::ouro_p_s, 256, 5.0);
+  alloc(Algorithm::ouro_c_s, 256, 10.0);   // C / P = 2.00x
+  alloc(Algorithm::ouro_c_va, 256, 12.0);  // VA / S = 1.20x
+  alloc(Algorithm::ouro_c_vl, 256, 20.0);  // VL / S = 2.00x: beyond 1.5x
+  auto oom = [&](Algorithm a, std::uint64_t pool, double utilisation) {
+    rows.push_back(gpu_row(a, "oom", 16, pool));
+    rows.back().values.set("utilisation", utilisation);
+  };
+  oom(Algorithm::ouro_c_s, 16 << 20, 1.0);
+  oom(Algorithm::ouro_c_va, 16 << 20, 0.9971);
+  oom(Algorithm::ouro_c_s, 64 << 20, 0.25);
+  const auto claims = ouroboros_claims(rows);
+
+  const auto& slower = find(claims, "§4.2, §6.1", "C is slower");
+  CHECK(has(slower.hardware, "256 B cold: 10 / 5 ms = 2.00x"));
+  CHECK(has(slower.verdict, "holds: C is slower at every size measured"));
+
+  const auto& variance = find(claims, "§6.1.1", "little variance");
+  CHECK(has(variance.hardware, "ouro-c-va / ouro-c-s: 256 B cold: 12 / 10 ms = 1.20x"));
+  CHECK(has(variance.verdict, "does not hold for ouro-c-vl up to 2.00x"));
+  CHECK_FALSE(has(variance.verdict, "ouro-c-va up to"));
+
+  const auto& util = find(claims, "§6.1.3", "98.35%");
+  CHECK(has(util.hardware, "ouro-c-s 100.00% in 16 MiB"));
+  CHECK(has(util.hardware, "ouro-c-va 99.71% in 16 MiB"));
+  CHECK(has(util.verdict, "does not hold for ouro-c-s in 64 MiB"));
+  CHECK_FALSE(has(util.verdict, "in 16 MiB"));
+}
