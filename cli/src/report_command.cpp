@@ -68,6 +68,8 @@ void run(const std::string& dir) {
       "GPU rows of the six Ouroboros allocators among DIR/workloads/**.csv. docs/ouroboros.md "
       "discusses each verdict.",
       validation::ouroboros_claims(workload_rows)));
+  in.extra_sections.push_back(render::errata_section(
+      "ouroboros-errata", "Errata of Ouroboros (seed 002)", validation::ouroboros_errata()));
   std::map<std::string, std::pair<std::size_t, std::string>> per_file;  // rows, source
   for (const auto& r : workload_rows) {
     auto& [count, source] = per_file[r.file];

@@ -195,7 +195,12 @@ Section theorems_section(const std::vector<Record>& theorem_checks) {
 }
 
 Section errata_section(const std::vector<validation::Erratum>& errata) {
-  Section s("errata", "Errata of paper 000");
+  return errata_section("errata", "Errata of paper 000", errata);
+}
+
+Section errata_section(std::string anchor, std::string title,
+                       const std::vector<validation::Erratum>& errata) {
+  Section s(std::move(anchor), std::move(title));
   if (errata.empty()) {
     s.paragraph("None recorded.");
     return s;

@@ -384,6 +384,54 @@ ClaimCheck address_range(const std::vector<WorkloadRow>& rows) {
 
 }  // namespace
 
+std::vector<Erratum> ouroboros_errata() {
+  std::vector<Erratum> out;
+  const std::uint32_t size = 4;
+  out.push_back(
+      {"§3.3, Alg. 1 (enqueue)", "the queue is full when `old > size`",
+       "full when old >= size: admit only while old < size (the public code's check)",
+       fmt::format(
+           "a ring of {} slots holding {}: the printed check {} a fifth enqueue, which "
+           "overwrites a slot still in use (`index_queue_admits`; test `index queue: the "
+           "printed full check admits a (size + 1)-th enqueue`)",
+           size, size,
+           ouro::index_queue_admits(static_cast<std::int32_t>(size), size, ouro::FullCheck::printed)
+               ? "admits"
+               : "refuses")});
+  const std::int64_t paper = 2'000'000;
+  const std::int64_t public_most = (std::int64_t{1} << (ouro::kSemFieldBits - 1)) - 1;
+  out.push_back(
+      {"§3.4 and §6 (bulk semaphore, queue sizes)",
+       "C, E and R in 21 bits each, with queues of 2,000,000 pages",
+       fmt::format("a count that must also dip below zero (the fast path subtracts first) holds "
+                   "at most {} pages in 21 bits with alloclab's bias of 2^19, {} with the public "
+                   "code's 2^20; queues of 2,000,000 need a wider count",
+                   ouro::kMaxUnits, public_most),
+       fmt::format("{} {} into the packed word (`sem_fits`); with the public bias the paper's own "
+                   "benchmark, 2^20 pages of 16 B freed into one queue, is {} pages, one more than "
+                   "C can count (`core/ouroboros/bulk_semaphore.hpp`)",
+                   paper, ouro::sem_fits(paper, 0, 0) ? "fits" : "does not fit",
+                   std::int64_t{1} << 20)});
+  out.push_back(
+      {"§4.2, Alg. 4 (DEQUEUE)",
+       "the thread that empties a chunk at position p moves front with atomicMax(front, p + 1)",
+       "front may pass only entries some thread has read dead (alloclab: the walking lane's run, "
+       "moved with a max and removed by that lane)",
+       "with front at 0, a chunk with free pages at 0 and the chunk emptied at 1, atomicMax(front, "
+       "2) leaves the pages at 0 counted by the semaphore but behind front, where no walk "
+       "from front finds them (test `chunk queue: a lane moves front past the dead entries it "
+       "read and removes them`)"});
+  const double vl = model_number(point(Algorithm::ouro_p_vl, 1, 16, std::uint64_t{1} << 30),
+                                 "static_queue_bytes");
+  out.push_back({"§5.2 (VLQ)", "the virtualized linked queue's static state is 3 pointers",
+                 "4 words: front, back, old and the count of chunks between old and front that "
+                 "deferred reclamation needs (the public code keeps it too)",
+                 fmt::format("the model's static bytes of one VL class: {:.0f} ({:.0f} words of "
+                             "4 B; `alloclab model --algo ouro-p-vl`)",
+                             vl, vl / 4)});
+  return out;
+}
+
 std::vector<ClaimCheck> ouroboros_claims(const std::vector<WorkloadRow>& rows) {
   return {chunk_allocation_constant(rows), full_check(),
           semaphore_range(rows),           c_slower_than_p(rows),

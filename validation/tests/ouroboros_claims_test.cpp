@@ -98,3 +98,16 @@ TEST_CASE("Ouroboros claims: GPU rows give the ratios and utilisations worked by
   CHECK(has(util.verdict, "does not hold for ouro-c-s in 64 MiB"));
   CHECK_FALSE(has(util.verdict, "in 16 MiB"));
 }
+
+TEST_CASE("Ouroboros errata: the evidence computed from the primitives", "[claims]") {
+  const auto errata = ouroboros_errata();
+  REQUIRE(errata.size() == 4);
+  // Alg. 1: 4 > 4 is false, so the printed check lets a fifth enqueue into four slots.
+  CHECK(has(errata[0].evidence, "the printed check admits a fifth enqueue"));
+  // 21 bits biased by 2^19: 2^21 - 2^19 - 1 = 1,572,863; biased by 2^20: 2^20 - 1 = 1,048,575.
+  CHECK(has(errata[1].corrected, "1572863"));
+  CHECK(has(errata[1].corrected, "1048575"));
+  CHECK(has(errata[1].evidence, "2000000 does not fit"));
+  // VL: front, back, old and the trail count, 4 B each.
+  CHECK(has(errata[3].evidence, "16 (4 words"));
+}

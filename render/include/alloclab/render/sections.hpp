@@ -54,6 +54,9 @@ Section comparison_section(const std::vector<validation::TidyRow>& rows);
 Section verdicts_section(const std::vector<validation::Verdict>& verdicts);
 Section theorems_section(const std::vector<Record>& theorem_checks);
 Section errata_section(const std::vector<validation::Erratum>& errata);
+// Another paper's errata, in the same form.
+Section errata_section(std::string anchor, std::string title,
+                       const std::vector<validation::Erratum>& errata);
 // A seed's claims (validation/ouroboros_claims.hpp): one row each, with the model's, the
 // simulator's and the hardware's evidence and the verdict (claims_section.cpp).
 Section claims_section(std::string anchor, std::string title, std::string intro,

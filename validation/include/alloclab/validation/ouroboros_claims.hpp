@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::validation {
@@ -23,5 +24,9 @@ struct ClaimCheck {
 // The checks, in the paper's order. `rows`: any workload rows; only the GPU rows of the six
 // Ouroboros allocators are used.
 std::vector<ClaimCheck> ouroboros_claims(const std::vector<WorkloadRow>& rows);
+
+// Where seed 002 (or its public code, where the paper relies on it) is wrong, with the evidence
+// computed from alloclab's primitives and models as the claims' is (errata.hpp's form).
+std::vector<Erratum> ouroboros_errata();
 
 }  // namespace alloclab::validation
