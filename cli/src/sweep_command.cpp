@@ -21,6 +21,7 @@
 #include "alloclab/validation/backends.hpp"
 #include "alloclab/validation/sweep.hpp"
 #include "gpu_import.hpp"
+#include "sweep_mpi.hpp"
 
 namespace alloclab::cli {
 namespace {
@@ -39,7 +40,11 @@ std::string utc_now() {
   return buf;
 }
 
-void run(const SweepArgs& a) {
+void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
+  if (place.distributed() && !built_with_mpi())
+    throw InputError("mpirun",
+                     "this alloclab was built without MPI (install libopenmpi-dev and "
+                     "build again); run `alloclab sweep` without mpirun");
   if (a.trials < 2)
     throw InputError("--trials", "need at least 2 trials for a confidence interval");
 
@@ -101,6 +106,11 @@ void run(const SweepArgs& a) {
     imported = import_gpu_rows(a.gpu_from, "--gpu-from");
     settings.gpu = false;
   }
+  if (place.distributed() && settings.gpu)
+    throw InputError("--backends",
+                     "gpu over several MPI ranks is not built yet (each rank would "
+                     "use the same device): run the gpu backend with one process, "
+                     "or import it with --gpu-from");
   auto backends = validation::make_backends(settings);  // fails early if gpu is missing
   if (imported) backends.push_back(imported->backend);
 
@@ -117,6 +127,18 @@ void run(const SweepArgs& a) {
   if (imported) {  // the device and the run that measured the imported rows
     meta["device"] = imported->source.value("device", nlohmann::json::object());
     meta["gpu_from"] = {{"dir", a.gpu_from}, {"sweep_json", imported->source}};
+  }
+
+  std::optional<MpiSweep> mpi;
+  validation::SweepExecutor executor;
+  if (place.distributed()) {
+    mpi.emplace();
+    meta["mpi"] = mpi->metadata();
+    if (mpi->rank() != 0) {  // a worker: evaluate what rank 0 deals, write nothing
+      mpi->serve(points, backends);
+      return;
+    }
+    executor = mpi->executor(points, backends);
   }
 
   const bool tty = ::isatty(2);
@@ -136,7 +158,7 @@ void run(const SweepArgs& a) {
       std::fprintf(stderr, "%s\n", text.c_str());
     }
   };
-  const auto s = validation::run_sweep(points, backends, a.out, meta, progress);
+  const auto s = validation::run_sweep(points, backends, a.out, meta, progress, executor);
   if (imported) {
     const auto found = std::count_if(points.begin(), points.end(), imported->backend.applies);
     std::cout << fmt::format("sweep: gpu rows of {} of the {} grid points taken from {}\n", found,
@@ -146,6 +168,18 @@ void run(const SweepArgs& a) {
       "sweep: {} (point, backend) pairs run, {} resumed from an earlier run, {} not applicable\n"
       "wrote {} and {}\nnext: alloclab validate {} && alloclab report {}\n",
       s.evaluated, s.resumed, s.not_applicable, s.csv_path, s.json_path, a.out, a.out);
+  if (mpi) std::cout << fmt::format("sweep: {} MPI ranks (rank 0 wrote every row)\n", mpi->size());
+}
+
+void run(const SweepArgs& a) {
+  const MpiPlace place = mpi_place_from_environment();
+  if (place.rank == 0) return run_sweep_command(a, place);
+  // Ranks other than 0 meet the same input errors as rank 0, which says them once.
+  try {
+    run_sweep_command(a, place);
+  } catch (const InputError&) {
+    std::exit(2);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace alloclab::validation {
@@ -18,9 +19,20 @@ std::string format_duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
+std::string sweep_job_lines(const std::vector<Scenario>& points,
+                            const std::vector<Backend>& backends, SweepJob job) {
+  const Scenario& s = points.at(job.point);
+  const Backend& b = backends.at(job.backend);
+  const Record rec = b.evaluate(s);
+  std::ostringstream out;
+  for (const auto& row : rows_from_record(point_of(s, b.name, b.mode), rec, b.metrics))
+    write_row(out, row);
+  return out.str();
+}
+
 SweepSummary run_sweep(const std::vector<Scenario>& points, const std::vector<Backend>& backends,
                        const std::string& out_dir, const nlohmann::json& metadata,
-                       const ProgressFn& progress) {
+                       const ProgressFn& progress, const SweepExecutor& executor) {
   namespace fs = std::filesystem;
   fs::create_directories(out_dir);
   SweepSummary summary;
@@ -58,42 +70,49 @@ SweepSummary run_sweep(const std::vector<Scenario>& points, const std::vector<Ba
   if (!resuming) write_header(csv);
 
   // The work list, in order, without the pairs already done or not applicable.
-  struct Job {
-    const Scenario* s;
-    const Backend* b;
-    PointKey key;
-  };
-  std::vector<Job> jobs;
-  for (const auto& s : points)
-    for (const auto& b : backends) {
+  std::vector<SweepJob> jobs;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t j = 0; j < backends.size(); ++j) {
+      const Scenario& s = points[i];
+      const Backend& b = backends[j];
       if (b.applies && !b.applies(s)) {
         ++summary.not_applicable;
         continue;
       }
-      PointKey key = point_of(s, b.name, b.mode);
-      if (done.count(key.text())) {
+      if (done.count(point_of(s, b.name, b.mode).text())) {
         ++summary.resumed;
         continue;
       }
-      jobs.push_back({&s, &b, std::move(key)});
+      jobs.push_back({i, j});
     }
 
   const auto start = std::chrono::steady_clock::now();
   SweepProgress p;
   p.total = jobs.size();
   p.skipped_resumed = summary.resumed;
-  for (const auto& job : jobs) {
-    p.current = fmt::format("{} {} N={} A={} T={}", name(job.key.algo), job.b->name, job.s->N,
-                            job.s->A, job.s->T);
-    if (progress) progress(p);
-    const Record rec = job.b->evaluate(*job.s);
-    for (const auto& row : rows_from_record(job.key, rec, job.b->metrics)) write_row(csv, row);
+  auto describe = [&](const SweepJob& job) {
+    const Scenario& s = points[job.point];
+    return fmt::format("{} {} N={} A={} T={}", name(s.algo), backends[job.backend].name, s.N, s.A,
+                       s.T);
+  };
+  if (!jobs.empty()) p.current = describe(jobs.front());
+  if (progress) progress(p);
+  const SweepDone write = [&](std::size_t job, const std::string& lines) {
+    csv << lines;
     csv.flush();  // a finished point survives an interruption
     if (!csv) throw std::runtime_error(summary.csv_path + ": write failed");
     ++summary.evaluated;
     ++p.done;
     p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     p.eta_s = p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done);
+    p.current = describe(jobs.at(job));
+    if (progress && p.done < p.total) progress(p);
+  };
+  if (executor) {
+    executor(jobs, write);
+  } else {
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      write(i, sweep_job_lines(points, backends, jobs[i]));
   }
   p.current.clear();
   if (progress) progress(p);

@@ -39,11 +39,27 @@ struct SweepSummary {
   std::string csv_path, json_path;
 };
 
+// One (point, backend) pair of a sweep's work list: indices into run_sweep's `points` and
+// `backends`, which every process of a distributed sweep builds alike from the same arguments.
+struct SweepJob {
+  std::size_t point = 0, backend = 0;
+};
+
+// The tidy rows of one job as sweep.csv lines (evaluate, then rows_from_record): what any
+// process computes for a job, so that where it ran does not change a byte of the file.
+std::string sweep_job_lines(const std::vector<Scenario>& points,
+                            const std::vector<Backend>& backends, SweepJob job);
+
+// Runs `jobs` and calls done(i, lines of jobs[i]) once per job, on the calling thread, in any
+// order. The default runs them one after another; a distributed sweep deals them to processes.
+using SweepDone = std::function<void(std::size_t job, const std::string& lines)>;
+using SweepExecutor = std::function<void(const std::vector<SweepJob>& jobs, const SweepDone& done)>;
+
 // metadata: versions, seed, device, command line... written to sweep.json (on resume the first
 // run's metadata is kept and this run is appended under "resumed").
 SweepSummary run_sweep(const std::vector<Scenario>& points, const std::vector<Backend>& backends,
                        const std::string& out_dir, const nlohmann::json& metadata,
-                       const ProgressFn& progress);
+                       const ProgressFn& progress, const SweepExecutor& executor = {});
 
 // "1h02m", "3m05s", "12s"
 std::string format_duration(double seconds);
