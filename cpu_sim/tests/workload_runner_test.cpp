@@ -286,7 +286,9 @@ TEST_CASE("Ouroboros' own counts per request in a workload point, worked by hand
     return out;
   };
   const auto p = counts(Algorithm::ouro_p_s);
-  CHECK(p.size() == 4);
+  CHECK(p.size() == 6);
+  CHECK(p.at("queue_chunks") == 0);  // the standard ring needs none
+  CHECK(p.at("queue_recycled") == 0);
   CHECK(p.at("chunks") == 128);
   CHECK(p.at("sem_cas") == 128);
   CHECK(p.at("reserve_spins") == 0);
@@ -302,4 +304,30 @@ TEST_CASE("Ouroboros' own counts per request in a workload point, worked by hand
   CHECK(c.at("queue_chunks") == 0);  // the standard ring needs none
   // No allocator but Ouroboros names counts of its own.
   CHECK(run_workload(Algorithm::rw, w, {}, 0).points[0].op_counts.empty());
+}
+
+TEST_CASE("P over VA and VL: Queue-Chunks drawn and recycled, worked by hand", "[workload]") {
+  // N requests of 256 B one at a time: positions 0..N-1 are written, 32 by each grow, and read
+  // in order. The write at position 0 prepares Queue-Chunks 0 and 1; the write at item 0 of
+  // chunk j >= 1 (position 2048 j) prepares chunk j + 1: 2 + floor((N - 1) / 2048) in all. By
+  // then the requests have read positions 0..2048 j - 1, so chunks 0..j - 1 are used up and
+  // given back: VA takes chunk j + 1 from them (every preparation after the first two is
+  // recycled), VL keeps its trail of 10 and draws fresh ones.
+  for (std::uint64_t N : {1024u, 4096u, 8192u}) {
+    CAPTURE(N);
+    const Workload w = one_size_workload(WorkloadFamily::alloc, N, 256, 1 << 26);
+    auto counts = [&](Algorithm algo) {
+      const WorkloadRun r = run_workload(algo, w, {}, 0);
+      std::map<std::string, std::uint64_t> out(r.points[0].op_counts.begin(),
+                                               r.points[0].op_counts.end());
+      return out;
+    };
+    const std::uint64_t prepared = 2 + (N - 1) / 2048;
+    const auto va = counts(Algorithm::ouro_p_va);
+    CHECK(va.at("queue_chunks") == 2);
+    CHECK(va.at("queue_recycled") == prepared - 2);
+    const auto vl = counts(Algorithm::ouro_p_vl);
+    CHECK(vl.at("queue_chunks") == prepared);
+    CHECK(vl.at("queue_recycled") == 0);
+  }
 }

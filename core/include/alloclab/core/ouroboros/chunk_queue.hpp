@@ -113,19 +113,18 @@ struct ChunkQueues {
 // What variant C's operations did, beyond the counts every Ouroboros operation has.
 struct ChunkCounts {
   OpCounts ops;
-  std::uint32_t traversal = 0;       // queue positions passed before the one that served
-  std::uint32_t rescans = 0;         // walks that reached back and started again from front
-  std::uint32_t success = 0;         // Alg. 5 modes of the pages taken
-  std::uint32_t re_enqueue = 0;      //
-  std::uint32_t dequeue = 0;         //
-  std::uint32_t continues = 0;       // chunks found empty (CONTINUE_TRAVERSAL)
-  std::uint32_t stale = 0;           // entries whose chunk had been flashed since they were read
-  std::uint32_t pops = 0;            // entries removed from a front
-  std::uint32_t published = 0;       // entries written
-  std::uint32_t flashes = 0;         // chunks flashed back to the reuse queue
-  std::uint32_t reused = 0;          // chunks a grower took from the reuse queue
-  std::uint32_t queue_chunks = 0;    // VA, VL: Queue-Chunks drawn from the memory manager
-  std::uint32_t queue_recycled = 0;  // VA, VL: Queue-Chunks taken again from the class's spares
+  std::uint32_t traversal = 0;   // queue positions passed before the one that served
+  std::uint32_t rescans = 0;     // walks that reached back and started again from front
+  std::uint32_t success = 0;     // Alg. 5 modes of the pages taken
+  std::uint32_t re_enqueue = 0;  //
+  std::uint32_t dequeue = 0;     //
+  std::uint32_t continues = 0;   // chunks found empty (CONTINUE_TRAVERSAL)
+  std::uint32_t stale = 0;       // entries whose chunk had been flashed since they were read
+  std::uint32_t pops = 0;        // entries removed from a front
+  std::uint32_t published = 0;   // entries written
+  std::uint32_t flashes = 0;     // chunks flashed back to the reuse queue
+  std::uint32_t reused = 0;      // chunks a grower took from the reuse queue
+  // (the Queue-Chunks drawn and recycled, VA and VL, are in ops: OpCounts)
   ALLOCLAB_HD void add(const ChunkCounts& o) {
     ops.add(o.ops);
     traversal += o.traversal;
@@ -139,22 +138,20 @@ struct ChunkCounts {
     published += o.published;
     flashes += o.flashes;
     reused += o.reused;
-    queue_chunks += o.queue_chunks;
-    queue_recycled += o.queue_recycled;
   }
 };
 
 // Variant C's counts as reported (after OpCounts' kOpCountNames; op_counts.hpp).
-inline constexpr unsigned kChunkCountValues = kOpCountValues + 13;
+inline constexpr unsigned kChunkCountValues = kOpCountValues + 11;
 inline constexpr const char* kChunkCountNames[kChunkCountValues] = {
-    "sem_cas",   "reserve_spins", "slot_spins", "chunks",       "traversal",     "rescans",
-    "success",   "re_enqueue",    "dequeue",    "continue",     "stale",         "pops",
-    "published", "flashes",       "reused",     "queue_chunks", "queue_recycled"};
+    "sem_cas",   "reserve_spins", "slot_spins", "chunks",     "queue_chunks", "queue_recycled",
+    "traversal", "rescans",       "success",    "re_enqueue", "dequeue",      "continue",
+    "stale",     "pops",          "published",  "flashes",    "reused"};
 ALLOCLAB_HD void chunk_count_values(const ChunkCounts& c, std::uint32_t* out) {
   op_count_values(c.ops, out);
-  const std::uint32_t mine[] = {
-      c.traversal, c.rescans,   c.success, c.re_enqueue, c.dequeue,      c.continues,     c.stale,
-      c.pops,      c.published, c.flashes, c.reused,     c.queue_chunks, c.queue_recycled};
+  const std::uint32_t mine[] = {c.traversal, c.rescans,   c.success, c.re_enqueue,
+                                c.dequeue,   c.continues, c.stale,   c.pops,
+                                c.published, c.flashes,   c.reused};
   for (unsigned i = 0; i < kChunkCountValues - kOpCountValues; ++i)
     out[kOpCountValues + i] = mine[i];
 }

@@ -85,7 +85,7 @@ class QueueChunkDraw {
           return OpStatus::running;
         }
         chunk_ = spare_id(head_);
-        ++c.queue_recycled;
+        ++c.ops.queue_recycled;
         fill_ = false;
         phase_ = Phase::spared;
         return OpStatus::running;
@@ -108,7 +108,7 @@ class QueueChunkDraw {
       }
       case Phase::drawn:
         M::add(v.counts->drawn, std::uint64_t{1}, c.ops);
-        ++c.queue_chunks;
+        ++c.ops.queue_chunks;
         fill_ = true;
         phase_ = Phase::count;
         return OpStatus::running;

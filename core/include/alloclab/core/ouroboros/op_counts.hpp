@@ -13,15 +13,17 @@ namespace alloclab::ouro {
 
 // What one operation did (summed by the caller per request, per warp or per run).
 struct OpCounts {
-  std::uint32_t memory_ops = 0;     // loads, stores and atomics on shared allocator state
-  std::uint32_t atomics = 0;        // the read-modify-writes among them
-  std::uint32_t failed = 0;         // RMWs that lost a race: a failed CAS on the semaphore, a
-                                    // slot exchange that found the marker, a slot CAS that found
-                                    // the slot full
-  std::uint32_t sem_cas = 0;        // CAS attempts on the semaphore word (Alg. 2 l.8-16)
-  std::uint32_t reserve_spins = 0;  // reads of Alg. 2 l.17 that kept a reserver waiting
-  std::uint32_t slot_spins = 0;     // deletion-marker waits (Alg. 1 l.6 and l.13)
-  std::uint32_t chunks = 0;         // chunks this operation allocated (grows that succeeded)
+  std::uint32_t memory_ops = 0;      // loads, stores and atomics on shared allocator state
+  std::uint32_t atomics = 0;         // the read-modify-writes among them
+  std::uint32_t failed = 0;          // RMWs that lost a race: a failed CAS on the semaphore, a
+                                     // slot exchange that found the marker, a slot CAS that found
+                                     // the slot full
+  std::uint32_t sem_cas = 0;         // CAS attempts on the semaphore word (Alg. 2 l.8-16)
+  std::uint32_t reserve_spins = 0;   // reads of Alg. 2 l.17 that kept a reserver waiting
+  std::uint32_t slot_spins = 0;      // deletion-marker waits (Alg. 1 l.6 and l.13)
+  std::uint32_t chunks = 0;          // chunks this operation allocated (grows that succeeded)
+  std::uint32_t queue_chunks = 0;    // VA, VL: Queue-Chunks drawn fresh from the pool
+  std::uint32_t queue_recycled = 0;  // VA, VL: Queue-Chunks taken again (given back before)
   ALLOCLAB_HD void add(const OpCounts& o) {
     memory_ops += o.memory_ops;
     atomics += o.atomics;
@@ -30,20 +32,24 @@ struct OpCounts {
     reserve_spins += o.reserve_spins;
     slot_spins += o.slot_spins;
     chunks += o.chunks;
+    queue_chunks += o.queue_chunks;
+    queue_recycled += o.queue_recycled;
   }
 };
 
 // The counts an Ouroboros run reports beside its steps, in this order and under these names
 // (the simulator's RunResult::op_counts and the GPU's workload rows: `<name>_per_request`).
-// Variant P reports these four; variant C these and kChunkCountNames (chunk_queue.hpp).
-inline constexpr unsigned kOpCountValues = 4;
-inline constexpr const char* kOpCountNames[kOpCountValues] = {"sem_cas", "reserve_spins",
-                                                              "slot_spins", "chunks"};
+// Variant P reports these; variant C these and more (kChunkCountNames, chunk_queue.hpp).
+inline constexpr unsigned kOpCountValues = 6;
+inline constexpr const char* kOpCountNames[kOpCountValues] = {
+    "sem_cas", "reserve_spins", "slot_spins", "chunks", "queue_chunks", "queue_recycled"};
 ALLOCLAB_HD void op_count_values(const OpCounts& c, std::uint32_t* out) {
   out[0] = c.sem_cas;
   out[1] = c.reserve_spins;
   out[2] = c.slot_spins;
   out[3] = c.chunks;
+  out[4] = c.queue_chunks;
+  out[5] = c.queue_recycled;
 }
 
 enum class OpStatus : std::uint8_t {

@@ -44,6 +44,7 @@ class QueueChunkTake {
           if (take_.outcome() == QueueOutcome::ok) {
             chunk_ = take_.index();
             fresh_ = false;
+            ++c.queue_recycled;
             phase_ = Phase::init;
           } else {
             phase_ = Phase::fresh;  // nothing given back: a chunk the pool has not used yet
@@ -57,6 +58,7 @@ class QueueChunkTake {
           ++c.memory_ops;  // the id, read-only after set-up
           chunk_ = q.available[nth];
           fresh_ = true;
+          ++c.queue_chunks;
           phase_ = Phase::init;
           return OpStatus::running;
         }
