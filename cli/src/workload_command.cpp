@@ -35,6 +35,7 @@ struct WorkloadArgs {
   double free_fraction = 0.5;
   double initial_free = 1.0;
   std::uint64_t batch = 1024;
+  double batch_free = 0;
   unsigned block = 256;
   bool warp_uniform = false;
   std::uint64_t trials = 1;
@@ -165,6 +166,7 @@ void run(const WorkloadArgs& a) {
   base.free_fraction = a.free_fraction;
   base.initial_free = a.initial_free;
   base.batch = a.batch;
+  base.batch_free = a.batch_free;
   base.block = a.block;
   base.warp_uniform = a.warp_uniform;
   base.seed = a.seed;
@@ -278,7 +280,10 @@ void add_workload_command(CLI::App& app) {
       "                 fraction --free-fraction f of the live objects, the same threads\n"
       "                 allocate again; one row per round\n"
       "  oom            allocate in batches of --batch B until a request fails: utilisation =\n"
-      "                 bytes handed out / pool bytes, count_at_failure (N is not used)\n"
+      "                 bytes handed out / pool bytes, count_at_failure (N is not used);\n"
+      "                 with --batch-free f, round(f B) random objects of each batch are freed\n"
+      "                 after it (0.5: the paper's churn to out of memory), and\n"
+      "                 batches_at_failure counts the batches\n"
       "  fragmentation  N objects: address_range_bytes = highest end - lowest start handed\n"
       "                 out; fragmentation = that over the bytes requested (1 = packed)\n"
       "  scaling        alloc over an axis of N, by default 2^0 .. 2^20 (the time-vs-threads\n"
@@ -315,6 +320,10 @@ void add_workload_command(CLI::App& app) {
                   "churn: fraction of the live objects freed per round, in [0, 1]")
       ->capture_default_str();
   cmd->add_option("--batch", args->batch, "oom: objects per batch")->capture_default_str();
+  cmd->add_option("--batch-free", args->batch_free,
+                  "oom: fraction of each batch freed after it, in [0, 1) (0.5: Winter et al.'s "
+                  "churn test, the live set growing by half a batch per batch)")
+      ->capture_default_str();
   cmd->add_option("--free", args->initial_free,
                   "fraction of the pool's pages free at the start, in (0, 1]; the others are "
                   "used before the workload (chosen as simulate --free chooses them) and never "

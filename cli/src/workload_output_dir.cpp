@@ -43,6 +43,7 @@ WorkloadOutputDir::WorkloadOutputDir(const std::string& dir, const std::string& 
   fs::create_directories(folder, ec);
   if (ec) throw InputError("--out", "cannot create " + folder.string() + ": " + ec.message());
   path_ = (folder / (family + ".csv")).string();
+  family_ = family;
   if (!fs::exists(path_) || fs::file_size(path_) == 0) return;
   try {
     for (const auto& row : validation::read_records_csv(path_))
@@ -57,6 +58,7 @@ WorkloadOutputDir::WorkloadOutputDir(const std::string& dir, const std::string& 
 void WorkloadOutputDir::require_appendable() const {
   if (header_.empty()) return;
   for (const auto& d : kWorkloadCoordinateDefaults) {
+    if (d.family && family_ != d.family) continue;
     const std::string key = d.key;
     const bool has_column = header_ == key || header_.starts_with(key + ",") ||
                             header_.find("," + key + ",") != std::string::npos ||

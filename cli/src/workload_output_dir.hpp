@@ -16,19 +16,22 @@ namespace alloclab::cli {
 // The columns that say which measurement a row is (not what it measured): the same point run
 // again has the same key. Rows keep them as the workload command writes them.
 inline constexpr const char* kWorkloadCoordinateKeys[] = {
-    "allocator",  "backend", "mode",    "workload",      "N",     "size",         "pool_bytes",
-    "page_bytes", "batch",   "rounds",  "free_fraction", "block", "warp_uniform", "free",
-    "bit_choice", "trials",  "repeats", "seed"};
+    "allocator",  "backend",       "mode",       "workload",     "N",
+    "size",       "pool_bytes",    "page_bytes", "batch",        "batch_free",
+    "rounds",     "free_fraction", "block",      "warp_uniform", "free",
+    "bit_choice", "trials",        "repeats",    "seed"};
 
 // Coordinates added after rows were first written, and the value a row without the column
 // means, as the key prints it (rows written before --repeats were one repeat, before
-// --bit-choice the lowest bit).
+// --bit-choice the lowest bit, before --batch-free no batch freed); `family`: the one family whose
+// rows have the column (null: every family).
 struct WorkloadCoordinateDefault {
   const char* key;
   const char* value;
+  const char* family = nullptr;
 };
 inline constexpr WorkloadCoordinateDefault kWorkloadCoordinateDefaults[] = {
-    {"repeats", "1"}, {"bit_choice", "lowest"}};
+    {"repeats", "1"}, {"bit_choice", "lowest"}, {"batch_free", "0", "oom"}};
 
 // The coordinates of a row, as one string (numbers compared as numbers: 1 and 1.0 are one; a
 // missing coordinate of kWorkloadCoordinateDefaults is its default).
@@ -52,6 +55,7 @@ class WorkloadOutputDir {
   std::string path_;
   std::set<std::string> keys_;
   std::string header_;  // the existing file's header line, empty for a new file
+  std::string family_;
 };
 
 }  // namespace alloclab::cli

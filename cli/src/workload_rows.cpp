@@ -46,6 +46,10 @@ void PointSummary::add(const WorkloadPoint& p) {
     *count_at_failure += static_cast<double>(*p.count_at_failure);
   else
     count_at_failure.reset();
+  if (batches_at_failure && p.batches_at_failure)
+    *batches_at_failure += static_cast<double>(*p.batches_at_failure);
+  else
+    batches_at_failure.reset();
 }
 
 Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& backend,
@@ -65,7 +69,10 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
     rec.set_int("size", w.size.lo);
   rec.set_int("pool_bytes", w.pool_bytes);
   rec.set_int("page_bytes", w.page_bytes);
-  if (w.family == WorkloadFamily::oom) rec.set_int("batch", w.batch);
+  if (w.family == WorkloadFamily::oom) {
+    rec.set_int("batch", w.batch);
+    rec.set("batch_free", w.batch_free);
+  }
   if (w.family == WorkloadFamily::churn) {
     rec.set_int("rounds", w.rounds);
     rec.set("free_fraction", w.free_fraction);
@@ -111,6 +118,11 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
     rec.set_quantity(
         "count_at_failure",
         s.count_at_failure ? std::optional<double>(*s.count_at_failure / K) : std::nullopt,
+        "no request failed");
+  if (w.family == WorkloadFamily::oom)
+    rec.set_quantity(
+        "batches_at_failure",
+        s.batches_at_failure ? std::optional<double>(*s.batches_at_failure / K) : std::nullopt,
         "no request failed");
   // Per allocation request (frees are not counted), summed over trials: docs/workloads.md.
   auto per_request = [&](double total, bool counted) {

@@ -28,7 +28,7 @@ struct PointSummary {
   double steps_mean = 0, steps_p99 = 0, steps_max = 0;
   double atomics = 0, failed_claims = 0, retries = 0, free_atomics = 0;
   bool has_atomic_counts = true, has_claim_counts = true, has_steps = true;
-  std::optional<double> address_range = 0, count_at_failure = 0;
+  std::optional<double> address_range = 0, count_at_failure = 0, batches_at_failure = 0;
   std::vector<std::pair<std::string, double>> op_counts;  // WorkloadPoint::op_counts, summed
   bool has_op_counts = true;                              // every trial had them
   void add(const WorkloadPoint& p);

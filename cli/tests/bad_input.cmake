@@ -87,6 +87,8 @@ set(cases
   "--page-bytes|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --page-bytes 0"
   "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction 1.5"
   "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction -0.5"
+  "--batch-free|workload --allocator queue --workload oom --size 256 --pool 1MiB --batch-free 1"
+  "--batch-free|workload --allocator queue --workload alloc --N 10 --size 256 --pool 1MiB --batch-free 0.5"
   "--free|workload --allocator rw --workload alloc --N 10 --size 256 --pool 1MiB --free 0"
   "--free|workload --allocator rw --workload alloc --N 10 --size 256 --pool 1MiB --free 1.5"
   "--free|workload --allocator rw --workload alloc --N 10 --size 256 --pool 64KiB --free 0.0001"

@@ -282,24 +282,48 @@ class Runner {
   void run_oom() {
     WorkloadPoint p;
     p.init_seconds = init_seconds_;
-    // Every batch without a failure takes at least B pages, so after T / B + 1 batches one must
-    // fail; more means the allocator handed out pages it does not have.
-    const std::uint64_t max_calls = st_.s.T / st_.s.N + 2;
+    // Every batch without a failure keeps at least B - round(f B) pages (--batch-free f), so
+    // after T / that + 1 batches one must fail; more means the allocator handed out pages it
+    // does not have.
+    const std::uint64_t kept = std::max<std::uint64_t>(
+        1, st_.s.N - static_cast<std::uint64_t>(
+                         std::llround(w_.batch_free * static_cast<double>(st_.s.N))));
+    const std::uint64_t max_calls = st_.s.T / kept + 2;
     for (std::uint64_t c = 0;; ++c) {
       if (c == max_calls)
         throw VerificationError("oom: " + std::to_string(c) + " batches of " +
                                 std::to_string(st_.s.N) + " without a failure on " +
                                 std::to_string(st_.s.T) + " pages");
+      const std::size_t batch_start = live_.size();
       for (const auto& ob : call(p))
         if (ob.first_page >= 0) live_.push_back(ob);
       if (p.failed > 0) {
-        p.count_at_failure = p.allocs;
+        p.count_at_failure = p.allocs - p.freed;  // live (all allocated, without --batch-free)
+        p.batches_at_failure = c + 1;
         break;
       }
+      free_part_of_batch(p, batch_start, c);
     }
     checkpoint(p);
     free_everything(p);
     run_.points.push_back(std::move(p));
+  }
+
+  // --batch-free f: round(f B) objects of the batch just allocated (live_[from..]), chosen
+  // uniformly at random (partial Fisher-Yates on the workload stream of batch c), are freed.
+  void free_part_of_batch(WorkloadPoint& p, std::size_t from, std::uint64_t c) {
+    if (w_.batch_free <= 0) return;
+    const std::uint64_t got = live_.size() - from;
+    const std::uint64_t k = std::min<std::uint64_t>(
+        got,
+        static_cast<std::uint64_t>(std::llround(w_.batch_free * static_cast<double>(w_.batch))));
+    const PhiloxStream pick(mix64(seed_ + c + 1), StreamDomain::workload, 1);
+    for (std::uint64_t j = 0; j < k; ++j)
+      std::swap(live_[from + j], live_[from + j + pick.below(j, got - j)]);
+    for (std::uint64_t j = 0; j < k; ++j) schedule_free(live_[from + j]);
+    live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(from),
+                live_.begin() + static_cast<std::ptrdiff_t>(from + k));
+    flush_frees(p);
   }
 
   void run_churn() {

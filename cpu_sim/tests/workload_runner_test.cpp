@@ -331,3 +331,28 @@ TEST_CASE("P over VA and VL: Queue-Chunks drawn and recycled, worked by hand", "
     CHECK(vl.at("queue_recycled") == 0);
   }
 }
+
+TEST_CASE("oom with --batch-free 0.5: the live set grows by half a batch until the pool is full",
+          "[workload]") {
+  // B objects a batch, B/2 of them freed after it: b batches leave b B/2 live, and batch b + 1
+  // fails as soon as b B/2 + B exceeds the pool's P pages, with the pool then full:
+  // b = 2P/B - 1 successful batches, the (2P/B)-th fails, P objects live.
+  auto run = [](Algorithm algo, std::uint64_t page_bytes, std::uint64_t batch) {
+    Workload w = one_size_workload(WorkloadFamily::oom, 1, 16, 1 << 20);
+    w.page_bytes = page_bytes;
+    w.batch = batch;
+    w.batch_free = 0.5;
+    const WorkloadRun r = run_workload(algo, w, {}, 0);
+    REQUIRE(r.points.size() == 1);
+    return r.points[0];
+  };
+  const WorkloadPoint q = run(Algorithm::queue, 256, 512);  // P = 4096 pages
+  REQUIRE(q.batches_at_failure);
+  CHECK(*q.batches_at_failure == 2 * 4096 / 512);
+  CHECK(*q.count_at_failure == 4096);
+  CHECK(q.allocs == 15 * 512 + 256);  // 15 whole batches (3840 live), then the 256 pages left
+  const WorkloadPoint o = run(Algorithm::ouro_p_s, 16, 4096);  // P = 65536 pages of 16 B
+  REQUIRE(o.batches_at_failure);
+  CHECK(*o.batches_at_failure == 2 * 65536 / 4096);
+  CHECK(*o.count_at_failure == 65536);
+}

@@ -451,17 +451,28 @@ class WorkloadDriver {
     return points;
   }
 
-  // Batches until a request fails (or the slots, a full pool and one batch, run out).
+  // Batches until a request fails (or the slots, a full pool and one batch, run out); with
+  // --batch-free f, round(f B) random objects of each batch are freed after it.
   WorkloadPoint oom_batches(std::uint64_t& batches) {
     WorkloadPoint p = counted_point();
     batches = 0;
+    const auto k =
+        static_cast<std::uint64_t>(std::llround(w_.batch_free * static_cast<double>(w_.batch)));
     for (std::uint64_t first = 0; first + w_.batch <= slots_; first += w_.batch) {
       const Launch l = allocate(first, w_.batch, nullptr, w_.batch, batches++);
       add_launch(p, l);
       if (l.served < l.requests) {
-        p.count_at_failure = p.allocs;
+        p.count_at_failure = p.allocs - p.freed;  // live
+        p.batches_at_failure = batches;
         break;
       }
+      if (k == 0) continue;
+      ALLOCLAB_CUDA(cudaMemset(active_.get(), 0, slots_));
+      choose_victims(slice(first, w_.batch), k, mix64(seed_ + batches), active_.get() + first);
+      const auto [freed, ms] = release(active_.get());
+      p.freed += freed;
+      p.free_atomics_issued += free_atomics(freed);
+      p.free_seconds += ms / 1e3;
     }
     finish_counts(p);
     return p;
@@ -474,7 +485,7 @@ class WorkloadDriver {
     const double ms = release_all("after the frees");
     p.freed = p.allocs;
     p.free_atomics_issued = free_atomics(p.freed);
-    p.free_seconds = ms / 1e3;
+    p.free_seconds += ms / 1e3;
     std::uint64_t again_batches = 0;
     const WorkloadPoint again = oom_batches(again_batches);
     WorkloadPoint second;

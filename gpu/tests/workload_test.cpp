@@ -275,3 +275,20 @@ TEST_CASE("GPU Ouroboros counts of its own: the simulator's names and the alloc 
   off.counters = false;
   CHECK(run_workload(Algorithm::ouro_c_s, w, off, 0).points[0].op_counts.empty());
 }
+
+TEST_CASE("GPU oom with --batch-free 0.5: the paper's churn fills the pool, worked by hand",
+          "[gpu]") {
+  require_device();
+  // As in the simulator's test: 4096 pages, batches of 512 with 256 of each freed after it: 15
+  // whole batches leave 3840 live, the 16th gets the last 256 pages and fails.
+  auto w = one_size_workload(WorkloadFamily::oom, 1, 256, 1 << 20);
+  w.batch = 512;
+  w.batch_free = 0.5;
+  const WorkloadRun r = run_workload(Algorithm::queue, w, heap_options(), 0);
+  const WorkloadPoint& p = r.points[0];
+  REQUIRE(p.batches_at_failure);
+  CHECK(*p.batches_at_failure == 16);
+  CHECK(*p.count_at_failure == 4096);
+  CHECK(p.allocs == 15 * 512 + 256);
+  CHECK(p.live_objects == 4096);
+}

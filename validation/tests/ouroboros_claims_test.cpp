@@ -44,7 +44,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST_CASE("Ouroboros claims: computed verdicts, and no GPU rows said as such", "[claims]") {
   const auto claims = ouroboros_claims({});
-  REQUIRE(claims.size() == 8);
+  REQUIRE(claims.size() == 9);
   // Alg. 1's printed check admits a fifth enqueue into four slots: 4 > 4 is false.
   CHECK(has(find(claims, "§3.3, Alg. 1", "old > size").verdict, "does not hold as printed"));
   // 2,000,000 > 2^21 - 2^19 - 1 = 1,572,863.
@@ -53,6 +53,11 @@ TEST_CASE("Ouroboros claims: computed verdicts, and no GPU rows said as such", "
   CHECK(has(range.verdict, "holds with a correction"));
   // A grow's cost does not depend on the pool's size (the model's formula has no T in it).
   CHECK(has(find(claims, "§3.1", "chunk").verdict, "holds"));
+  // The churn test: 1 MiB of 16 B pages = 65536; 2P/B = 2 x 65536 / 4096 = 32 batches, which
+  // ouro-p-s (every page of the pool, one class) reaches.
+  const auto& churn = find(claims, "§6.1.3", "churn test");
+  CHECK(has(churn.model, "32 batches"));
+  CHECK(has(churn.simulation, "ouro-p-s 32,"));
   // VA at capacity 2^20: ceil(2^20 / 2048) + 2 = 514 references of 4 B = 2056 B.
   CHECK(has(find(claims, "§5.1, §5.2", "static").model, "2056 B"));
   for (const auto& c : claims)

@@ -74,8 +74,12 @@ struct Workload {
   std::uint64_t rounds = 1;        // churn
   double free_fraction = 0.5;      // churn: fraction of live objects freed per round
   std::uint64_t batch = 1024;      // oom: objects per batch
-  unsigned block = 256;            // GPU launch: threads per block (--block)
-  bool warp_uniform = false;       // mixed: all lanes of a warp ask for the same size
+  // oom: fraction of each batch's objects freed after it (--batch-free; 0: none). With 0.5 the
+  // live set grows by half a batch per batch: Winter et al.'s churn test to out of memory
+  // (ICS'20, §6.1.3), whose count is the batches until the first failure.
+  double batch_free = 0;
+  unsigned block = 256;       // GPU launch: threads per block (--block)
+  bool warp_uniform = false;  // mixed: all lanes of a warp ask for the same size
   // --free: fraction of the pool's pages free at the start (1: an empty pool). The others are
   // used before the workload starts, chosen by the keyed permutation of pool.hpp as in every
   // command; the workload never frees them.
@@ -245,6 +249,12 @@ inline void check_workload(const Workload& w) {
                                    std::to_string(w.pages_total()) + " pages");
   if (w.family == WorkloadFamily::oom && w.batch < 1)
     throw InputError("--batch", "need at least one object per batch");
+  if (!(w.batch_free >= 0.0 && w.batch_free < 1.0))
+    throw InputError("--batch-free",
+                     "must be in [0, 1) (1 would free every batch: the pool "
+                     "never fills)");
+  if (w.batch_free > 0 && w.family != WorkloadFamily::oom)
+    throw InputError("--batch-free", "is for --workload oom");
   // A CUDA block holds 1..1024 threads; whole warps keep the warp-collective allocators' lanes
   // in one warp.
   if (w.block < 32 || w.block > 1024 || w.block % 32 != 0)

@@ -74,6 +74,9 @@ inline std::optional<CountDifference> first_count_difference(const WorkloadRun& 
     if (p.count_at_failure != q.count_at_failure)
       return differs("count_at_failure", where, detail::optional_text(p.count_at_failure),
                      detail::optional_text(q.count_at_failure));
+    if (p.batches_at_failure != q.batches_at_failure)
+      return differs("batches_at_failure", where, detail::optional_text(p.batches_at_failure),
+                     detail::optional_text(q.batches_at_failure));
     const auto [at_p, at_q] = std::mismatch(p.steps.begin(), p.steps.end(), q.steps.begin());
     if (at_p != p.steps.end())
       return differs("steps", where + ", request " + std::to_string(at_p - p.steps.begin()),

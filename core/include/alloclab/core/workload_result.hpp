@@ -30,8 +30,10 @@ struct WorkloadPoint {
   // Highest end minus lowest start of the live objects' requested byte ranges; nullopt when
   // nothing is live.
   std::optional<std::uint64_t> address_range_bytes;
-  // oom: objects allocated when the first request failed (nullopt: none failed).
+  // oom: objects allocated when the first request failed (nullopt: none failed), and the batch
+  // it failed in (1 = the first).
   std::optional<std::uint64_t> count_at_failure;
+  std::optional<std::uint64_t> batches_at_failure;
   // Steps of every request of this point (the registry's unit of the allocator); empty where
   // steps are not observable (CUDA's malloc, GPU runs without counters).
   std::vector<std::uint32_t> steps;
