@@ -158,13 +158,17 @@ class WorkloadDriver {
     }
   }
 
-  // Object slots: one per thread, or under oom every batch's up to a full pool and one more batch.
+  // Object slots: one per thread, or under oom every batch's up to a full pool and one more batch
+  // (with --batch-free, the batches until each has left its B - round(f B) objects in a full pool).
   std::uint64_t slot_count() const {
     if (w_.family != WorkloadFamily::oom) return w_.N;
     const std::uint64_t capacity_bytes = std::max(w_.pool_bytes, mo_.heap_bytes);
     const std::uint64_t most_objects =
         pages_ ? s_.A / s_.pages : (capacity_bytes + w_.size.lo - 1) / w_.size.lo;
-    return (most_objects / w_.batch + 2) * w_.batch;
+    const std::uint64_t kept = std::max<std::uint64_t>(
+        1, w_.batch - static_cast<std::uint64_t>(
+                          std::llround(w_.batch_free * static_cast<double>(w_.batch))));
+    return (most_objects / kept + 2) * w_.batch;
   }
 
   // Before anything is allocated: the arena, the pool and the per-object arrays must fit in the
