@@ -195,6 +195,9 @@ void add_sweep_command(CLI::App& app) {
       "Workload rows (sizes, churn, out of memory) are not grid points: `alloclab workload ... "
       "--format csv > DIR/workloads/NAME.csv` puts them where validate and report read them "
       "(any *.csv under DIR/workloads/, simulator or GPU).\n"
+      "Started by `mpirun -n K` (a build with MPI), the (point, backend) jobs are dealt to the K "
+      "ranks as they finish: rank 0 writes the one DIR/sweep.csv, the same rows as one process "
+      "writes (docs/commands.md, \"Over MPI ranks\").\n"
       "Example: alloclab sweep --algos rw,rwbm --backends model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
   cmd->add_option("--algos", args->algos,
