@@ -50,9 +50,8 @@ class QueueChunkDraw {
     spared,      // the store's count of spares -= 1
     fresh,       // the chunk counter, then the id
     drawn,       // the store's count of drawn chunks += 1
-    count,       // count = 0 (and 1024 empty entries on a chunk not used as one before)
-    unlink,      // VL: next = none
-    start,       // its first position
+    count,       // count = 0 (1024 empty entries on a chunk not used as one before), VL:
+                 // next = none, then its first position: QueueChunkReset's steps
     done,
   };
   ALLOCLAB_HD QueueChunkDraw() = default;
@@ -86,13 +85,12 @@ class QueueChunkDraw {
         }
         chunk_ = spare_id(head_);
         ++c.ops.queue_recycled;
-        fill_ = false;
         phase_ = Phase::spared;
         return OpStatus::running;
       }
       case Phase::spared:
         M::add(v.counts->spared, ~std::uint64_t{0}, c.ops);
-        phase_ = Phase::count;
+        begin_reset(v, false);
         return OpStatus::running;
       case Phase::fresh: {
         const std::uint64_t nth = M::add(q.fresh->next_chunk, std::uint64_t{1}, c.ops);
@@ -109,26 +107,10 @@ class QueueChunkDraw {
       case Phase::drawn:
         M::add(v.counts->drawn, std::uint64_t{1}, c.ops);
         ++c.ops.queue_chunks;
-        fill_ = true;
-        phase_ = Phase::count;
+        begin_reset(v, true);
         return OpStatus::running;
-      case Phase::count: {
-        M::exchange(v.meta[chunk_].count, std::uint32_t{0}, c.ops);
-        if (fill_) {  // a spare's entries were all taken out; another chunk's are anything
-          std::uint64_t* e = v.entries + std::uint64_t{chunk_} * kChunkQueueEntries;
-          for (std::uint32_t i = 0; i < kChunkQueueEntries; ++i) e[i] = kEmptyEntry;
-          c.ops.memory_ops += kChunkQueueEntries;
-        }
-        phase_ = linked_ ? Phase::unlink : Phase::start;
-        return OpStatus::running;
-      }
-      case Phase::unlink:
-        M::exchange(v.meta[chunk_].next, kDeletionMarker, c.ops);
-        phase_ = Phase::start;
-        return OpStatus::running;
-      case Phase::start:
-        Atomics::fence();  // the reset before the start that publishes it
-        M::exchange(v.meta[chunk_].virtual_start, first_, c.ops);
+      case Phase::count:  // count, fill, link and start (QueueChunkReset)
+        if (reset_.step(c.ops) != OpStatus::done) return OpStatus::running;
         phase_ = Phase::done;
         return OpStatus::done;
       case Phase::done:
@@ -138,9 +120,18 @@ class QueueChunkDraw {
   }
 
  private:
+  // A spare's entries were all taken out (no fill); a fresh chunk's are anything.
+  ALLOCLAB_HD void begin_reset(ChunkQueueChunks& v, bool fill) {
+    reset_ = QueueChunkReset<Atomics, std::uint64_t>(
+        &v.meta[chunk_], v.entries + std::uint64_t{chunk_} * kChunkQueueEntries, kChunkQueueEntries,
+        kEmptyEntry, fill, linked_, first_);
+    phase_ = Phase::count;
+  }
+
   unsigned k_ = 0;
   std::uint64_t first_ = 0;
-  bool linked_ = false, fill_ = false;
+  bool linked_ = false;
+  QueueChunkReset<Atomics, std::uint64_t> reset_;
   Phase phase_ = Phase::spare_load;
   std::uint64_t head_ = 0;
   std::uint32_t next_ = kDeletionMarker, chunk_ = kDeletionMarker;

@@ -21,6 +21,7 @@
 #include "alloclab/core/hd.hpp"
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/ouroboros/op_counts.hpp"
 #include "alloclab/core/ouroboros/virtual_queue_math.hpp"
 
 namespace alloclab::ouro {
@@ -92,5 +93,63 @@ ALLOCLAB_HD std::uint64_t va_chunks_at_rest(std::uint64_t front, std::uint64_t b
                                             std::uint32_t items = kQueueChunkItems) {
   return back == 0 ? 0 : (back - 1) / items + 2 - front / items;
 }
+
+// The last steps of taking a chunk as a Queue-Chunk, the same for variant P's (QueueChunkTake,
+// queue_chunk_take.hpp) and variant C's (QueueChunkDraw, chunk_queue_chunks.hpp): its count to
+// 0, with every item set to `empty` where the chunk's items may hold anything (a chunk not used as
+// such a Queue-Chunk before; counted as one memory operation per item), its next link to none
+// where the queue is linked (VL), and its virtual start written last, after a fence, which
+// publishes the rest. One memory operation per step (the fill aside); done after the start.
+template <class Atomics, class Item>
+class QueueChunkReset {
+ public:
+  enum class Phase : std::uint8_t { count, unlink, start, done };
+  ALLOCLAB_HD QueueChunkReset() = default;
+  ALLOCLAB_HD QueueChunkReset(QueueChunkMeta* meta, Item* items, std::uint32_t item_count,
+                              Item empty, bool fill, bool linked, std::uint64_t start)
+      : meta_(meta),
+        items_(items),
+        item_count_(item_count),
+        empty_(empty),
+        fill_(fill),
+        linked_(linked),
+        start_(start) {}
+  ALLOCLAB_HD bool done() const { return phase_ == Phase::done; }
+
+  ALLOCLAB_HD OpStatus step(OpCounts& c) {
+    using M = CountedOps<Atomics>;
+    switch (phase_) {
+      case Phase::count:
+        M::exchange(meta_->count, std::uint32_t{0}, c);
+        if (fill_) {
+          for (std::uint32_t i = 0; i < item_count_; ++i) items_[i] = empty_;
+          c.memory_ops += item_count_;
+        }
+        phase_ = linked_ ? Phase::unlink : Phase::start;
+        return OpStatus::running;
+      case Phase::unlink:
+        M::exchange(meta_->next, kDeletionMarker, c);
+        phase_ = Phase::start;
+        return OpStatus::running;
+      case Phase::start:
+        Atomics::fence();  // the reset before the start that publishes it
+        M::exchange(meta_->virtual_start, start_, c);
+        phase_ = Phase::done;
+        return OpStatus::done;
+      case Phase::done:
+        break;
+    }
+    return OpStatus::done;
+  }
+
+ private:
+  QueueChunkMeta* meta_ = nullptr;
+  Item* items_ = nullptr;
+  std::uint32_t item_count_ = 0;
+  Item empty_{};
+  bool fill_ = false, linked_ = false;
+  std::uint64_t start_ = 0;
+  Phase phase_ = Phase::count;
+};
 
 }  // namespace alloclab::ouro

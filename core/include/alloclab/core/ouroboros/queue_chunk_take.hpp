@@ -19,11 +19,10 @@ template <class Atomics>
 class QueueChunkTake {
  public:
   enum class Phase : std::uint8_t {
-    reuse,   // a chunk from the reuse queue (DequeueOp steps)
-    fresh,   // else the chunk counter and the id
-    init,    // count = 0 (and the marker in every item of a fresh chunk)
-    unlink,  // a linked queue's chunk (VL): next = none
-    start,   // its virtual start (the queue's start word)
+    reuse,  // a chunk from the reuse queue (DequeueOp steps)
+    fresh,  // else the chunk counter and the id
+    init,   // count = 0 (the marker in every item of a fresh chunk), VL: next = none, then its
+            // virtual start (the queue's start word): QueueChunkReset's steps
     done,
   };
   // `linked`: the chunk's next link is reset too (VL).
@@ -43,9 +42,8 @@ class QueueChunkTake {
         if (s == OpStatus::done) {
           if (take_.outcome() == QueueOutcome::ok) {
             chunk_ = take_.index();
-            fresh_ = false;
             ++c.queue_recycled;
-            phase_ = Phase::init;
+            begin_reset(st, false);
           } else {
             phase_ = Phase::fresh;  // nothing given back: a chunk the pool has not used yet
           }
@@ -57,9 +55,8 @@ class QueueChunkTake {
         if (nth < q.chunk_count) {
           ++c.memory_ops;  // the id, read-only after set-up
           chunk_ = q.available[nth];
-          fresh_ = true;
           ++c.queue_chunks;
-          phase_ = Phase::init;
+          begin_reset(st, true);
           return OpStatus::running;
         }
         // None: a lagging lane holds a used chunk; look again from the reuse queue.
@@ -67,25 +64,8 @@ class QueueChunkTake {
         phase_ = Phase::reuse;
         return count_spin(c);
       }
-      case Phase::init: {
-        QueueChunkMeta& m = st.meta[chunk_];
-        M::exchange(m.count, std::uint32_t{0}, c);
-        if (fresh_) {
-          // A chunk given back has every item emptied by its readers; a fresh one is filled.
-          std::uint32_t* items = st.slots + std::uint64_t{chunk_} * kQueueChunkItems;
-          for (std::uint32_t i = 0; i < kQueueChunkItems; ++i) items[i] = kDeletionMarker;
-          c.memory_ops += kQueueChunkItems;
-        }
-        phase_ = linked_ ? Phase::unlink : Phase::start;
-        return OpStatus::running;
-      }
-      case Phase::unlink:
-        M::exchange(st.meta[chunk_].next, kDeletionMarker, c);
-        phase_ = Phase::start;
-        return OpStatus::running;
-      case Phase::start:
-        Atomics::fence();  // the fill before the start that publishes it
-        M::exchange(st.meta[chunk_].virtual_start, start_, c);
+      case Phase::init:  // count, fill, link and start (QueueChunkReset)
+        if (reset_.step(c) != OpStatus::done) return OpStatus::running;
         phase_ = Phase::done;
         return OpStatus::done;
       case Phase::done:
@@ -95,12 +75,20 @@ class QueueChunkTake {
   }
 
  private:
+  // A chunk given back has every item emptied by its readers; a fresh one is filled.
+  ALLOCLAB_HD void begin_reset(QueueChunkStore& st, bool fresh) {
+    reset_ = QueueChunkReset<Atomics, std::uint32_t>(
+        &st.meta[chunk_], st.slots + std::uint64_t{chunk_} * kQueueChunkItems, kQueueChunkItems,
+        kDeletionMarker, fresh, linked_, start_);
+    phase_ = Phase::init;
+  }
+
   std::uint64_t start_;
   std::uint32_t chunk_ = kDeletionMarker;
   Phase phase_ = Phase::reuse;
   bool linked_ = false;
-  bool fresh_ = false;
   DequeueOp<Atomics> take_;
+  QueueChunkReset<Atomics, std::uint32_t> reset_;
 };
 
 // A virtualized layout's Read and Write (the drop-ins for the standard ring's SlotRead and
