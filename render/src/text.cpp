@@ -104,14 +104,4 @@ std::string fraction_label(std::uint64_t A, std::uint64_t T) {
   return fmt::format("{:.3g}%", 100.0 * static_cast<double>(A) / static_cast<double>(T));
 }
 
-std::string bytes_label(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  std::size_t unit = 0;
-  while (bytes != 0 && bytes % 1024 == 0 && unit + 1 < std::size(kUnits)) {
-    bytes /= 1024;
-    ++unit;
-  }
-  return fmt::format("{} {}", bytes, kUnits[unit]);
-}
-
 }  // namespace alloclab::render

@@ -14,6 +14,7 @@
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/model/model.hpp"
@@ -64,12 +65,6 @@ SimRun simulate(const Scenario& s, sim::Mode mode) {
   for (const auto& [count, total] : r.op_counts)
     out.per_request[count] = static_cast<double>(total) / static_cast<double>(s.N);
   return out;
-}
-
-std::string bytes_text(std::uint64_t b) {
-  if (b >= (1u << 30) && b % (1u << 30) == 0) return fmt::format("{} GiB", b >> 30);
-  if (b >= (1u << 20) && b % (1u << 20) == 0) return fmt::format("{} MiB", b >> 20);
-  return fmt::format("{} B", b);
 }
 
 // The GPU rows of one workload family, by (allocator, mode, size, pool), in the order read; a
@@ -205,7 +200,7 @@ ClaimCheck semaphore_range(const std::vector<WorkloadRow>& rows) {
       continue;
     if (const auto n = row.number("count_at_failure"))
       hw.push_back(fmt::format("{} oom at 16 B in {}: the first failure after {:.0f} objects ({})",
-                               name(algo), bytes_text(row.pool_bytes()), *n, row.device()));
+                               name(algo), bytes_label(row.pool_bytes()), *n, row.device()));
   }
   c.hardware = hw.empty() ? kNoGpuRows : join(hw);
   c.verdict = ouro::sem_fits(paper, 0, 0)
@@ -325,7 +320,7 @@ ClaimCheck utilisation_at_oom(const std::vector<WorkloadRow>& rows) {
       "a class holds at most {} pages (its semaphore's range): at 16 B at most {} of objects, "
       "so 100% of a pool up to that size and less beyond",
       ouro::kDefaultQueueCapacity,
-      bytes_text(std::uint64_t{ouro::kDefaultQueueCapacity} * ouro::kSmallestPageBytes));
+      bytes_label(std::uint64_t{ouro::kDefaultQueueCapacity} * ouro::kSmallestPageBytes));
   std::vector<std::string> hw, below;
   for (const auto& [key, row] : gpu_rows(rows, "oom")) {
     const auto& [algo, mode, size, pool] = key;
@@ -333,9 +328,9 @@ ClaimCheck utilisation_at_oom(const std::vector<WorkloadRow>& rows) {
     const auto u = row.number("utilisation");
     if (!u) continue;
     hw.push_back(
-        fmt::format("{} {:.2f}% in {}", name(algo), 100 * *u, bytes_text(row.pool_bytes())));
+        fmt::format("{} {:.2f}% in {}", name(algo), 100 * *u, bytes_label(row.pool_bytes())));
     if (*u < 0.9835)
-      below.push_back(fmt::format("{} in {}", name(algo), bytes_text(row.pool_bytes())));
+      below.push_back(fmt::format("{} in {}", name(algo), bytes_label(row.pool_bytes())));
   }
   if (hw.empty()) {
     c.hardware = kNoGpuRows;
@@ -398,7 +393,7 @@ ClaimCheck churn_to_oom(const std::vector<WorkloadRow>& rows) {
   c.model = fmt::format(
       "an allocator that uses every page of a {} pool lasts 2P/B = {} batches "
       "of {} x 16 B",
-      bytes_text(pool), ideal, batch);
+      bytes_label(pool), ideal, batch);
   std::vector<std::string> sim;
   for (const auto* family : {kP, kC})
     for (int v = 0; v < 3; ++v) {
@@ -422,7 +417,7 @@ ClaimCheck churn_to_oom(const std::vector<WorkloadRow>& rows) {
         r.number("batch_free").value_or(0) > 0)
       if (const auto b = r.number("batches_at_failure"))
         hw.push_back(fmt::format("{} {:.0f} batches of {:.0f} in {} ({})", name(r.allocator), *b,
-                                 r.number("batch").value_or(0), bytes_text(r.pool_bytes),
+                                 r.number("batch").value_or(0), bytes_label(r.pool_bytes),
                                  r.device));
   c.hardware = hw.empty() ? std::string(kNoGpuRows) + " with --batch-free" : join(hw);
   c.verdict =

@@ -94,6 +94,18 @@ struct Workload {
   }
 };
 
+// "256 B", "4 KiB", "64 MiB": bytes in the largest binary unit that divides them exactly, as
+// `--size` and `--pool` are written (what parse_bytes reads, with a space).
+inline std::string bytes_label(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t unit = 0;
+  while (bytes != 0 && bytes % 1024 == 0 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + " " + kUnits[unit];
+}
+
 // "4096", "512MiB", "8GiB", "64KiB", "1TiB", "100B": a positive whole number of bytes (binary
 // suffixes only, so that a page count divides evenly). InputError naming `parameter` otherwise.
 inline std::uint64_t parse_bytes(const std::string& parameter, const std::string& text) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "alloclab/core/workload.hpp"
+
 namespace alloclab::render {
 
 // Text for HTML element content and attribute values (<, >, &, ").
@@ -26,8 +28,7 @@ std::string anchor_id(const std::string& text);
 // "50%", "0.7%": the free fraction A/T as the paper labels it.
 std::string fraction_label(std::uint64_t A, std::uint64_t T);
 
-// "256 B", "4 KiB", "64 MiB": bytes in the largest binary unit that divides them exactly, as
-// `--size` and `--pool` are written.
-std::string bytes_label(std::uint64_t bytes);
+// "256 B", "4 KiB", "64 MiB" (core/workload.hpp, beside parse_bytes, which reads them back).
+using alloclab::bytes_label;
 
 }  // namespace alloclab::render
