@@ -5,7 +5,8 @@
 #   stamp MESSAGE           "== [seconds since the start] MESSAGE"
 #   fail MESSAGE            "NAME: FAILED: MESSAGE" on stderr, exit 1
 #   gpu_configure           unpacks .devdeps/*.deb into /tmp/deps (never into /; the Debian dev
-#                           packages of scripts/device-deps.sh, carried to the device), then
+#                           packages of scripts/device-deps.sh, carried to the device, Open MPI
+#                           among them: $MPIEXEC), then
 #                           configures $BUILD (default build-gpu-pass: the scripts share it, so
 #                           a warm machine rebuilds only what changed)
 #   gpu_build TARGET...     builds only those targets (build log: $OUT/build.txt)
@@ -32,14 +33,25 @@ DEPS=/tmp/deps
 BUILD=${BUILD:-build-gpu-pass}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+# Open MPI unpacked under $DEPS instead of /usr: OPAL_PREFIX moves every path it derives from its
+# prefix (libraries, components, wrapper data), OPAL_SYSCONFDIR its configuration. The machines
+# run as root, which mpirun refuses unless told (../shared/notes/mpi.md).
+MPI_LIBDIR=$DEPS/usr/lib/x86_64-linux-gnu/openmpi/lib
+export OPAL_PREFIX=$DEPS/usr OPAL_SYSCONFDIR=$DEPS/etc/openmpi PATH=$PATH:$DEPS/usr/bin
+export LD_LIBRARY_PATH=$MPI_LIBDIR:$LD_LIBRARY_PATH
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIEXEC=$DEPS/usr/bin/mpiexec.openmpi
 
 gpu_configure() {
   if [ -d .devdeps ] && [ ! -d $DEPS/usr ]; then
     mkdir -p $DEPS
     for f in .devdeps/*.deb; do dpkg -x "$f" $DEPS; done # never into /
   fi
+  local mpi=()
+  [ -x $DEPS/usr/bin/mpicxx.openmpi ] &&
+    mpi=(-DMPI_CXX_COMPILER=$DEPS/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=$MPIEXEC)
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$DEPS/usr \
-    -DBoost_ROOT=$DEPS/usr -DEigen3_DIR=$DEPS/usr/share/eigen3/cmake -DALLOCLAB_TSAN=OFF \
+    -DBoost_ROOT=$DEPS/usr -DEigen3_DIR=$DEPS/usr/share/eigen3/cmake -DALLOCLAB_TSAN=OFF "${mpi[@]}" \
     >"$OUT/build.txt" 2>&1 || {
     tail -40 "$OUT/build.txt"
     fail "configure (see $OUT/build.txt)"

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -39,6 +40,16 @@ GpuImport import_gpu_rows(const std::string& dir, const std::string& option) {
   validation::Backend& b = out.backend;
   b.name = "gpu";
   b.metrics = metrics;
+  // The device the rows name, where they all name one; else (rows from before the device column,
+  // or from several GPUs) the device of the run's metadata.
+  std::set<std::string> devices;
+  for (const auto& [key, rows] : *by_point)
+    for (const auto& row : rows) devices.insert(row.device);
+  if (devices.size() == 1 && !devices.begin()->empty())
+    b.device = *devices.begin();
+  else if (out.source.is_object() && out.source.contains("device") &&
+           out.source["device"].is_object())
+    b.device = out.source["device"].value("name", std::string());
   b.applies = [by_point](const Scenario& s) {
     return by_point->count(validation::point_of(s, "gpu", "").text()) != 0;
   };

@@ -1,9 +1,11 @@
 // alloclab sweep: the grid on every backend, written as tidy data that validate/report read.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -38,6 +40,29 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
+}
+
+// A sweep stopped by a signal (Ctrl-C; mpirun ending every rank because one died) says, on its
+// way out, where the pairs it had in flight are listed and how to run them; the next run with the
+// same arguments runs them and names them. Rank 0 and a one-process sweep only: they write.
+char lost_pairs_message[1024];
+std::size_t lost_pairs_message_length = 0;
+
+void say_lost_pairs_and_stop(int signal_number) {
+  // write() and raise() are async-signal-safe; the message was formatted beforehand.
+  [[maybe_unused]] const auto n = ::write(2, lost_pairs_message, lost_pairs_message_length);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void say_lost_pairs_on_signal(const std::string& out_dir) {
+  const std::string text = fmt::format(
+      "\nsweep: stopped by a signal; the (point, backend) pairs it had started and not finished "
+      "are lost and listed in {}/sweep.journal (lines \"+\" without a \"-\"); every finished "
+      "pair's rows are in {}/sweep.csv. The same command again runs the lost pairs and the rest.\n",
+      out_dir, out_dir);
+  lost_pairs_message_length = text.copy(lost_pairs_message, sizeof lost_pairs_message);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, say_lost_pairs_and_stop);
 }
 
 void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
@@ -106,11 +131,23 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
     imported = import_gpu_rows(a.gpu_from, "--gpu-from");
     settings.gpu = false;
   }
-  if (place.distributed() && settings.gpu)
-    throw InputError("--backends",
-                     "gpu over several MPI ranks is not built yet (each rank would "
-                     "use the same device): run the gpu backend with one process, "
-                     "or import it with --gpu-from");
+  // A distributed sweep starts MPI here: a gpu backend needs to know which ranks have a GPU
+  // before the backends are built (every rank builds the same list; only GPU ranks check it).
+  std::optional<MpiSweep> mpi;
+  if (place.distributed()) {
+    mpi.emplace();
+    if (settings.gpu) {
+      settings.gpu_device = mpi->place_gpus();
+      settings.gpu_here = settings.gpu_device >= 0;
+      if (mpi->ranks_with_gpu() == 0) {
+        std::string why = "no device";
+        validation::gpu_available(why);
+        throw InputError("--backends", fmt::format("gpu requested but none of the {} MPI ranks "
+                                                   "has a GPU (rank {}: {})",
+                                                   mpi->size(), mpi->rank(), why));
+      }
+    }
+  }
   auto backends = validation::make_backends(settings);  // fails early if gpu is missing
   if (imported) backends.push_back(imported->backend);
 
@@ -129,10 +166,8 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
     meta["gpu_from"] = {{"dir", a.gpu_from}, {"sweep_json", imported->source}};
   }
 
-  std::optional<MpiSweep> mpi;
   validation::SweepExecutor executor;
-  if (place.distributed()) {
-    mpi.emplace();
+  if (mpi) {
     meta["mpi"] = mpi->metadata();
     if (mpi->rank() != 0) {  // a worker: evaluate what rank 0 deals, write nothing
       mpi->serve(points, backends);
@@ -144,6 +179,13 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
   const bool tty = ::isatty(2);
   std::size_t last_line_pct = 0;
   auto progress = [&](const validation::SweepProgress& p) {
+    if (!p.lost_earlier.empty())
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("sweep: the last run stopped with {} (point, backend) pair{} "
+                               "started and not finished; they run again: {}",
+                               p.lost_earlier.size(), p.lost_earlier.size() == 1 ? "" : "s",
+                               fmt::join(p.lost_earlier, "; "))
+                       .c_str());
     if (p.total == 0) return;
     const std::size_t pct = p.done * 100 / p.total;
     const std::string text =
@@ -158,6 +200,7 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
       std::fprintf(stderr, "%s\n", text.c_str());
     }
   };
+  say_lost_pairs_on_signal(a.out);
   const auto s = validation::run_sweep(points, backends, a.out, meta, progress, executor);
   if (imported) {
     const auto found = std::count_if(points.begin(), points.end(), imported->backend.applies);

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "alloclab/gpu/measure.hpp"
+#include "alloclab/validation/backends.hpp"
+
 #ifdef ALLOCLAB_HAVE_MPI
 #include <mpi.h>
 
@@ -51,10 +54,63 @@ MpiSweep::~MpiSweep() = default;
 nlohmann::json MpiSweep::metadata() {
   return {};
 }
+int MpiSweep::place_gpus() {
+  return -1;
+}
+int MpiSweep::ranks_with_gpu() const {
+  return 0;
+}
 validation::SweepExecutor MpiSweep::executor(const std::vector<Scenario>&,
                                              const std::vector<validation::Backend>&) {
   return {};
 }
+namespace {
+// Every rank's text (at most `width` - 1 characters), gathered to every rank.
+std::vector<std::string> all_gather_text(const std::string& mine, std::size_t width, int size) {
+  std::vector<char> out(width * static_cast<std::size_t>(size)), in(width, '\0');
+  mine.copy(in.data(), width - 1);
+  MPI_Allgather(in.data(), static_cast<int>(width), MPI_CHAR, out.data(), static_cast<int>(width),
+                MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> texts;
+  for (int r = 0; r < size; ++r)
+    texts.emplace_back(out.data() + width * static_cast<std::size_t>(r));
+  return texts;
+}
+}  // namespace
+
+int MpiSweep::place_gpus() {
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int local_rank = 0;
+  MPI_Comm_rank(host, &local_rank);
+  MPI_Comm_free(&host);
+  const int count = gpu::device_count();
+  int device = count > 0 ? local_rank % count : -1;
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  // One GPU is one (host, PCI bus id); the lowest rank that would use it keeps it.
+  const std::string bus = device >= 0 ? gpu::pci_bus_id(device) : std::string();
+  const auto physical = all_gather_text(bus.empty() ? "" : std::string(name) + "/" + bus,
+                                        MPI_MAX_PROCESSOR_NAME + 64, size_);
+  for (int r = 0; r < rank_ && device >= 0; ++r)
+    if (physical[static_cast<std::size_t>(r)] == physical[static_cast<std::size_t>(rank_)])
+      device = -1;
+  std::string label;
+  if (device >= 0) {
+    gpu::use_device(device);
+    label = validation::gpu_device_label();
+  }
+  gpu_of_rank_ = all_gather_text(label, 256, size_);
+  return device;
+}
+
+int MpiSweep::ranks_with_gpu() const {
+  int n = 0;
+  for (const auto& label : gpu_of_rank_) n += !label.empty();
+  return n;
+}
+
 void MpiSweep::serve(const std::vector<Scenario>&, const std::vector<validation::Backend>&) {}
 void MpiSweep::abort(int exit_code) {
   std::exit(exit_code);
@@ -131,12 +187,63 @@ nlohmann::json MpiSweep::metadata() {
     hosts.push_back(host);
     distinct.insert(host);
   }
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& label : gpu_of_rank_)
+    gpus.push_back(label.empty() ? nlohmann::json(nullptr) : nlohmann::json(label));
   return {{"ranks", size_},
           {"hosts", distinct.size()},
           {"host_of_rank", hosts},
+          {"gpu_of_rank", gpus},
           {"dealing",
            "dynamic: a rank gets its next (point, backend) job when it reports one "
            "done; rank 0 runs jobs too and writes every row"}};
+}
+
+namespace {
+// Every rank's text (at most `width` - 1 characters), gathered to every rank.
+std::vector<std::string> all_gather_text(const std::string& mine, std::size_t width, int size) {
+  std::vector<char> out(width * static_cast<std::size_t>(size)), in(width, '\0');
+  mine.copy(in.data(), width - 1);
+  MPI_Allgather(in.data(), static_cast<int>(width), MPI_CHAR, out.data(), static_cast<int>(width),
+                MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> texts;
+  for (int r = 0; r < size; ++r)
+    texts.emplace_back(out.data() + width * static_cast<std::size_t>(r));
+  return texts;
+}
+}  // namespace
+
+int MpiSweep::place_gpus() {
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int local_rank = 0;
+  MPI_Comm_rank(host, &local_rank);
+  MPI_Comm_free(&host);
+  const int count = gpu::device_count();
+  int device = count > 0 ? local_rank % count : -1;
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  // One GPU is one (host, PCI bus id); the lowest rank that would use it keeps it.
+  const std::string bus = device >= 0 ? gpu::pci_bus_id(device) : std::string();
+  const auto physical = all_gather_text(bus.empty() ? "" : std::string(name) + "/" + bus,
+                                        MPI_MAX_PROCESSOR_NAME + 64, size_);
+  for (int r = 0; r < rank_ && device >= 0; ++r)
+    if (physical[static_cast<std::size_t>(r)] == physical[static_cast<std::size_t>(rank_)])
+      device = -1;
+  std::string label;
+  if (device >= 0) {
+    gpu::use_device(device);
+    label = validation::gpu_device_label();
+  }
+  gpu_of_rank_ = all_gather_text(label, 256, size_);
+  return device;
+}
+
+int MpiSweep::ranks_with_gpu() const {
+  int n = 0;
+  for (const auto& label : gpu_of_rank_) n += !label.empty();
+  return n;
 }
 
 void MpiSweep::serve(const std::vector<Scenario>& points,
@@ -164,16 +271,31 @@ void MpiSweep::serve(const std::vector<Scenario>& points,
 validation::SweepExecutor MpiSweep::executor(const std::vector<Scenario>& points,
                                              const std::vector<validation::Backend>& backends) {
   return [this, &points, &backends](const std::vector<validation::SweepJob>& jobs,
+                                    const validation::SweepStarted& started,
                                     const validation::SweepDone& done) {
-    // Jobs are taken in order from `next`, by the workers' requests and by rank 0's own thread.
-    std::atomic<std::size_t> next{0};
-    std::mutex mutex;  // guards `local` and `local_error`
+    std::mutex mutex;  // guards `waiting`, `local` and `local_error`
+    validation::SweepDealer waiting(jobs, backends);
+    auto has_gpu = [this](int rank) {
+      return gpu_of_rank_.empty() || !gpu_of_rank_[static_cast<std::size_t>(rank)].empty();
+    };
+    std::atomic<bool> failed{false};
+    // The next job for `rank`, started; jobs.size() when none is left for it.
+    auto take = [&](int rank) {
+      std::optional<std::size_t> i;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failed) i = waiting.take(has_gpu(rank));
+      }
+      if (!i) return jobs.size();
+      started(*i);
+      return *i;
+    };
     std::deque<std::pair<std::size_t, std::string> > local;
     std::string local_error;
-    std::atomic<bool> local_finished{false}, failed{false};
+    std::atomic<bool> local_finished{false};
     std::thread own([&] {
       try {
-        for (std::size_t i; !failed && (i = next.fetch_add(1)) < jobs.size();) {
+        for (std::size_t i; (i = take(0)) < jobs.size();) {
           std::string lines = validation::sweep_job_lines(points, backends, jobs[i]);
           const std::lock_guard<std::mutex> lock(mutex);
           local.emplace_back(i, std::move(lines));
@@ -188,7 +310,7 @@ validation::SweepExecutor MpiSweep::executor(const std::vector<Scenario>& points
     std::string error;
     auto deal = [&](int to) {
       if (!error.empty()) failed = true;
-      const std::size_t i = error.empty() ? next.fetch_add(1) : jobs.size();
+      const std::size_t i = take(to);
       if (i >= jobs.size()) {
         send_text(to, kStop, -1, "");
         --working;

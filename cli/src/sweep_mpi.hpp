@@ -40,9 +40,20 @@ class MpiSweep {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // The job's ranks and hosts, for sweep.json (rank 0; collective: every rank calls it).
+  // Gives each rank the GPU of its local rank (its number among the ranks of its host, from MPI's
+  // shared-memory communicator): device `local rank` where the host has that many; where it has
+  // fewer, device `local rank mod count`, unless a lower rank of the host already has that GPU
+  // (the same PCI bus id), so that two ranks never time kernels on one GPU. A launcher that shows
+  // each rank a GPU of its own (CUDA_VISIBLE_DEVICES per rank) gives each its device 0. Returns
+  // this rank's device ordinal, -1 for none; collective: every rank calls it, once.
+  int place_gpus();
+  // After place_gpus: how many ranks have a GPU.
+  int ranks_with_gpu() const;
+  // The job's ranks and hosts (and after place_gpus, each rank's GPU), for sweep.json (rank 0;
+  // collective: every rank calls it).
   nlohmann::json metadata();
-  // Rank 0: the executor run_sweep calls. Other ranks: serve jobs until rank 0 says stop.
+  // Rank 0: the executor run_sweep calls. Other ranks: serve jobs until rank 0 says stop. Jobs of
+  // a backend that needs a device go only to ranks place_gpus gave one.
   validation::SweepExecutor executor(const std::vector<Scenario>& points,
                                      const std::vector<validation::Backend>& backends);
   void serve(const std::vector<Scenario>& points, const std::vector<validation::Backend>& backends);
@@ -52,6 +63,7 @@ class MpiSweep {
  private:
   int rank_ = 0, size_ = 1;
   bool finalize_ = true;
+  std::vector<std::string> gpu_of_rank_;  // device labels ("" none); empty before place_gpus
 };
 
 }  // namespace alloclab::cli

@@ -105,7 +105,32 @@ DeviceInfo device_info() {
   d.mem_clock_mhz = khz / 1000;
   d.global_mem_bytes = prop.totalGlobalMem;
   d.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+  d.pci_bus_id = pci_bus_id(d.device);
   return d;
+}
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // no driver or no device: not sticky, but leave no error behind
+    return 0;
+  }
+  return count;
+}
+
+void use_device(int ordinal) {
+  const int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw NoDevice("no CUDA device " + std::to_string(ordinal) + " (this process sees " +
+                   std::to_string(count) + ")");
+  ALLOCLAB_CUDA(cudaSetDevice(ordinal));
+}
+
+std::string pci_bus_id(int ordinal) {
+  if (ordinal < 0 || ordinal >= device_count()) return {};
+  char id[32] = {};
+  ALLOCLAB_CUDA(cudaDeviceGetPCIBusId(id, sizeof id, ordinal));
+  return id;
 }
 
 double atomic_floor_ms(std::uint64_t threads, std::uint64_t T, bool philox, unsigned repeats,

@@ -32,6 +32,18 @@ DeviceInfo device_info() {
   throw NoDevice(kNoCuda);
 }
 
+int device_count() {
+  return 0;
+}
+
+void use_device(int) {
+  throw NoDevice(kNoCuda);
+}
+
+std::string pci_bus_id(int) {
+  return {};
+}
+
 MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o, std::uint64_t) {
   detail::check_registry_input(algo, s, o);  // bad input is an input error, device or not
   throw NoDevice(kNoCuda);

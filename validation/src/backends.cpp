@@ -84,7 +84,15 @@ Backend gpu_backend(const BackendSettings& settings) {
   b.name = "gpu";
   b.metrics = {"tas", "was", "collisions", "kernel_ms", "failed", "steps_p99", "steps_max"};
   b.applies = gpu_applies;
+  b.needs_device = true;
+  if (settings.gpu_here) {
+    if (settings.gpu_device >= 0) gpu::use_device(settings.gpu_device);
+    b.device = gpu_device_label();
+  }
   b.evaluate = [settings](const Scenario& s) {
+    if (!settings.gpu_here)
+      throw std::logic_error("a gpu point was given to a process without a GPU");
+    if (settings.gpu_device >= 0) gpu::use_device(settings.gpu_device);
     gpu::MeasureOptions opt;
     opt.repeats = settings.gpu_repeats;
     opt.heap_bytes = settings.gpu_heap_bytes;
@@ -162,7 +170,15 @@ nlohmann::json gpu_metadata() {
           {"sm_count", d.sm_count},
           {"sm_clock_mhz", d.sm_clock_mhz},
           {"mem_clock_mhz", d.mem_clock_mhz},
-          {"global_mem_bytes", d.global_mem_bytes}};
+          {"global_mem_bytes", d.global_mem_bytes},
+          {"pci_bus_id", d.pci_bus_id}};
+}
+
+std::string gpu_device_label() {
+  std::string why;
+  if (!gpu_available(why)) return {};
+  const auto d = gpu::device_info();
+  return d.pci_bus_id.empty() ? d.name : d.name + " (" + d.pci_bus_id + ")";
 }
 
 std::vector<Backend> make_backends(const BackendSettings& settings) {
@@ -185,7 +201,8 @@ std::vector<Backend> make_backends(const BackendSettings& settings) {
     }
   if (settings.gpu) {
     std::string why;
-    if (!gpu_available(why)) throw InputError("--backends", "gpu requested but " + why);
+    if (settings.gpu_here && !gpu_available(why))
+      throw InputError("--backends", "gpu requested but " + why);
     out.push_back(gpu_backend(settings));
   }
   return out;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -39,9 +40,13 @@ void write_header(std::ostream& out) {
 
 void write_row(std::ostream& out, const TidyRow& r) {
   const auto& p = r.point;
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", name(p.algo), p.backend,
+  // Tidy cells are never quoted: a comma in a device name would shift the columns.
+  std::string device = r.device;
+  std::replace(device.begin(), device.end(), ',', ' ');
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", name(p.algo), p.backend,
                      p.mode, p.N, p.A, p.T, p.w, p.lanes, p.pages, name(p.bit_choice), r.metric,
-                     r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n);
+                     r.mean ? fmt::format("{}", *r.mean) : std::string(), r.sd, r.ci95, r.n,
+                     device);
 }
 
 std::vector<TidyRow> read_tidy(const std::string& path) {
@@ -62,10 +67,11 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
     torn_tail = last != '\n';
   }
   if (lines.empty()) throw std::runtime_error(path + ": empty file");
-  const bool has_bit_choice = lines[0] == kTidyHeader;
+  const bool has_device = lines[0] == kTidyHeader;
+  const bool has_bit_choice = has_device || lines[0] == kTidyHeaderWithoutDevice;
   if (!has_bit_choice && lines[0] != kTidyHeaderWithoutBitChoice)
     throw std::runtime_error(path + ":1: not an alloclab tidy CSV");
-  const std::size_t columns = has_bit_choice ? 15 : 14;
+  const std::size_t columns = has_device ? 16 : has_bit_choice ? 15 : 14;
   std::vector<TidyRow> rows;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const bool last = i + 1 == lines.size();
@@ -104,6 +110,7 @@ std::vector<TidyRow> read_tidy(const std::string& path) {
       r.sd = std::stod(c[m + 2]);
       r.ci95 = std::stod(c[m + 3]);
       r.n = std::stoull(c[m + 4]);
+      if (has_device) r.device = c[m + 5];
       rows.push_back(std::move(r));
     } catch (const std::logic_error&) {
       if (last && torn_tail) break;

@@ -46,9 +46,21 @@ struct DeviceInfo {
   int mem_clock_mhz = 0;
   std::uint64_t global_mem_bytes = 0;
   std::uint64_t l2_bytes = 0;
+  std::string pci_bus_id;  // cudaDeviceGetPCIBusId, e.g. "0000:19:00.0": one physical GPU
 };
-// Throws NoDevice when there is none.
+// The current device of the calling thread. Throws NoDevice when there is none.
 DeviceInfo device_info();
+
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applies); 0 where there is none or the
+// build has no CUDA. Never throws.
+int device_count();
+// Makes device `ordinal` (0 <= ordinal < device_count()) the calling thread's current device
+// (cudaSetDevice: a setting of each host thread, so a thread that runs kernels calls it itself).
+// Throws NoDevice for an ordinal that does not exist.
+void use_device(int ordinal);
+// The PCI bus id of device `ordinal` without making it current ("" where there is none): tells
+// apart the GPUs of one host, also across processes that see them under other ordinals.
+std::string pci_bus_id(int ordinal);
 
 struct MeasureOptions {
   unsigned per_thread = 1;             // k requests per thread (--per-thread)

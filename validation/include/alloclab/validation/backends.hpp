@@ -19,6 +19,12 @@ struct BackendSettings {
   // Device malloc heap for every gpu point (0: each point sizes its own, which CUDA refuses to
   // grow after the first malloc kernel): gpu_sweep_heap_bytes of the sweep's points.
   std::uint64_t gpu_heap_bytes = 0;
+  // The CUDA device the gpu backend measures on, made current before each point (cudaSetDevice
+  // holds per host thread, and a sweep may evaluate on any thread); -1: the thread's current one.
+  int gpu_device = -1;
+  // false: this process has no GPU of its own (an MPI rank beside the GPUs): the gpu backend is
+  // built unchecked, so that every rank lists the same backends, and is never given a point.
+  bool gpu_here = true;
 };
 
 // Builds the requested backends. A requested gpu backend on a machine without CUDA or without a
@@ -42,5 +48,8 @@ bool gpu_available(std::string& why);
 
 // Device name, driver, runtime and clocks, for the sweep's metadata (empty object if none).
 nlohmann::json gpu_metadata();
+
+// "NAME (PCI bus id)" of the thread's current device, as rows name it ("" if none).
+std::string gpu_device_label();
 
 }  // namespace alloclab::validation

@@ -38,12 +38,18 @@ struct TidyRow {
   double sd = 0;
   double ci95 = 0;
   std::uint64_t n = 1;
+  // The device that measured the row (gpu rows: name and PCI bus id, e.g. "NVIDIA H200
+  // (0000:19:00.0)"); "" for model and simulator rows and rows from before the column.
+  std::string device;
 };
 
 inline constexpr const char* kTidyHeader =
+    "algo,backend,mode,N,A,T,w,lanes,pages,bit_choice,metric,mean,sd,ci95,n,device";
+// Earlier headers, still read; a resumed sweep rewrites such a file with the current header.
+// Before the device column (device = ""):
+inline constexpr const char* kTidyHeaderWithoutDevice =
     "algo,backend,mode,N,A,T,w,lanes,pages,bit_choice,metric,mean,sd,ci95,n";
-// The header before the bit_choice column (e.g. reports/standard/sweep.csv): still read, with
-// bit_choice = lowest; a resumed sweep rewrites such a file with the current header.
+// Before the bit_choice column too (e.g. reports/standard/sweep.csv; bit_choice = lowest):
 inline constexpr const char* kTidyHeaderWithoutBitChoice =
     "algo,backend,mode,N,A,T,w,lanes,pages,metric,mean,sd,ci95,n";
 
