@@ -233,14 +233,18 @@ void add_sweep_command(CLI::App& app) {
       "sweep",
       "Run a grid on several backends and write tidy data for `validate` and `report`.\n"
       "Writes DIR/sweep.csv (one row per point, algorithm, backend and metric: mean, sd, ci95, "
-      "n) and DIR/sweep.json (versions, seed, device, command line). An interrupted sweep "
+      "n; gpu rows also the device that measured them) and DIR/sweep.json (versions, seed, device, "
+      "command line). An interrupted sweep "
       "resumes: points already in DIR/sweep.csv are skipped.\n"
       "Workload rows (sizes, churn, out of memory) are not grid points: `alloclab workload ... "
       "--format csv > DIR/workloads/NAME.csv` puts them where validate and report read them "
       "(any *.csv under DIR/workloads/, simulator or GPU).\n"
       "Started by `mpirun -n K` (a build with MPI), the (point, backend) jobs are dealt to the K "
       "ranks as they finish: rank 0 writes the one DIR/sweep.csv, the same rows as one process "
-      "writes (docs/commands.md, \"Over MPI ranks\").\n"
+      "writes. With gpu in --backends each rank takes the GPU of its local rank (a rank beyond "
+      "its host's GPUs takes model and simulator jobs only) and each gpu row names its GPU. A "
+      "run that is stopped (a rank died, Ctrl-C) lists the jobs it lost in DIR/sweep.journal; "
+      "the same command again runs them (docs/commands.md, \"Over MPI ranks\").\n"
       "Example: alloclab sweep --algos rw,rwbm --backends model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
   cmd->add_option("--algos", args->algos,
