@@ -8,6 +8,7 @@
 
 #include "alloclab/core/ouroboros/bulk_semaphore.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "alloclab/core/ouroboros/page_queue.hpp"
 
 using namespace alloclab::ouro;
 
@@ -450,4 +451,54 @@ TEST_CASE("bulk semaphore: a lost CAS is a spin and retries from the word it saw
   CHECK(word == word_of(0, 4, 1));
   CHECK(b.result().memory_ops == 3);
   CHECK(b.result().role == WaitRole::reserve);
+}
+
+// The GPU issues a request's first step itself (gpu/src/ouro_page.cu): the fast-path subtraction
+// handed to PageReserveOp::fast_sub_issued must leave the operation, its counts and the queue's
+// words as its own first step would, on a hit (3 units there) and on a miss (an empty queue: the
+// undo, then a grow of one chunk of 32 pages, 256 B).
+TEST_CASE("page queue: a fast-path subtraction issued by the caller is the operation's first step",
+          "[core][ouro][sem]") {
+  struct Queue {
+    PageQueueWords words;
+    ChunkSourceWords source;
+    std::vector<std::uint32_t> slots = std::vector<std::uint32_t>(64, kDeletionMarker);
+    std::vector<std::uint32_t> available{7, 8};
+    std::vector<std::uint8_t> chunk_class = std::vector<std::uint8_t>(16, 0xff);
+    PageQueueRef ref() {
+      return PageQueueRef{&words,  slots.data(),     64, 4,
+                          &source, available.data(), 2,  chunk_class.data()};
+    }
+  };
+  for (const std::int32_t count : {3, 0}) {
+    Queue own_step, issued;
+    own_step.words.semaphore = issued.words.semaphore = word_of(count, 0, 0);
+    PageReserveOp<A> a(2, 4), b(2, 4);
+    OpCounts ca, cb;
+    const PageQueueRef qa = own_step.ref(), qb = issued.ref();
+    REQUIRE(run_reserve(a, qa, ca, 1000, [](std::uint64_t) { return true; }));
+    const std::uint64_t old =
+        A::fetch_add(issued.words.semaphore, sem_count_delta(-static_cast<std::int32_t>(2)));
+    b.fast_sub_issued(old, cb);
+    REQUIRE(run_reserve(b, qb, cb, 1000, [](std::uint64_t) { return true; }));
+    CHECK(a.outcome() == ReserveOutcome::ok);
+    CHECK(b.outcome() == a.outcome());
+    CHECK(b.position() == a.position());
+    CHECK(b.role() == a.role());
+    CHECK(cb.memory_ops == ca.memory_ops);
+    CHECK(cb.atomics == ca.atomics);
+    CHECK(cb.failed == ca.failed);
+    CHECK(cb.sem_cas == ca.sem_cas);
+    CHECK(cb.chunks == ca.chunks);
+    CHECK(issued.words.semaphore == own_step.words.semaphore);
+    CHECK(issued.words.front == own_step.words.front);
+    CHECK(issued.words.back == own_step.words.back);
+    CHECK(issued.slots == own_step.slots);
+    if (count == 3) {  // a hit: the subtraction and front
+      CHECK(ca.memory_ops == 2);
+      CHECK(ca.atomics == 2);
+    } else {
+      CHECK(ca.chunks == 1);
+    }
+  }
 }

@@ -18,6 +18,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "alloclab/core/errors.hpp"
@@ -139,15 +140,18 @@ __device__ bool vl_group_walk(const PageQueueRef& q, unsigned group, unsigned le
 }
 
 // malloc of `units` units by the calling lane, aggregated with the lanes of its warp that call
-// it together for the same class.
+// it together for the same class (`group`: __match_any_sync of the class): the step machines run
+// to their end. `subtracted`: the group's leader has issued its reservation's first step itself,
+// the fast-path subtraction of the group's units, which returned `old` (ouro_malloc, where it
+// missed).
 // With kCounters, adds the request's own counts to the launch's (record_op_counts).
 template <bool kCounters, class Layout>
-__device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units,
-                              const KernelArgs& a) {
+__device__ Served malloc_steps(const OuroPageView<Layout>& v, std::uint32_t units,
+                               const KernelArgs& a, unsigned group, bool subtracted,
+                               std::uint64_t old) {
   const std::uint64_t max_steps = a.max_steps;
   const unsigned k = ouro::page_class_of_units(units);
   const PageQueueRef q = v.ref(k);
-  const unsigned group = __match_any_sync(__activemask(), k);
   const unsigned leader = __ffs(group) - 1;
   const unsigned g = __popc(group);
   const unsigned rank = __popc(group & lanemask_lt());
@@ -156,6 +160,7 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   unsigned long long position = 0;
   if (lane_id() == leader) {
     ouro::PageReserveOp<DeviceAtomics, Layout> op(g, k);
+    if (subtracted) op.fast_sub_issued(old, own);
     ouro::run_reserve(op, q, own, max_steps, BackOff{});
     outcome = static_cast<unsigned>(op.outcome());
     position = op.position();
@@ -213,6 +218,90 @@ __device__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units
   return out;
 }
 
+// malloc_steps out of line: the state of the whole step machines would otherwise take registers
+// (and spill) on the common path of ouro_malloc.
+template <bool kCounters, class Layout>
+__device__ __noinline__ Served malloc_rest(const OuroPageView<Layout>& v, std::uint32_t units,
+                                           const KernelArgs& a, unsigned group, bool subtracted,
+                                           std::uint64_t old) {
+  return malloc_steps<kCounters, Layout>(v, units, a, group, subtracted, old);
+}
+
+// S: a lane's slot read whose first exchange (ouro_malloc's) found the deletion marker (the index
+// not written yet: a grower or a free on its way), run to its end as ouro::run_slot runs
+// ouro::SlotRead, with the same bound, and counted as the whole request would be (`lead`: the
+// lane is its group's leader, whose reservation took 2 memory operations).
+template <bool kCounters, class Layout>
+__device__ __noinline__ Served slot_rest(const OuroPageView<Layout>& v, const KernelArgs& a,
+                                         unsigned k, std::uint64_t position, bool lead) {
+  const PageQueueRef q = v.ref(k);
+  OpCounts own;
+  own.memory_ops = own.atomics = lead ? 3 : 1;  // the leader's reservation, the exchange
+  ++own.failed;                                 // as SlotRead::step counts a marker found
+  ++own.slot_spins;
+  const BackOffOrGiveUp on_spin{v.stuck};
+  Served out;
+  if (on_spin(1)) {
+    ouro::SlotRead<DeviceAtomics> read(position);
+    if (ouro::run_slot(read, q, own, on_spin, 1))
+      out.unit = ouro::unit_of_page_index(read.index(), k);
+  }
+  out.steps = (lead ? 0 : 2) + own.memory_ops;
+  out.failed = own.failed;
+  out.atomics = own.atomics;
+  if constexpr (kCounters) {
+    std::uint32_t values[ouro::kOpCountValues];
+    ouro::op_count_values(own, values);
+    record_op_counts<kCounters>(a, values);
+  }
+  return out;
+}
+
+// malloc of `units` units by the calling lane (malloc_steps). Over standard rings (S) the common
+// case inline, as the step machines do it and count it: the group leader's fast-path subtraction
+// on the semaphore that finds the group's units (Alg. 2 l.2-5), its front += n (Alg. 3 l.12), and
+// each lane's exchange of its slot that finds an index (l.13): 3 memory operations a request,
+// the leader's 2 counted to every lane's steps. Where any of them finds otherwise, the request
+// goes on out of line from where it stands (malloc_rest, slot_rest), so that the few registers
+// the common case needs are all it holds.
+template <bool kCounters, class Layout>
+__device__ __forceinline__ Served ouro_malloc(const OuroPageView<Layout>& v, std::uint32_t units,
+                                              const KernelArgs& a) {
+  constexpr bool kRing = std::is_same_v<typename Layout::Read, ouro::SlotRead<DeviceAtomics>>;
+  const unsigned k = ouro::page_class_of_units(units);
+  const unsigned group = __match_any_sync(__activemask(), k);
+  if constexpr (!kRing) {
+    return malloc_steps<kCounters, Layout>(v, units, a, group, false, 0);
+  } else {
+    const unsigned leader = __ffs(group) - 1;
+    const unsigned g = __popc(group);
+    const bool lead = lane_id() == leader;
+    const bool stepping = a.max_steps > 0;  // else the step bound abandons before the first step
+    std::uint64_t old = 0;
+    unsigned long long position = 0;
+    int hit = 0;
+    if (lead && stepping) {
+      PageQueueWords& w = v.queues[k];
+      old = DeviceAtomics::fetch_add(w.semaphore,
+                                     ouro::sem_count_delta(-static_cast<std::int32_t>(g)));
+      hit = ouro::sem_unpack(old).count >= std::int64_t{g};
+      if (hit) position = DeviceAtomics::fetch_add(w.front, std::uint64_t{g});
+    }
+    if (!__shfl_sync(group, hit, leader))
+      return malloc_rest<kCounters>(v, units, a, group, stepping, old);
+    position = __shfl_sync(group, position, leader) + __popc(group & lanemask_lt());
+    const std::uint32_t index = DeviceAtomics::exchange(
+        v.slots[k][ouro::ring_slot(position, v.capacity[k])], ouro::kDeletionMarker);
+    if (index == ouro::kDeletionMarker) return slot_rest<kCounters>(v, a, k, position, lead);
+    // Nothing for record_op_counts: every count it adds up is 0 here.
+    Served out;
+    out.unit = ouro::unit_of_page_index(index, k);
+    out.steps = 3;
+    out.atomics = lead ? 3 : 1;
+    return out;
+  }
+}
+
 template <class Layout>
 __device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t unit) {
   const unsigned k = v.chunk_class[unit / ouro::kUnitsPerChunk];
@@ -247,15 +336,19 @@ __device__ std::uint32_t ouro_free(const OuroPageView<Layout>& v, std::uint64_t 
 
 // At most 32 registers (2048 resident threads per SM): each request is a chain of dependent L2
 // round trips, so the more warps in flight the better; the 62 registers the kernel would take
-// otherwise halve that, and the few spills are on the grower's path.
+// otherwise halve that. Over S the common case needs fewer (ouro_malloc: a few values that must
+// outlive its out-of-line calls still spill); the step machines' state spills in malloc_rest.
+// The parameters are __grid_constant__ so that the out-of-line paths take the view by
+// reference, not by a copy.
 template <bool kCounters, class Layout>
 __global__ void __launch_bounds__(1024, 2)
-    ouro_page_alloc_kernel(KernelArgs a, OuroPageView<Layout> v) {
+    ouro_page_alloc_kernel(const __grid_constant__ KernelArgs a,
+                           const __grid_constant__ OuroPageView<Layout> v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    const Served got = ouro_malloc<kCounters>(v, units, a);
+    const Served got = ouro_malloc<kCounters, Layout>(v, units, a);
     record_request<kCounters>(a, r, i, got.unit, got.steps, got.failed, got.atomics);
   }
 }

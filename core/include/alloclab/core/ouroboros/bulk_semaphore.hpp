@@ -255,16 +255,8 @@ class SemaphoreWait {
         }
         return WaitStatus::running;
       }
-      case WaitPhase::fast_sub: {
-        const std::uint64_t old = add(word, sem_count_delta(-static_cast<std::int32_t>(n_)));
-        if (sem_unpack(old).count >= std::int64_t{n_}) {
-          if (result_.role == WaitRole::none) result_.role = WaitRole::fast_path;
-          return finish(WaitOutcome::ok);
-        }
-        ++result_.fast_misses;
-        phase_ = WaitPhase::fast_undo;
-        return WaitStatus::running;
-      }
+      case WaitPhase::fast_sub:
+        return fast_sub_returned(add(word, sem_count_delta(-static_cast<std::int32_t>(n_))));
       case WaitPhase::fast_undo: {
         const std::uint64_t delta = sem_count_delta(static_cast<std::int32_t>(n_));
         seen_ = add(word, delta) + delta;  // the word as this add left it
@@ -294,6 +286,15 @@ class SemaphoreWait {
         break;
     }
     return WaitStatus::done;
+  }
+
+  // The fast-path subtraction (C -= N, one atomic add of sem_count_delta(-N) on the word) issued
+  // by the caller instead of step(), which returned `old`: the same step, counted as step()
+  // counts it. Only in phase fast_sub (the GPU inlines a request's first step:
+  // gpu/src/ouro_page.cu).
+  ALLOCLAB_HD WaitStatus fast_sub_issued(std::uint64_t old) {
+    ++result_.memory_ops;
+    return fast_sub_returned(old);
   }
 
   // The grower's allocation succeeded and it has signalled (#pages, #pages): start over.
@@ -330,6 +331,16 @@ class SemaphoreWait {
   }
 
  private:
+  // What the fast-path subtraction's old word says: the N units were there, or undo.
+  ALLOCLAB_HD WaitStatus fast_sub_returned(std::uint64_t old) {
+    if (sem_unpack(old).count >= std::int64_t{n_}) {
+      if (result_.role == WaitRole::none) result_.role = WaitRole::fast_path;
+      return finish(WaitOutcome::ok);
+    }
+    ++result_.fast_misses;
+    phase_ = WaitPhase::fast_undo;
+    return WaitStatus::running;
+  }
   ALLOCLAB_HD WaitStatus cas_step(std::uint64_t& word) {
     const SemDecision d = sem_decide(sem_unpack(seen_), n_, pages_);
     if (!d.fits) return finish(WaitOutcome::counter_overflow);  // nothing held at this point

@@ -221,25 +221,7 @@ class PageReserveOp {
         const WaitResult before = wait_.result();
         const WaitStatus s = wait_.step(w.semaphore);
         account_wait(before, c);
-        if (s == WaitStatus::need_chunk) {
-          phase_ = ReservePhase::admit;
-          return OpStatus::running;
-        }
-        if (s == WaitStatus::spinning) return OpStatus::spinning;
-        if (s == WaitStatus::done) {
-          switch (wait_.result().outcome) {
-            case WaitOutcome::ok:
-              phase_ = ReservePhase::take;
-              return OpStatus::running;
-            case WaitOutcome::counter_overflow:
-              return finish(ReserveOutcome::counter_overflow);
-            case WaitOutcome::gave_up:
-              return finish(ReserveOutcome::gave_up);
-            default:  // out_of_memory: the grow failed; grow_failure_ says why
-              return finish(grow_failure_);
-          }
-        }
-        return OpStatus::running;
+        return after_wait(s);
       }
       case ReservePhase::admit: {
         const std::uint64_t old = rmw_add(w.pages, std::uint64_t{per_chunk_}, c);
@@ -339,6 +321,17 @@ class PageReserveOp {
     return OpStatus::done;
   }
 
+  // The first step issued by the caller instead of step(): the wait's fast-path subtraction on
+  // the semaphore (sem_count_delta(-n) added to q.words->semaphore), which returned `old`; counted
+  // as step() counts it. Only before the first step (the GPU inlines a request's first steps,
+  // gpu/src/ouro_page.cu; on a hit the next step is `take`).
+  ALLOCLAB_HD OpStatus fast_sub_issued(std::uint64_t old, OpCounts& c) {
+    const WaitResult before = wait_.result();
+    const WaitStatus s = wait_.fast_sub_issued(old);
+    account_wait(before, c);
+    return after_wait(s);
+  }
+
   // At the caller's step bound, while can_abandon(): undo what the wait holds (at most one atomic).
   ALLOCLAB_HD void abandon(const PageQueueRef& q, OpCounts& c) {
     if (!can_abandon()) return;
@@ -349,6 +342,28 @@ class PageReserveOp {
   }
 
  private:
+  // Where a step of the semaphore wait that returned `s` leads.
+  ALLOCLAB_HD OpStatus after_wait(WaitStatus s) {
+    if (s == WaitStatus::need_chunk) {
+      phase_ = ReservePhase::admit;
+      return OpStatus::running;
+    }
+    if (s == WaitStatus::spinning) return OpStatus::spinning;
+    if (s == WaitStatus::done) {
+      switch (wait_.result().outcome) {
+        case WaitOutcome::ok:
+          phase_ = ReservePhase::take;
+          return OpStatus::running;
+        case WaitOutcome::counter_overflow:
+          return finish(ReserveOutcome::counter_overflow);
+        case WaitOutcome::gave_up:
+          return finish(ReserveOutcome::gave_up);
+        default:  // out_of_memory: the grow failed; grow_failure_ says why
+          return finish(grow_failure_);
+      }
+    }
+    return OpStatus::running;
+  }
   ALLOCLAB_HD OpStatus grow_failed(ReserveOutcome why) {
     grow_failure_ = why;
     wait_.chunk_failed();  // the wait's next step withdraws the promise and ends
@@ -442,10 +457,12 @@ ALLOCLAB_HD bool run_reserve(PageReserveOp<Atomics, Storage>& op, const PageQueu
 }
 
 // Runs a lane's operation on its position (SlotRead, SlotWrite, or the VA ops of several steps)
-// to its end; on_spin as above, after the steps that waited for another thread only.
+// to its end; on_spin as above, after the steps that waited for another thread only. `spins`:
+// those the operation has waited already (a caller that issued its first step itself).
 template <class SlotOp, class OnSpin>
-ALLOCLAB_HD bool run_slot(SlotOp& op, const PageQueueRef& q, OpCounts& c, OnSpin&& on_spin) {
-  for (std::uint64_t spins = 0;;) {
+ALLOCLAB_HD bool run_slot(SlotOp& op, const PageQueueRef& q, OpCounts& c, OnSpin&& on_spin,
+                          std::uint64_t spins = 0) {
+  for (;;) {
     const OpStatus s = op.step(q, c);
     if (s == OpStatus::done) return true;
     if (s == OpStatus::spinning && !on_spin(++spins)) return false;
