@@ -45,26 +45,28 @@ namespace alloclab::ouro {
 // The shared words of one page queue; the caller places them (host or device memory) and sets
 // `semaphore` to sem_pack({}) (zero counters) before use. A request of a warm queue issues one
 // atomic on the semaphore and then one on front (a free: the semaphore, then back), each warp
-// leader of the whole GPU on the same two words, so where they lie decides what the GPU can do:
-//  * each word has a 128-byte line of its own (a GPU serialises the atomics on one line: with
-//    the words in one line, 2^20 requests of one class took 0.126 ms on an H200);
-//  * the semaphore and front (and back) lie in different 256-byte blocks, 256 bytes apart: an
-//    H200's L2 keeps both 128-byte lines of a 256-byte block in one slice, whose atomic unit then
-//    serialises both words' atomics. Measured on an H200 (a probe of the three atomics alone,
-//    2^20 requests): front 128 bytes after the semaphore 0.064-0.068 ms at every placement of
-//    the pair, 256 bytes after 0.036-0.042 ms at each of 128 placements (docs/ouroboros.md,
-//    "Issue 12: P over S warm").
-// The struct keeps its 512 bytes: the semaphore and the grow's words in the first 256-byte
-// block, front and back in the second.
+// leader of the whole GPU on the same two words; cold, thousands of leaders loop on the
+// semaphore while each grower adds to `pages` and `back`. So where the words lie decides what
+// the GPU can do:
+//  * each hot word has a 128-byte line of its own (a GPU serialises the atomics on one line:
+//    with the words in one line, 2^20 requests of one class took 0.126 ms on an H200);
+//  * the semaphore has a 256-byte block to itself, front and back (with the grow's words) lie
+//    in the next one: an H200's L2 keeps both 128-byte lines of a 256-byte block in one slice,
+//    whose atomic unit serialises every atomic on them. Measured on an H200 (a probe of the
+//    three atomics of a warm request alone, 2^20 requests): front 128 bytes after the semaphore
+//    0.064-0.068 ms at every placement of the pair, 256 bytes after 0.036-0.042 ms at each of
+//    128 placements; with `pages` in the semaphore's block the growers queued behind the
+//    leaders' CAS loop (cold ouro-p-s 13% slower at 16 B). docs/ouroboros.md, "Issue 12".
+// The struct keeps its 512 bytes.
 struct alignas(512) PageQueueWords {
   std::uint64_t semaphore = 0;
-  alignas(128) std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
+  alignas(256) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
+  alignas(128) std::uint64_t back = 0;
+  std::uint64_t pages = 0;  // pages of this class created so far (grow admission)
   // Virtualized queues: the pool's chunks committed to this class's Queue-Chunks (at least
   // queue_chunks_reserved(pages); only grows, one chunk per CAS, so that grows that fail cannot
   // leave it short).
   std::uint64_t queue_chunks = 0;
-  alignas(256) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
-  alignas(128) std::uint64_t back = 0;
 };
 static_assert(offsetof(PageQueueWords, front) - offsetof(PageQueueWords, semaphore) == 256 &&
                   offsetof(PageQueueWords, back) == 384 && sizeof(PageQueueWords) == 512,
