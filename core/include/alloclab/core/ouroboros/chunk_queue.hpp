@@ -60,12 +60,14 @@
 
 namespace alloclab::ouro {
 
-// The shared words of one chunk queue, each in a 128-byte line of its own (page_queue.hpp).
-struct ChunkQueueWords {
-  alignas(128) std::uint64_t semaphore = 0;
-  alignas(128) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
+// The shared words of one chunk queue, laid out as a page queue's (PageQueueWords,
+// page_queue.hpp says why): the semaphore alone in a 256-byte block (one L2 slice), front, back
+// and the grow's words in the next one, the hot words each in a 128-byte line of its own.
+struct alignas(512) ChunkQueueWords {
+  std::uint64_t semaphore = 0;
+  alignas(256) std::uint64_t front = 0;  // virtual positions: slot = position mod capacity
   alignas(128) std::uint64_t back = 0;
-  alignas(128) std::uint64_t pages = 0;  // pages on the class's chunks (grow admission)
+  std::uint64_t pages = 0;  // pages on the class's chunks (grow admission)
   // VA, VL: the Queue-Chunks the pool keeps for this class's queue (0 before its first grow).
   std::uint64_t queue_chunks = 0;
 };
