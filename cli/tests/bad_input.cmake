@@ -1,6 +1,13 @@
 # Runs `alloclab` with bad arguments; each must exit with status 2, print nothing on stdout and
 # one line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
 set(cases
+  "--N|explain --algo rw --N 1,2 --A 5 --T 100"
+  "--N|explain --algo rw --N 10 --A 5 --T 100"
+  "--algo|explain --algo ouro-p-s --N 1 --A 5 --T 100"
+  "--algo|explain --algo nope --N 1 --A 5 --T 100"
+  "--format|explain --algo rw --N 1 --A 5 --T 100 --format xml"
+  "--schedule|explain --algo queue --schedule rounds --N 1 --A 5 --T 100"
+  "--pages|explain --algo rw --pages 2 --N 1 --A 5 --T 100"
   "--N|model --algo rw --N 10 --A 5 --T 100"
   "--A|model --algo rw --N 10 --A 500 --T 100"
   "--N|model --algo rw --N 0 --A 5 --T 100"

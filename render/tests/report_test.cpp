@@ -74,7 +74,7 @@ ReportInputs inputs(const fs::path& dir) {
   in.errata = {{"Sec. 4.1", "Eq. (3) is a special case of Eq. (2)",
                 "Eq. (4) reduces to the "
                 "harmonic form",
-                "w = 1"}};
+                "w = 1", "eq4-special-case"}};
   in.provenance.report_command = "alloclab report x";
   return in;
 }
