@@ -1,6 +1,12 @@
 # Runs `alloclab` with bad arguments; each must exit with status 2, print nothing on stdout and
 # one line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
 set(cases
+  "--T|trace --algo rw --N 4 --A 600 --T 1000"
+  "--N|trace --algo rw --N 100 --A 300 --T 400"
+  "--N|trace --algo rw --N 10 --A 5 --T 100"
+  "--algo|trace --algo queue --N 4 --A 10 --T 100"
+  "--figure|trace --figure 5"
+  "--format|trace --figure 3 --format xml"
   "--N|explain --algo rw --N 1,2 --A 5 --T 100"
   "--N|explain --algo rw --N 10 --A 5 --T 100"
   "--algo|explain --algo ouro-p-s --N 1 --A 5 --T 100"
