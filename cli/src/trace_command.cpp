@@ -13,6 +13,7 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/corw_share.hpp"
 #include "alloclab/cpu_sim/trace.hpp"
 
 namespace alloclab::cli {
@@ -233,13 +234,68 @@ Scenario figure3(std::uint64_t from_seed, std::string& why) {
   throw InputError("--seed", "no seed of 10000 from this one gives two threads crossing");
 }
 
+// Figure 5 of paper 000: CoRW's warp sharing (Algorithm 2, lines 8-17), lane by lane, with the
+// figure's own registers: w = 8, six lanes that all need a page; lane 1 read word 10 with free
+// bits 0-2 (pages P1-P3 = 80-82), lane 2 word 20 with bits 3-4 (P4, P5 = 163, 164), lane 4 word
+// 30 with bit 7 (P6 = 247), lanes 0, 3 and 5 found nothing. The same function the simulator runs
+// (cpu_sim/corw_share.hpp; its test replays the figure value for value).
+void write_figure5(std::ostream& out, const std::string& format) {
+  const std::vector<sim::CorwLaneInput> lanes{{5, 0xff, true},  {10, 0xf8, true}, {20, 0xe7, true},
+                                              {40, 0xff, true}, {30, 0x7f, true}, {50, 0xff, true}};
+  const auto result = sim::corw_share(lanes, 8, true);
+  const std::vector<std::pair<std::int64_t, const char*>> names{
+      {80, "P1"}, {81, "P2"}, {82, "P3"}, {163, "P4"}, {164, "P5"}, {247, "P6"}};
+  auto page = [&](std::int64_t p) -> std::string {
+    for (const auto& [id, n] : names)
+      if (id == p) return fmt::format("{} ({})", n, p);
+    return p < 0 ? "-" : std::to_string(p);
+  };
+  if (format == "json") {
+    nlohmann::json j = {{"figure", 5}, {"iterations", nlohmann::json::array()}};
+    for (const auto& it : result.trace)
+      j["iterations"].push_back(
+          {{"b", it.b}, {"s", it.s}, {"t_prime", it.t_prime}, {"pageID", it.pageID}});
+    j["pageID"] = result.pageID;
+    out << j.dump() << '\n';
+    return;
+  }
+  out << "Figure 5 (paper 000): CoRW's warp sharing, Algorithm 2 lines 8-17, w = 8, six lanes that "
+         "all need a page.\nLane 1 read word 10 (free bits 0-2: P1-P3 = pages 80-82), lane 2 word "
+         "20 (bits 3-4: P4, P5 = 163, 164), lane 4 word 30 (bit 7: P6 = 247); lanes 0, 3, 5 found "
+         "nothing.\nEach iteration: b = the page a lane offers (its lowest free bit), s = how many "
+         "lanes before it still need a page (line 12), t' = the lane whose page it receives (line "
+         "13: the (s+1)-th lane that offers one), pageID after line 14.\n";
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const auto& it = result.trace[i];
+    out << fmt::format("\niteration {}\n  lane  offers b      s  t'  pageID\n", i + 1);
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
+      std::string t = it.t_prime[l] < 0 ? "-" : std::to_string(it.t_prime[l]);
+      if (i == 0 && l == 2) t += "*";
+      out << fmt::format("  {:>4}  {:<12} {:>2}  {:<3} {}\n", l, page(it.b[l]), it.s[l], t,
+                         page(it.pageID[l]));
+    }
+    if (i == 0)
+      out << "  * the figure prints t' = 5 for lane 2; its own line 13 (fks(hasMask, 3) - 1 with "
+             "hasMask = {1, 2, 4}) gives 4, and the page lane 2 receives, P6, is lane 4's: an "
+             "erratum (docs/errata.md)\n";
+  }
+  out << "\nEvery lane ends with a page: ";
+  for (std::size_t l = 0; l < lanes.size(); ++l)
+    out << (l ? ", " : "") << "lane " << l << " " << page(result.pageID[l]);
+  out << ".\n";
+}
+
 void run(const TraceArgs& a) {
   if (a.format != "text" && a.format != "json")
     throw InputError("--format", "unknown format '" + a.format + "' (text|json)");
-  if (a.figure != 0 && a.figure != 3)
-    throw InputError("--figure", fmt::format("figure {} is not traced (3: RW's Figure 3; Figure "
-                                             "5, CoRW, is not built yet)",
+  if (a.figure != 0 && a.figure != 3 && a.figure != 5)
+    throw InputError("--figure", fmt::format("figure {} is not traced (3: RW's Figure 3, 5: "
+                                             "CoRW's Figure 5)",
                                              a.figure));
+  if (a.figure == 5) {
+    if (!a.svg.empty()) throw InputError("--svg", "Figure 5 is a table of lanes: no SVG");
+    return write_figure5(std::cout, a.format);
+  }
   Scenario s;
   std::string intro;
   if (a.figure == 3) {
@@ -291,8 +347,9 @@ void add_trace_command(CLI::App& app) {
       "each thread's probe, who won a contested page, the pool after each round (rows of cells "
       "on the terminal; an SVG with --svg), and whether serving the same requests one at a "
       "time gives the same outcome (paper 000, §3.2.2). rw and rwbm; at most 512 pages and 64 "
-      "threads.\n"
+      "threads. --figure 5: CoRW's warp sharing of the paper's Figure 5, lane by lane.\n"
       "Example: alloclab trace --figure 3\n"
+      "Example: alloclab trace --figure 5\n"
       "Example: alloclab trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --svg rwbm.svg");
   cmd->add_option("--algo", args->algo, "rw or rwbm")->capture_default_str();
   add_grid_options(*cmd, args->grid);
@@ -300,7 +357,8 @@ void add_trace_command(CLI::App& app) {
                   "the run's seed (with --figure 3: where the search for a crossing starts)")
       ->capture_default_str();
   cmd->add_option("--figure", args->figure,
-                  "3: paper 000's Figure 3 (seven RW threads, two crossing at one page)");
+                  "3: paper 000's Figure 3 (seven RW threads, two crossing at one page); 5: its "
+                  "Figure 5 (CoRW's warp sharing, lane by lane, with the printed t' = 5 marked)");
   cmd->add_option("--svg", args->svg, "also draw the rounds as an SVG file");
   cmd->add_option("--max-rounds", args->max_rounds, "rounds printed (text)")->capture_default_str();
   cmd->add_option("--format", args->format, "text or json (every round, every probe)")

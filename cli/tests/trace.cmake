@@ -51,3 +51,17 @@ endforeach()
 if(NOT wins EQUAL 12)
   message(FATAL_ERROR "trace --format json: ${wins} pages won, expected 12")
 endif()
+
+# Figure 5 (CoRW), lane by lane: the figure's pages, lane 2's t' = 4 marked against the printed 5.
+execute_process(COMMAND ${ALLOCLAB} trace --figure 5
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trace --figure 5: exit ${rc}: ${err}")
+endif()
+foreach(expected "     2  P4 (163)      2  4*  P6 (247)" "the figure prints t' = 5 for lane 2"
+                 "lane 0 P1 (80), lane 1 P4 (163), lane 2 P6 (247), lane 3 P2 (81), lane 4 P5 (164), lane 5 P3 (82)")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "trace --figure 5 lacks '${expected}':\n${out}")
+  endif()
+endforeach()
