@@ -29,6 +29,13 @@ inline std::string states(const TBuddyTree& t) {
   return s;
 }
 
+// The state string of a pool that is one free block: the root Available, the rest Busy.
+inline std::string one_free_block(std::uint32_t height) {
+  std::string s(tb_node_count(height), 'B');
+  s[0] = 'A';
+  return s;
+}
+
 // sem[0..H]'s C, and whether every E and R is 0.
 inline std::vector<int> sem_counts(const TBuddyTree& t) {
   std::vector<int> c;
