@@ -203,3 +203,49 @@ TEST_CASE("TBuddy: a merger waits while its buddy's unit is in flight", "[core][
   CHECK(states(t) == "PPAPABBABBBBBBB");
   CHECK(tbuddy_check(t, {9}).empty());
 }
+
+// The counterexample of docs/gelado-garland.md ("The merger's wait"), replayed: leaves 8 and 10
+// held, their buddies 9 and 11 Available (sem[0] = 2), every other leaf held. M2 frees 10 and
+// takes a unit (C = 1); a taker takes the other (C = 0) and claims 11 (scatter 6 walks 1, 2, 5,
+// 11), so M2's CAS fails; before M2 signals back, M frees 8 and finds sem[0] empty. Under the
+// printed rule M falls back: 8 and 9 both end Available (I1). Under alloclab's, M waits for M2's
+// unit and merges.
+TEST_CASE("TBuddy: the printed merge rule breaks I1; the merger's wait keeps it",
+          "[core][gelado][tbuddy]") {
+  for (const bool wait_for_buddy : {false, true}) {
+    TBuddyStorage s(3);
+    const TBuddyTree& t = s.tree;
+    for (std::uint32_t i = 0; i < 8; ++i) REQUIRE(run_alloc(t, 0, 0) == 8 + i);
+    run_free(t, 9);
+    run_free(t, 11);
+    REQUIRE(states(t) == "PPBPPBBBABABBBB");
+    REQUIRE(sem_counts(t) == std::vector<int>{2, 0, 0, 0});
+    auto until = [&](auto& m, auto phase) {
+      for (int i = 0; i < 50 && m.phase() != phase; ++i) m.step(t);
+      REQUIRE(m.phase() == phase);
+    };
+    TBuddyFree<A> m2(t, 10);
+    until(m2, TBuddyFreePhase::cas_buddy);  // holds 10 and 5, and a unit: C = 1
+    TBuddyAlloc<A> taker(0, 6);
+    until(taker, TBuddyAllocPhase::lock_parent);  // took the last unit, claimed 11
+    CHECK(states(t) == "PPBPpBBBAbaBBBB");        // 10 (M2) and 11 (taker) locked
+    CHECK(sem_counts(t) == std::vector<int>{0, 0, 0, 0});
+    until(m2, TBuddyFreePhase::resignal);  // the CAS on 11 failed
+    TBuddyFree<A> m(t, 8, wait_for_buddy);
+    until(m, TBuddyFreePhase::look_buddy);  // try-wait found C = 0; 9 is Available, unlocked
+    m.step(t);
+    if (!wait_for_buddy) REQUIRE(tbuddy_run(m, t, 100));  // falls back: 8 Available
+    REQUIRE(tbuddy_run(m2, t, 100));
+    REQUIRE(tbuddy_run(m, t, 100));  // (waited for M2's unit, then merged)
+    REQUIRE(tbuddy_run(taker, t, 100));
+    CHECK(taker.node() == 11);
+    if (wait_for_buddy) {
+      CHECK(m.stats().merge_waits >= 1);
+      CHECK(m.stats().merges == 1);
+      CHECK(tbuddy_check(t, {11, 12, 13, 14, 15}).empty());
+    } else {
+      CHECK(states(t) == "PPBPPBBAAABBBBB");
+      CHECK(tbuddy_check(t, {11, 12, 13, 14, 15}).rfind("I1: node 8", 0) == 0);
+    }
+  }
+}

@@ -261,9 +261,10 @@ enum class TBuddyFreePhase : std::uint8_t {
 template <class Atomics>
 class TBuddyFree {
  public:
-  // `node`: the block as alloc returned it; its order is its height.
-  ALLOCLAB_HD TBuddyFree(const TBuddyTree& t, std::uint32_t node)
-      : node_(node), order_(tb_height(t.height, node)) {
+  // `node`: the block as alloc returned it; its order is its height. wait_for_buddy = false is
+  // the printed rule (an empty try-wait always falls back), kept to show what it breaks (I1).
+  ALLOCLAB_HD TBuddyFree(const TBuddyTree& t, std::uint32_t node, bool wait_for_buddy = true)
+      : node_(node), order_(tb_height(t.height, node)), wait_for_buddy_(wait_for_buddy) {
     lock_.reset(node);
   }
 
@@ -316,7 +317,7 @@ class TBuddyFree {
       case TBuddyFreePhase::look_buddy: {
         ++s.memory_ops;
         const std::uint32_t w = Atomics::load(t.nodes[buddy]);
-        if (node_state(w) == NodeState::available && !node_locked(w)) {
+        if (wait_for_buddy_ && node_state(w) == NodeState::available && !node_locked(w)) {
           ++s.merge_waits;  // its unit is in flight: wait for it, holding x and the parent
           try_wait_ = BulkTryWait<Atomics>(1);
           phase_ = TBuddyFreePhase::try_wait;
@@ -371,6 +372,7 @@ class TBuddyFree {
   }
 
   std::uint32_t node_, order_;
+  bool wait_for_buddy_;
   TBuddyFreePhase phase_ = TBuddyFreePhase::lock_block;
   NodeState parent_state_ = NodeState::busy;
   NodeLock<Atomics> lock_;
