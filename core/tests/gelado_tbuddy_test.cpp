@@ -210,7 +210,7 @@ TEST_CASE("TBuddy: a merger waits while its buddy's unit is in flight", "[core][
 // 11), so M2's CAS fails; before M2 signals back, M frees 8 and finds sem[0] empty. Under the
 // printed rule M falls back: 8 and 9 both end Available (I1). Under alloclab's, M waits for M2's
 // unit and merges.
-TEST_CASE("TBuddy: the printed merge rule breaks I1; the merger's wait keeps it",
+TEST_CASE("TBuddy: the printed merge rule breaks I1 and the merger's wait keeps it",
           "[core][gelado][tbuddy]") {
   for (const bool wait_for_buddy : {false, true}) {
     TBuddyStorage s(3);

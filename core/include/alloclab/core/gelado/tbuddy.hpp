@@ -82,14 +82,18 @@ class TBuddyAlloc {
         const StepStatus r = wait_.step(t.sems[level_]);
         if (r == StepStatus::spinning) ++s.sem_spins;
         if (r != StepStatus::done) return r;
+        count_wait();
         const BulkWaitOutcome o = wait_.result().outcome;
         if (o == BulkWaitOutcome::took) {
+          ++s.waits_took;
           node_ = 1;
           phase_ = TBuddyAllocPhase::search;
         } else if (o == BulkWaitOutcome::grow && level_ < t.height) {
+          ++s.waits_grew;
           ++level_;  // allocate a block of order level + 1 to split
           wait_ = BulkWait<Atomics>(1, kTBuddyBatch);
         } else if (o == BulkWaitOutcome::grow) {
+          ++s.waits_grew;
           phase_ = TBuddyAllocPhase::fail_signal;  // no order above H: out of memory
         } else {  // counter_overflow: this level holds nothing; the growers below it fail
           overflow_ = true;
@@ -170,7 +174,31 @@ class TBuddyAlloc {
     return StepStatus::done;
   }
 
+  // Stops the alloc where that leaves nothing half done (the caller's step bound was reached),
+  // and says whether it could: in a wait (its reservation dropped, BulkWait::abandon), or with
+  // a unit of sem[level] in hand before its claim's CAS (the unit signalled back: its node is
+  // still Available). Then every grower below signals its failure, as when the pool has no
+  // block: the caller keeps stepping to done, and node() is 0. False while it holds a node lock
+  // or splits or climbs: a block is changing hands, and it must finish (ask again later).
+  ALLOCLAB_HD bool give_up(const TBuddyTree& t) {
+    if (phase_ == TBuddyAllocPhase::wait) {
+      wait_.abandon(t.sems[level_]);
+      count_wait();
+    } else if (phase_ == TBuddyAllocPhase::search || phase_ == TBuddyAllocPhase::claim) {
+      bulk_signal<Atomics>(t.sems[level_], 1, 0);
+    } else {
+      return false;
+    }
+    ++stats_.gave_up;
+    fail_below();
+    return true;
+  }
+
  private:
+  ALLOCLAB_HD void count_wait() {
+    stats_.reserves += wait_.result().reserves;
+    stats_.sem_cas_failures += wait_.result().cas_failures;
+  }
   // The level's block y arrived: alloc returns it, or the grower below splits it.
   ALLOCLAB_HD StepStatus deliver(std::uint32_t y) {
     if (level_ == base_) {
@@ -294,8 +322,9 @@ class TBuddyFree {
         const StepStatus r = try_wait_.step(t.sems[order_]);
         if (r == StepStatus::spinning) ++s.sem_spins;
         if (r != StepStatus::done) return r;
-        phase_ = try_wait_.outcome() == TryWaitOutcome::took ? TBuddyFreePhase::cas_buddy
-                                                             : TBuddyFreePhase::look_buddy;
+        const bool took = try_wait_.outcome() == TryWaitOutcome::took;
+        ++(took ? s.try_waits_took : s.try_waits_empty);
+        phase_ = took ? TBuddyFreePhase::cas_buddy : TBuddyFreePhase::look_buddy;
         return StepStatus::running;
       }
       case TBuddyFreePhase::cas_buddy: {

@@ -32,6 +32,14 @@ struct TBuddyStats {
   std::uint32_t merges = 0;        // buddies taken by a merge
   std::uint32_t merge_waits = 0;   // try-waits repeated because the buddy was Available, unlocked
   std::uint32_t sem_spins = 0;     // semaphore steps that reported spinning
+  // The semaphores' outcomes: alloc's waits (one per level it asks at) and free's try-waits.
+  std::uint32_t waits_took = 0;        // wait returned 0: a unit of that order taken
+  std::uint32_t waits_grew = 0;        // wait returned -1: this thread grows (splits) the order
+  std::uint32_t reserves = 0;          // waits that reserved a promised unit (R += 1)
+  std::uint32_t sem_cas_failures = 0;  // the waits' CASes that found the word changed
+  std::uint32_t try_waits_took = 0;    // a free's try-wait took the buddy's unit
+  std::uint32_t try_waits_empty = 0;   // it found none
+  std::uint32_t gave_up = 0;           // an alloc stopped at its step bound (give_up)
 };
 
 // A try-lock on one node: a load, then a CAS of the unlocked word it saw to the same word with
