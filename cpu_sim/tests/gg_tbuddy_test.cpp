@@ -49,7 +49,7 @@ std::string parameter_of(const Scenario& s, const SimOptions& o) {
 
 }  // namespace
 
-TEST_CASE("gg-tbuddy: T pages on a tree of 2^ceil(log2 T) leaves; pages past T are never free",
+TEST_CASE("gg-tbuddy: T pages on a tree of 2^ceil(log2 T) leaves and pages past T are never free",
           "[cpu_sim][gg-tbuddy]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   CAPTURE(mode_name(mode));
@@ -75,7 +75,7 @@ TEST_CASE("gg-tbuddy: n pages take a block of 2^ceil(log2 n), aligned", "[cpu_si
     if (f >= 0) CHECK(f % 4 == 0);
 }
 
-TEST_CASE("gg-tbuddy: one request on a whole pool splits from the root; freeing all merges back",
+TEST_CASE("gg-tbuddy: one request on a whole pool splits from the root and freeing all merges back",
           "[cpu_sim][gg-tbuddy]") {
   // Sequential: exact counts. 256 pages (H = 8) as one free block.
   const SimOptions o = in(Mode::sequential);

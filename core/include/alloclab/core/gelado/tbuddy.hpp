@@ -412,7 +412,8 @@ class TBuddyFree {
 
 // Runs an alloc or a free to the end or for at most max_steps steps; on_spin(spins) after each
 // step that reports spinning (a host thread yields there, a GPU thread sleeps). A machine that
-// reached the bound is left where it is (it may hold locks): its caller reports the bound.
+// reached the bound is left where it is (it may hold locks): its caller reports the bound, or
+// (an alloc) calls give_up and steps it to done (the simulator's gg-tbuddy).
 template <class Machine, class OnSpin = NoBackoff>
 ALLOCLAB_HD bool tbuddy_run(Machine& m, const TBuddyTree& t, std::uint64_t max_steps,
                             OnSpin on_spin = OnSpin{}) {
