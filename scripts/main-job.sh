@@ -172,6 +172,13 @@ for gpu_rows in reports/data/*/workloads; do
 done
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
+# The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
+# installed (scripts/setup.sh installs it).
+if [ -f "$build/explorer/explorer.html" ]; then
+  cp "$build/explorer/explorer.html" "$out/explorer.html"
+else
+  echo "main job: no explorer page in $build/explorer (Emscripten not found at configure time)" >&2
+fi
 step "validate and report"
 validation=0
 "$alloclab" validate "$out" >"$out/validate.txt" || validation=$?

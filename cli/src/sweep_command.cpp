@@ -65,11 +65,8 @@ void say_lost_pairs_on_signal(const std::string& out_dir) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, say_lost_pairs_and_stop);
 }
 
-void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
-  if (place.distributed() && !built_with_mpi())
-    throw InputError("mpirun",
-                     "this alloclab was built without MPI (install libopenmpi-dev and "
-                     "build again); run `alloclab sweep` without mpirun");
+// `mpi`: the MPI job this process is a rank of (started by run), or empty for one process.
+void run_sweep_command(const SweepArgs& a, std::optional<MpiSweep>& mpi) {
   if (a.trials < 2)
     throw InputError("--trials", "need at least 2 trials for a confidence interval");
 
@@ -131,11 +128,9 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
     imported = import_gpu_rows(a.gpu_from, "--gpu-from");
     settings.gpu = false;
   }
-  // A distributed sweep starts MPI here: a gpu backend needs to know which ranks have a GPU
-  // before the backends are built (every rank builds the same list; only GPU ranks check it).
-  std::optional<MpiSweep> mpi;
-  if (place.distributed()) {
-    mpi.emplace();
+  // A gpu backend over MPI ranks needs to know which ranks have a GPU before the backends are
+  // built (every rank builds the same list; only GPU ranks check it).
+  if (mpi) {
     if (settings.gpu) {
       settings.gpu_device = mpi->place_gpus();
       settings.gpu_here = settings.gpu_device >= 0;
@@ -216,12 +211,37 @@ void run_sweep_command(const SweepArgs& a, const MpiPlace& place) {
 
 void run(const SweepArgs& a) {
   const MpiPlace place = mpi_place_from_environment();
-  if (place.rank == 0) return run_sweep_command(a, place);
-  // Ranks other than 0 meet the same input errors as rank 0, which says them once.
+  std::optional<MpiSweep> mpi;
+  if (!place.distributed()) return run_sweep_command(a, mpi);
+  if (!built_with_mpi()) {
+    if (place.rank != 0) std::exit(2);  // rank 0 says why
+    throw InputError("mpirun",
+                     "this alloclab was built without MPI (install libopenmpi-dev and build "
+                     "again); run `alloclab sweep` without mpirun");
+  }
+  mpi.emplace();  // first, so that every input error below meets a running MPI job
   try {
-    run_sweep_command(a, place);
-  } catch (const InputError&) {
+    run_sweep_command(a, mpi);
+  } catch (const InputError& e) {
+    // Every rank meets the same input error (each parses the same arguments; the ranks' GPUs are
+    // known to all). Rank 0 says it once, before MPI ends: MPI_Finalize waits for every rank, so
+    // no rank exits (which makes mpirun end the whole job at once) before rank 0's line is out.
+    if (mpi->rank() == 0) {
+      std::fprintf(stderr, "alloclab: error: %s\n", e.what());
+      std::fflush(stderr);
+    }
+    mpi.reset();
     std::exit(2);
+  } catch (const std::exception& e) {
+    // Anything else stops the whole job at once: rank 0 failing outside the dealing (its output
+    // files) would otherwise leave the workers waiting for it, a worker failing before it serves
+    // would leave rank 0 waiting for that worker. A failed job (a point that threw) is reported
+    // by rank 0 after every worker stopped and arrives here too.
+    const bool verification = dynamic_cast<const VerificationError*>(&e) != nullptr;
+    std::fprintf(stderr, "alloclab: %s (rank %d): %s\n",
+                 verification ? "verification failed" : "error", mpi->rank(), e.what());
+    std::fflush(stderr);
+    mpi->abort(verification ? 3 : 1);
   }
 }
 

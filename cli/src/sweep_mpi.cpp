@@ -64,53 +64,6 @@ validation::SweepExecutor MpiSweep::executor(const std::vector<Scenario>&,
                                              const std::vector<validation::Backend>&) {
   return {};
 }
-namespace {
-// Every rank's text (at most `width` - 1 characters), gathered to every rank.
-std::vector<std::string> all_gather_text(const std::string& mine, std::size_t width, int size) {
-  std::vector<char> out(width * static_cast<std::size_t>(size)), in(width, '\0');
-  mine.copy(in.data(), width - 1);
-  MPI_Allgather(in.data(), static_cast<int>(width), MPI_CHAR, out.data(), static_cast<int>(width),
-                MPI_CHAR, MPI_COMM_WORLD);
-  std::vector<std::string> texts;
-  for (int r = 0; r < size; ++r)
-    texts.emplace_back(out.data() + width * static_cast<std::size_t>(r));
-  return texts;
-}
-}  // namespace
-
-int MpiSweep::place_gpus() {
-  MPI_Comm host;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  int local_rank = 0;
-  MPI_Comm_rank(host, &local_rank);
-  MPI_Comm_free(&host);
-  const int count = gpu::device_count();
-  int device = count > 0 ? local_rank % count : -1;
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  MPI_Get_processor_name(name, &length);
-  // One GPU is one (host, PCI bus id); the lowest rank that would use it keeps it.
-  const std::string bus = device >= 0 ? gpu::pci_bus_id(device) : std::string();
-  const auto physical = all_gather_text(bus.empty() ? "" : std::string(name) + "/" + bus,
-                                        MPI_MAX_PROCESSOR_NAME + 64, size_);
-  for (int r = 0; r < rank_ && device >= 0; ++r)
-    if (physical[static_cast<std::size_t>(r)] == physical[static_cast<std::size_t>(rank_)])
-      device = -1;
-  std::string label;
-  if (device >= 0) {
-    gpu::use_device(device);
-    label = validation::gpu_device_label();
-  }
-  gpu_of_rank_ = all_gather_text(label, 256, size_);
-  return device;
-}
-
-int MpiSweep::ranks_with_gpu() const {
-  int n = 0;
-  for (const auto& label : gpu_of_rank_) n += !label.empty();
-  return n;
-}
-
 void MpiSweep::serve(const std::vector<Scenario>&, const std::vector<validation::Backend>&) {}
 void MpiSweep::abort(int exit_code) {
   std::exit(exit_code);

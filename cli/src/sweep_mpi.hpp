@@ -29,8 +29,8 @@ MpiPlace mpi_place_from_environment();
 // Whether this build can run a sweep over MPI ranks.
 bool built_with_mpi();
 
-// A distributed sweep in this process: starts MPI (the constructor) and ends it (the
-// destructor; after an exception on any rank, aborts the whole job with `exit_code`).
+// A distributed sweep in this process: starts MPI (the constructor) and ends it (the destructor,
+// MPI_Finalize, which waits for every rank; `abort` ends the whole job at once instead).
 class MpiSweep {
  public:
   MpiSweep();

@@ -1,6 +1,20 @@
 # Runs `alloclab` with bad arguments; each must exit with status 2, print nothing on stdout and
 # one line on stderr that names the parameter. Invoked by ctest (cli_rejects_bad_input).
 set(cases
+  "--T|trace --algo rw --N 4 --A 600 --T 1000"
+  "--N|trace --algo rw --N 100 --A 300 --T 400"
+  "--N|trace --algo rw --N 10 --A 5 --T 100"
+  "--algo|trace --algo queue --N 4 --A 10 --T 100"
+  "--figure|trace --figure 4"
+  "--svg|trace --figure 5 --svg /tmp/alloclab-bad-input-fig5.svg"
+  "--format|trace --figure 3 --format xml"
+  "--N|explain --algo rw --N 1,2 --A 5 --T 100"
+  "--N|explain --algo rw --N 10 --A 5 --T 100"
+  "--algo|explain --algo ouro-p-s --N 1 --A 5 --T 100"
+  "--algo|explain --algo nope --N 1 --A 5 --T 100"
+  "--format|explain --algo rw --N 1 --A 5 --T 100 --format xml"
+  "--schedule|explain --algo queue --schedule rounds --N 1 --A 5 --T 100"
+  "--pages|explain --algo rw --pages 2 --N 1 --A 5 --T 100"
   "--N|model --algo rw --N 10 --A 5 --T 100"
   "--A|model --algo rw --N 10 --A 500 --T 100"
   "--N|model --algo rw --N 0 --A 5 --T 100"
@@ -42,6 +56,13 @@ set(cases
   "--algo|simulate --algo cudamalloc --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rw --pages 2 --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
+  # gg-tbuddy (simulator only): a tree of at most 2^22 leaves, a request's block (2^ceil(log2 n)
+  # pages) within T, at most 2^21 - 1 requests in flight (lockstep: all N).
+  "--T|simulate --algo gg-tbuddy --N 10 --A 100 --T 5000000"
+  "--pages|simulate --algo gg-tbuddy --N 10 --A 100 --T 1000 --pages 1000"
+  "--N|simulate --algo gg-tbuddy --mode lockstep --N 3000000 --A 100 --T 1000"
+  "--algo|model --algo gg-tbuddy --N 10 --A 100 --T 1000"
+  "--algo|measure --algo gg-tbuddy --N 10 --A 100 --T 1000"
   # `all` stands alone (every allocator on the chosen backends), never beside names.
   "--algos|sweep --algos all,rw --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"
   "--algos|sweep --algos rw,all --backends model --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"

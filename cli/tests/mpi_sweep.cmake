@@ -83,3 +83,12 @@ execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --algos rw --backends gpu --N 6
 if(rc EQUAL 0 OR NOT e MATCHES "--backends: gpu requested but none of the 3 MPI ranks has a GPU")
   message(FATAL_ERROR "gpu over ranks: exit ${rc}, stderr: ${e}")
 endif()
+
+# Rank 0 failing outside the dealing (an output directory it cannot make) ends the whole job at
+# once, not with the workers waiting for it forever.
+execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --algos rw --backends model --N 64 --A 128
+                        --T 1e4 --out /dev/null/cannot-be-a-directory
+                RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e TIMEOUT 60)
+if(rc EQUAL 0 OR NOT rc MATCHES "^[0-9]+$" OR NOT e MATCHES "alloclab: error \\(rank 0\\)")
+  message(FATAL_ERROR "rank 0 failing: exit '${rc}', stderr: ${e}")
+endif()

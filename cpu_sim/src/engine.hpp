@@ -7,6 +7,7 @@
 #include <array>
 #include <vector>
 
+#include "alloclab/cpu_sim/trace.hpp"
 #include "detail.hpp"
 
 namespace alloclab::sim::detail {
@@ -62,6 +63,7 @@ inline void finish(RunResult& r, const std::vector<Counters>& per_worker,
 //                RW-BM: retries the next free bit of the word the atomic returned, within the same
 //                step (gpu/src/rwbm.cu).
 //            std::int64_t page(std::uint64_t target, int cand) const;
+//            bool page_used(std::uint64_t page) const;   (for SimOptions::trace)
 // A thread's step = one probe. Shortcut (exact for allocation-only runs): once the free-page
 // counter is 0 every further probe fails, so the request fails with steps = bound at once.
 
@@ -147,6 +149,13 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
       int cand;
     };
     std::vector<Cand> cands;
+    LockstepTrace* const trace = run.opt.trace;
+    auto pool_now = [&] {
+      std::vector<bool> used(s.T);
+      for (std::uint64_t p = 0; p < s.T; ++p) used[p] = pol.page_used(p);
+      return used;
+    };
+    if (trace) trace->used_before = pool_now();
     for (std::uint64_t r = 0; !active.empty(); ++r) {
       if (free.load() == 0) {
         for (auto i : active) {
@@ -157,6 +166,7 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
         break;
       }
       cands.clear();
+      std::vector<std::uint64_t> round_targets;  // trace: each active thread's target
       for (auto i : active) {
         std::uint64_t bits;
         if ((r & 1) == 0) {
@@ -168,6 +178,7 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
           bits = spare[i];
         }
         const std::uint64_t target = mul_high_u64(bits, W);
+        if (trace) round_targets.push_back(target);
         const int cand = pol.inspect(target, Probe{i, bits});
         run.out.steps[i] = static_cast<std::uint32_t>(r + 1);
         ++c[0].probes;
@@ -183,6 +194,24 @@ void run_per_thread(P& pol, const Run& run, std::atomic<std::uint64_t>& free) {
           run.out.first_page[x.thread] = pol.page(x.target, got);
           ++c[0].taken;
         }
+      }
+      if (trace) {  // this round's probes, by thread id, and the pool after its claims
+        TraceRound tr;
+        for (std::size_t k = 0; k < active.size(); ++k) {
+          TraceProbe p;
+          p.thread = active[k];
+          p.target = round_targets[k];
+          p.won = run.out.first_page[active[k]];
+          tr.probes.push_back(p);
+        }
+        for (std::size_t k = 0; k < cands.size(); ++k)
+          for (auto& p : tr.probes)
+            if (p.thread == cands[k].thread) {
+              p.saw_free = true;
+              p.claim_order = k;
+            }
+        tr.used_after = pool_now();
+        trace->rounds.push_back(std::move(tr));
       }
       std::size_t keep = 0;
       for (auto i : active) {

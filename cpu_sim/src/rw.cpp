@@ -23,6 +23,7 @@ struct RwPolicy {
     ++c.failed_claims;
     return -1;
   }
+  bool page_used(std::uint64_t p) const { return bm.used(p); }
   std::int64_t page(std::uint64_t p, int) const { return static_cast<std::int64_t>(p); }
 };
 

@@ -49,6 +49,7 @@ struct RwbmPolicy {
       if (b < 0) return -1;  // word exhausted: the next step reads another word
     }
   }
+  bool page_used(std::uint64_t p) const { return bm.used(p); }
   std::int64_t page(std::uint64_t j, int b) const {
     return static_cast<std::int64_t>(j * bm.w() + static_cast<unsigned>(b));
   }

@@ -58,6 +58,13 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // 5); VL also resets the chunk's next, links it and moves back (5 + 3).
   if (algo == Algorithm::ouro_c_va) return {3, 3 + 3 + 6 + 5};
   if (algo == Algorithm::ouro_c_vl) return {3, 3 + 3 + 6 + 8};
+  // TBuddy (H = 12 on 4096 pages), a free alone: the lock CAS on x; per level merged, the
+  // parent's lock CAS, the try-wait's CAS, the buddy's CAS and two exchanges (5); at the level
+  // that stops, the parent's lock, the try-wait and the buddy's CAS and the unit signalled back
+  // (when the CAS fails), the exchange to Available and the signal (6); then the climb, three per
+  // level changed and two to release (3 (H - m) + 2 above m merges). At least the root's 3 (lock,
+  // write, signal), at most 1 + 5m + 6 + 3(H - m) + 2 <= 9 + 5H.
+  if (algo == Algorithm::gg_tbuddy) return {3, 9 + 5 * 12};
   return {1, 1};
 }
 

@@ -68,6 +68,45 @@ Record queue_record(const Scenario& s) {
   return r;
 }
 
+// The queue's derivation of `alloclab explain` (explain.hpp), from the functions queue_record
+// uses.
+Explanation queue_explain(const Scenario& s) {
+  Explanation x;
+  x.model = "the queue baseline (paper 000, §3.2.1)";
+  x.assumptions = {
+      "The free pages wait in one queue; each request takes the next position with one atomic "
+      "increment and walks to it, so the thread served k-th takes k steps.",
+      "The order in which the N requests are served is uniformly random and independent of which "
+      "warp a thread belongs to: a warp's lanes hold a random set of distinct positions of 1..N."};
+  x.hardware = {
+      "A GPU aggregates a warp's increments into one atomic (the lanes take consecutive "
+      "positions), so a hardware warp's positions are not spread over 1..N: the measured WAS is "
+      "about (N + 32)/2 for full warps, not the model's 32(N+1)/33 (docs/gpu-results.md)."};
+  const unsigned L = s.lanes;
+  const double tas = queue_tas(s.N), exact = queue_was_exact(s.N, L), eq1 = queue_was_eq1(s.N, L);
+  ExplainSection tas_section;
+  tas_section.title = "TAS: the mean position";
+  tas_section.lines = {{"TAS", "(1 + 2 + ... + N)/N = (N + 1)/2", fmt::format("({} + 1)/2", s.N),
+                        tas, "a request waits behind half of the others on average"}};
+  x.sections.push_back(std::move(tas_section));
+  ExplainSection was_section;
+  was_section.title = "WAS: the largest of a warp's positions";
+  was_section.lines = {
+      {"WAS", "m(N + 1)/(m + 1) for a warp of m lanes, averaged over the warps",
+       fmt::format("{} x ({} + 1)/({} + 1) for full warps", L, s.N, L), exact,
+       "the expected largest of m distinct uniform positions of 1..N (hockey-stick identity)"},
+      {"Eq. (1)", "N - S_L(N)/N^L, S_L(N) = 1^L + 2^L + ... + N^L",
+       fmt::format("N = {}, L = {}", s.N, L), eq1,
+       "the paper's formula: the largest of L positions drawn WITH replacement from 0..N-1"},
+      {"gap", "Eq. (1) - WAS", "", eq1 - exact,
+       fmt::format("the gap the erratum explains; it tends to -(3L+1)/(2(L+1)) = {} as N grows",
+                   explain_number(-(3.0 * L + 1) / (2.0 * (L + 1))))}};
+  x.sections.push_back(std::move(was_section));
+  x.was_over_service_order = false;  // a warp's positions are a random subset of 1..N
+  x.errata = {"eq1"};
+  return x;
+}
+
 constexpr std::string_view kQueueHelp =
     "tas = (N+1)/2: the thread served k-th takes k steps. was: exact E[max of the m distinct\n"
     "random positions of 1..N a warp's lanes hold] = m(N+1)/(m+1), averaged over the warps (the\n"
@@ -81,6 +120,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::queue,
                         (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
                                     .evaluate = &queue_record,
                                     .metrics = {"tas", "was", "was_eq1"},
-                                    .help = kQueueHelp}))
+                                    .help = kQueueHelp,
+                                    .explain = &queue_explain}))
 
 }  // namespace alloclab::model

@@ -60,6 +60,47 @@ Record evaluate_rwmalloc(const Scenario& s) {
 
 namespace {
 
+// RW_malloc's derivation of `alloclab explain` (explain.hpp), from evaluate_rwmalloc's record.
+Explanation rwmalloc_explain(const Scenario& s) {
+  const Record r = evaluate_rwmalloc(s);
+  Explanation x;
+  x.model = fmt::format(
+      "RW_malloc (Algorithm 3, §4.3), requests of n = {} consecutive pages, warp chain over the "
+      "sequential schedule of warps",
+      s.pages);
+  x.assumptions = {
+      "A warp reads a window of L consecutive words; a round's capacity C is the sum over the "
+      "window's free runs of floor(run / n): how many n-page requests it can serve.",
+      "min(need, C) of the warp's needing lanes are served per round; the others read a fresh "
+      "window next round.",
+      "Free pages are independent with probability A/T each (model/warp_chains.hpp); warps are "
+      "served one after another."};
+  x.hardware = {
+      "The GPU kernel (Algorithm 3 as written) keeps a run inside one word (n <= w): the _in_word "
+      "quantities; the simulator joins runs across words, as the paper's text describes.",
+      "As runs are used up the pool fragments, which the independence assumption ignores: on the "
+      "H200 the rounds exceed the chain's as the pool fills (docs/models.md)."};
+  ExplainSection sec;
+  sec.title = "A window of words and its runs of n free pages";
+  const auto line = [&](const char* key, const char* label, const char* formula,
+                        const std::string& meaning) {
+    sec.lines.push_back({label, formula, "", r.number(key), meaning});
+  };
+  line("p_word", "p_word", "P(a pool word holds a free run of n inside it)",
+       fmt::format("at a free fraction of {}",
+                   explain_number(static_cast<double>(s.A) / static_cast<double>(s.T))));
+  line("p_window", "p_window", "P(a window of L words holds a run of n, runs joined)",
+       "a round serves at least one lane with this probability");
+  line("tas", "TAS", "mean round in which a lane is served (runs joined)", "the simulator's rule");
+  line("was", "WAS", "mean over warps of E[rounds] (runs joined)", "");
+  line("tas_in_word", "TAS (in word)", "as TAS, runs inside one word", "the GPU's rule");
+  line("was_in_word", "WAS (in word)", "as WAS, runs inside one word", "");
+  line("utilisation_in_word", "utilisation", "n floor(w/n)/w",
+       "Figure 11: the share of an empty pool n-page requests can take inside words");
+  x.sections.push_back(std::move(sec));
+  return x;
+}
+
 constexpr std::string_view kRwmallocHelp =
     "--pages n. A warp serves its needing lanes in rounds; the capacity of a round is\n"
     "C = sum over the free runs of the warp's window of --lanes consecutive words of\n"
@@ -81,6 +122,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rwmalloc,
                             .probed_word_bits = [](const Scenario& s) { return s.w; },
                             .metrics = {"tas", "was", "p_word", "p_window", "p_window_in_word",
                                         "tas_in_word", "was_in_word", "utilisation_in_word"},
-                            .help = kRwmallocHelp}))
+                            .help = kRwmallocHelp,
+                            .explain = &rwmalloc_explain}))
 
 }  // namespace alloclab::model

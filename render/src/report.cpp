@@ -155,12 +155,23 @@ ReportFiles write_report(const ReportInputs& in) {
   html += "<title>alloclab report</title>\n<style>\n";
   html += kStyle;
   html += "</style></head><body>\n<h1>alloclab report</h1>\n";
+  // The explorer page (issue 16), where the main job wrote it beside the report.
+  const bool explorer = fs::exists(fs::path(in.dir) / "explorer.html");
+  const std::string explorer_text =
+      "the model and the simulator in your browser: sliders for N, A/T, T and w, curves with the "
+      "H200 measurements, a small pool allocated round by round";
+  if (explorer)
+    html += "<p>Interactive: <a href=\"explorer.html\">the explorer page</a> (" + explorer_text +
+            ").</p>\n";
   html += w.html();
   html += "<p>Made by <code>" + html_escape(prov.report_command) + "</code>.</p>\n";
   html += kRenderCheck;
   html += "</body></html>\n";
   const std::string md =
-      "# alloclab report\n" + w.markdown() + "Made by `" + prov.report_command + "`.\n";
+      "# alloclab report\n" +
+      (explorer ? "Interactive: [the explorer page](explorer.html) (" + explorer_text + ").\n\n"
+                : std::string()) +
+      w.markdown() + "Made by `" + prov.report_command + "`.\n";
 
   ReportFiles files;
   files.html = (fs::path(in.dir) / "report.html").string();

@@ -74,7 +74,7 @@ ReportInputs inputs(const fs::path& dir) {
   in.errata = {{"Sec. 4.1", "Eq. (3) is a special case of Eq. (2)",
                 "Eq. (4) reduces to the "
                 "harmonic form",
-                "w = 1"}};
+                "w = 1", "eq4-special-case"}};
   in.provenance.report_command = "alloclab report x";
   return in;
 }
@@ -132,6 +132,18 @@ TEST_CASE("the report holds every figure, table and erratum", "[render][report]"
   CHECK(md.find("## <a id=\"verdicts\"></a>Verdicts") != std::string::npos);
   CHECK(md.find("![fig4a](figures/fig4a.svg)") != std::string::npos);
   CHECK(fs::exists(dir / "figures" / "fig4a.svg"));
+}
+
+TEST_CASE("the report links the explorer page only where one lies beside it", "[render][report]") {
+  if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
+  const auto dir = fs::temp_directory_path() / "alloclab_report_explorer_test";
+  fs::remove_all(dir);
+  auto files = write_report(inputs(dir));
+  CHECK(slurp(files.html).find("href=\"explorer.html\"") == std::string::npos);
+  std::ofstream(dir / "explorer.html") << "<html></html>";
+  files = write_report(inputs(dir));
+  CHECK(count(slurp(files.html), "href=\"explorer.html\"") == 1);
+  CHECK(slurp(files.markdown).find("[the explorer page](explorer.html)") != std::string::npos);
 }
 
 TEST_CASE("each figure names the one sweep that wrote its rows, and the appendix has them all",

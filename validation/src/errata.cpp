@@ -26,7 +26,8 @@ std::vector<Erratum> paper000_errata() {
          fmt::format("N = {}: Eq. (1) = {:.4f}, exact 32(N+1)/33 = {:.4f} (difference {:.4f}, "
                      "tending to (3L+1)/(2(L+1)) = 97/66 = {:.4f} as N grows; "
                      "`alloclab model --algo queue --N 1024 --A 1024 --T 1024`)",
-                     N, eq1, exact, exact - eq1, 97.0 / 66)});
+                     N, eq1, exact, exact - eq1, 97.0 / 66),
+         "eq1"});
   }
   {  // Sec. 4.1: which equation is the special case of which.
     const std::uint64_t N = 5000, A = 10000, T = 1000000;
@@ -38,13 +39,15 @@ std::vector<Erratum> paper000_errata() {
          "the log approximation; Eq. (3) (a WAS bound) is the w = 1 case of Eq. (5).",
          fmt::format("N = {}, A = {}, T = {}: Eq. (4) at w = 1 gives {:.12g}, T/N (H_A - "
                      "H_(A-N)) gives {:.12g}",
-                     N, A, T, rwbm1, rw)});
+                     N, A, T, rwbm1, rw),
+         "eq4-special-case"});
   }
   out.push_back({"Sec. 3.2.2, text on Figure 4(a)", "\"we plot the value of formula (4)\"",
                  "Figure 4(a) shows RW's TAS, i.e. formula (2) (or its exact harmonic form); "
                  "formula (4) is RW-BM's TAS, introduced only in Sec. 4.1.",
                  "Figure 4(a) reproduced by `alloclab model --algo rw --N 500:5000:500 --free "
-                 "0.5,0.1,0.01,0.007,0.005 --T 1e6` matches the paper's curves"});
+                 "0.5,0.1,0.01,0.007,0.005 --T 1e6` matches the paper's curves",
+                 "figure4a"});
   {  // Eq. (4): RW-BM's TAS under the sequential assumption.
     Scenario s;
     s.algo = Algorithm::rwbm;
@@ -74,7 +77,8 @@ std::vector<Erratum> paper000_errata() {
                      "its 95% CI and agrees with the simulation within the CIs. "
                      "(`alloclab simulate --algo rwbm --mode sequential --N 4096 --A "
                      "10000 --T 1e6 --trials 40`)",
-                     eq4, r.tas.mean, r.tas.ci95.value_or(0), 100 * (r.tas.mean / eq4 - 1))});
+                     eq4, r.tas.mean, r.tas.ci95.value_or(0), 100 * (r.tas.mean / eq4 - 1)),
+         "eq4-clumping"});
   }
   {  // Theorem 1.
     const auto t = model::check_theorem1(5000, 5000, 1000000, 32);
@@ -86,7 +90,8 @@ std::vector<Erratum> paper000_errata() {
          fmt::format("T = 10^6, N = A = 5000, w = 32: U' = {:.6f}, U/w = {:.6f}, residual {:.6f} "
                      "vs (w-1)/(2w) = {:.6f}",
                      t.lhs.value_or(NAN), t.rhs_printed.value_or(NAN), t.residual.value_or(NAN),
-                     31.0 / 64)});
+                     31.0 / 64),
+         "theorem1"});
   }
   {  // Theorem 2.
     const auto t = model::check_theorem2(5000, 5001, 1000000, 32, 32);
@@ -96,7 +101,8 @@ std::vector<Erratum> paper000_errata() {
          "equal 1); the statement can only mean V' - V/w -> (w-1)/(2w) as A -> N, which holds.",
          fmt::format("T = 10^6, N = 5000, A = 5001, w = 32: V' = {:.6f}, V/w + (w-1)/(2w) = "
                      "{:.6f}, residual {:.3g}",
-                     t.lhs.value_or(NAN), t.rhs_printed.value_or(NAN), t.residual.value_or(NAN))});
+                     t.lhs.value_or(NAN), t.rhs_printed.value_or(NAN), t.residual.value_or(NAN)),
+         "theorem2"});
   }
   {  // Eq. (2) at A = N.
     const std::uint64_t N = 5000, A = 5000, T = 1000000;
@@ -108,7 +114,8 @@ std::vector<Erratum> paper000_errata() {
          fmt::format("N = A = {}, T = 10^6: Eq. (2) {}; exact T/N (H_A - H_(A-N)) = {:.2f} "
                      "(`alloclab model --algo rw --N 5000 --A 5000 --T 1e6`)",
                      N, approx ? fmt::format("= {:.6g}", *approx) : std::string("is infinite"),
-                     model::rw_tas_exact(N, A, T))});
+                     model::rw_tas_exact(N, A, T)),
+         "eq2-at-a-equals-n"});
   }
   out.push_back(
       {"Sec. 3.2.2, collisions", "\"the expected number of collisions is only 12.5\"",
@@ -117,25 +124,37 @@ std::vector<Erratum> paper000_errata() {
        "makes per word: see the collisions model in the report.",
        fmt::format("N(N-1)/(2T) = {:.4f} (`alloclab model --algo rw --N 5000 --free 0.5 --T 1e6`, "
                    "collisions_expected)",
-                   model::collisions_expected(5000, 1000000))});
+                   model::collisions_expected(5000, 1000000)),
+       "collisions-12.5"});
   out.push_back({"Figure 5 (CoRW, lane 2)", "t' = 5 for lane 2",
                  "The figure's own line 13 (fks(hasMask, 3) - 1 with hasMask = {1, 2, 4}) and the "
                  "page lane 2 receives (P6, lane 4's) give t' = 4.",
                  "the test `corw_share reproduces Figure 5` (ctest -R Figure) replays the figure "
-                 "step for step with t' = 4 and every other value as printed"});
+                 "step for step with t' = 4 and every other value as printed",
+                 "figure5"});
   out.push_back(
       {"Algorithm 2 (CoRW), line 10",
        "every lane with a free bit sets it in the register copy P, each iteration",
        "Pages found but handed to no lane would be marked used and lost. alloclab counts a bit "
        "as used only when some lane's t' points at it; untaken bits stay free.",
        "the test `corw_share leaves bits nobody took free`; pages are conserved (taken + free = "
-       "T) on every simulator and GPU run, which verification checks"});
+       "T) on every simulator and GPU run, which verification checks",
+       "alg2-line10"});
   out.push_back(
       {"Eq. (5); Table 1; Eq. (1), (3), (5)",
        "a capital W for the word size; E(Y_i) in Table 1; bounds for 32 lanes",
        "Notation only; no result depends on these. Eq. (5)'s W stands for the word size w; "
        "Table 1's E(Y_i) is flagged as printed; the bounds hold for any warp width L.",
-       "`alloclab model --lanes L` computes every quantity for any L"});
+       "`alloclab model --lanes L` computes every quantity for any L", "notation"});
+  return out;
+}
+
+std::vector<Erratum> paper000_errata(const std::vector<std::string>& keys) {
+  const auto all = paper000_errata();
+  std::vector<Erratum> out;
+  for (const auto& key : keys)
+    for (const auto& e : all)
+      if (e.key == key) out.push_back(e);
   return out;
 }
 

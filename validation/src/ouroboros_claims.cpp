@@ -441,7 +441,8 @@ std::vector<Erratum> ouroboros_errata() {
            size, size,
            ouro::index_queue_admits(static_cast<std::int32_t>(size), size, ouro::FullCheck::printed)
                ? "admits"
-               : "refuses")});
+               : "refuses"),
+       "ouro-alg1-full-check"});
   const std::int64_t paper = 2'000'000;
   const std::int64_t public_most = (std::int64_t{1} << (ouro::kSemFieldBits - 1)) - 1;
   out.push_back(
@@ -455,7 +456,8 @@ std::vector<Erratum> ouroboros_errata() {
                    "benchmark, 2^20 pages of 16 B freed into one queue, is {} pages, one more than "
                    "C can count (`core/ouroboros/bulk_semaphore.hpp`)",
                    paper, ouro::sem_fits(paper, 0, 0) ? "fits" : "does not fit",
-                   std::int64_t{1} << 20)});
+                   std::int64_t{1} << 20),
+       "ouro-21-bit-count"});
   out.push_back(
       {"§4.2, Alg. 4 (DEQUEUE)",
        "the thread that empties a chunk at position p moves front with atomicMax(front, p + 1)",
@@ -464,7 +466,8 @@ std::vector<Erratum> ouroboros_errata() {
        "with front at 0, a chunk with free pages at 0 and the chunk emptied at 1, atomicMax(front, "
        "2) leaves the pages at 0 counted by the semaphore but behind front, where no walk "
        "from front finds them (test `chunk queue: a lane moves front past the dead entries it "
-       "read and removes them`)"});
+       "read and removes them`)",
+       "ouro-alg4-atomicmax"});
   const double vl = model_number(point(Algorithm::ouro_p_vl, 1, 16, std::uint64_t{1} << 30),
                                  "static_queue_bytes");
   out.push_back({"§5.2 (VLQ)", "the virtualized linked queue's static state is 3 pointers",
@@ -472,7 +475,8 @@ std::vector<Erratum> ouroboros_errata() {
                  "deferred reclamation needs (the public code keeps it too)",
                  fmt::format("the model's static bytes of one VL class: {:.0f} ({:.0f} words of "
                              "4 B; `alloclab model --algo ouro-p-vl`)",
-                             vl, vl / 4)});
+                             vl, vl / 4),
+                 "ouro-vlq-static"});
   return out;
 }
 

@@ -31,6 +31,7 @@ enum class Algorithm {
   ouro_p_vl,     // Ouroboros variant P over virtualized linked-chunk queues (Winter et al., §5.2)
   ouro_c_va,     // Ouroboros variant C over virtualized array queues (Winter et al., §5.1)
   ouro_c_vl,     // Ouroboros variant C over virtualized linked-chunk queues (Winter et al., §5.2)
+  gg_tbuddy,     // TBuddy (Gelado & Garland, PPoPP'19 §4.1): buddy tree, bulk semaphore per order
 };
 
 // The backends an allocator can run on (a bit set).
@@ -213,6 +214,17 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .queue_in_pool = true,
       .queue_trail = 10,
       .queue_on_demand = true}},
+    {Algorithm::gg_tbuddy,
+     "gg-tbuddy",
+     "TBuddy: a binary buddy tree with one bulk semaphore (batch 2) per order and lock coupling "
+     "(Gelado & Garland, PPoPP'19 Sec. 4.1; n pages take a block of 2^ceil(log2 n), simulator "
+     "only)",
+     "one memory operation on a node word or an order's semaphore word (a lock held or a wait is "
+     "a step that spins); in lockstep, one per simulated thread per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .size_classes = true}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -33,6 +33,9 @@ struct SimOptions {
   std::uint32_t queue_capacity = 0;          // Ouroboros: pages one class's queue holds; 0 = 2^20
   // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
   std::vector<unsigned> pages_per_thread = {};
+  // Lockstep, RW and RW-BM: where to record every round (trace.hpp, `alloclab trace`); null: no
+  // record. Small cases only: each round keeps a copy of the pool.
+  struct LockstepTrace* trace = nullptr;
 };
 
 // One run (one trial) of one scenario. Per-thread vectors are indexed by global thread id.

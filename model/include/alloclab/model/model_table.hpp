@@ -17,6 +17,7 @@
 #include "alloclab/core/backend_table.hpp"
 #include "alloclab/core/result.hpp"
 #include "alloclab/core/scenario.hpp"
+#include "alloclab/model/explain.hpp"
 #include "alloclab/model/rounds.hpp"
 
 namespace alloclab::model {
@@ -41,6 +42,9 @@ struct ModelEntry {
   std::vector<std::string> metrics;
   // Its paragraph of `alloclab model --help`: what the quantities are and how they are computed.
   std::string_view help;
+  // `alloclab explain` (explain.hpp): the sequential model's derivation at a point it applies to.
+  // Null: the allocator's model has no worked derivation yet (explain says so).
+  Explanation (*explain)(const Scenario& s) = nullptr;
 };
 
 using ModelTable = BackendTable<ModelEntry>;

@@ -15,9 +15,13 @@ struct Erratum {
   std::string printed;    // the claim as printed
   std::string corrected;  // what holds instead
   std::string evidence;   // numbers, with the command (or test) that shows them
+  std::string key;        // short stable name ("eq1", "theorem1"): `explain` looks errata up by it
 };
 
 std::vector<Erratum> paper000_errata();
+
+// The errata of paper 000 named by `keys` (Erratum::key), in that order; unknown keys are skipped.
+std::vector<Erratum> paper000_errata(const std::vector<std::string>& keys);
 
 // Theorem 1/2 records at the corner the theorems speak of (A -> N): T = 10^6, N = 5000,
 // A in {N, N+1, 1.01 N, 2 N}, w in {32, 64}.

@@ -28,18 +28,21 @@
 #include <string>
 
 #include "alloclab/core/hd.hpp"
+#include "alloclab/core/semaphore_word.hpp"
 
 namespace alloclab::ouro {
 
 inline constexpr unsigned kSemFieldBits = 21;
-inline constexpr unsigned kSemExpectedShift = kSemFieldBits;
-inline constexpr unsigned kSemReservedShift = 2 * kSemFieldBits;
-inline constexpr std::uint64_t kSemFieldMask = (std::uint64_t{1} << kSemFieldBits) - 1;
 inline constexpr std::int32_t kSemCountBias = std::int32_t{1} << (kSemFieldBits - 2);  // 2^19
-inline constexpr std::int32_t kSemMinCount = -kSemCountBias;
+// The word's layout, shared with Gelado & Garland's semaphore (core/semaphore_word.hpp).
+using SemWord = SemWordLayout<kSemFieldBits, kSemFieldBits, kSemFieldBits, kSemCountBias>;
+inline constexpr unsigned kSemExpectedShift = SemWord::kExpectedShift;
+inline constexpr unsigned kSemReservedShift = SemWord::kReservedShift;
+inline constexpr std::uint64_t kSemFieldMask = SemWord::kCountMask;
+inline constexpr std::int32_t kSemMinCount = SemWord::kMinCount;
 // The largest count C can hold: 2^21 - 2^19 - 1 = 1,572,863 units. A queue (or pool) whose free
 // units the semaphore counts must not hold more than this.
-inline constexpr std::int32_t kMaxUnits = (std::int32_t{1} << kSemFieldBits) - kSemCountBias - 1;
+inline constexpr std::int32_t kMaxUnits = SemWord::kMaxCount;
 // Pages one class's queue holds unless a configuration says otherwise (--queue-capacity): 2^20,
 // the largest power of two the semaphore's count can hold (kMaxUnits = 1,572,863), and exactly
 // the pages of the paper's 2^20-request benchmark at 16 B. A power of two makes a position's slot
@@ -48,51 +51,36 @@ inline constexpr std::int32_t kMaxUnits = (std::int32_t{1} << kSemFieldBits) - k
 inline constexpr std::uint32_t kDefaultQueueCapacity = std::uint32_t{1} << 20;
 
 // The largest E or R: 2^21 - 1.
-inline constexpr std::uint32_t kSemMaxField = static_cast<std::uint32_t>(kSemFieldMask);
+inline constexpr std::uint32_t kSemMaxField = SemWord::kMaxExpected;
 
-struct SemCounters {
-  std::int32_t count = 0;      // C
-  std::uint32_t expected = 0;  // E
-  std::uint32_t reserved = 0;  // R
-};
-
-ALLOCLAB_HD bool operator==(SemCounters a, SemCounters b) {
-  return a.count == b.count && a.expected == b.expected && a.reserved == b.reserved;
-}
+using alloclab::SemCounters;
 
 // Whether the counters can be packed without one field spilling into the next.
 ALLOCLAB_HD bool sem_fits(std::int64_t count, std::int64_t expected, std::int64_t reserved) {
-  return count >= kSemMinCount && count <= kMaxUnits && expected >= 0 && expected <= kSemMaxField &&
-         reserved >= 0 && reserved <= kSemMaxField;
+  return SemWord::fits(count, expected, reserved);
 }
 
 // Precondition: sem_fits(c).
 ALLOCLAB_HD std::uint64_t sem_pack(SemCounters c) {
-  return static_cast<std::uint64_t>(c.count + kSemCountBias) |
-         (std::uint64_t{c.expected} << kSemExpectedShift) |
-         (std::uint64_t{c.reserved} << kSemReservedShift);
+  return SemWord::pack(c);
 }
 
 ALLOCLAB_HD SemCounters sem_unpack(std::uint64_t word) {
-  SemCounters c;
-  c.count = static_cast<std::int32_t>(word & kSemFieldMask) - kSemCountBias;
-  c.expected = static_cast<std::uint32_t>((word >> kSemExpectedShift) & kSemFieldMask);
-  c.reserved = static_cast<std::uint32_t>((word >> kSemReservedShift) & kSemFieldMask);
-  return c;
+  return SemWord::unpack(word);
 }
 
 // Word deltas for one atomic add (mod 2^64). Adding a delta changes only the named fields as long
 // as every field stays in its range; the range checks at the end of this file keep them there.
 ALLOCLAB_HD std::uint64_t sem_count_delta(std::int32_t units) {
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(units));
+  return SemWord::count_delta(units);
 }
 // signal(N, #pages) (Alg. 2 lines 21-24): C += N and E -= #pages in one add.
 ALLOCLAB_HD std::uint64_t sem_signal_delta(std::uint32_t units, std::uint32_t pages) {
-  return std::uint64_t{units} - (std::uint64_t{pages} << kSemExpectedShift);
+  return SemWord::signal_delta(units, pages);
 }
 // Line 20: R -= N.
 ALLOCLAB_HD std::uint64_t sem_release_delta(std::uint32_t n) {
-  return std::uint64_t{0} - (std::uint64_t{n} << kSemReservedShift);
+  return SemWord::release_delta(n);
 }
 
 // One iteration of the CAS loop, Alg. 2 lines 9-16.
@@ -134,20 +122,10 @@ ALLOCLAB_HD SemDecision sem_decide(SemCounters c, std::uint32_t n, std::uint32_t
   return d;
 }
 
-// When a reserver stops waiting (Alg. 2 line 17): `while C < N and R < C + E: sleep()`.
-// As printed (`printed`), a reserver also leaves when R == C + E, i.e. exactly when the promised
-// pages cover every reservation; it then drops R and reserves again, over and over, until the
-// pages arrive (more atomics on R, no wrong result). `covered` keeps waiting while
-// R <= C + E, which is the state right after a successful reserve (line 9 admitted it with
-// C + E - R >= N), and leaves only when the reservations are no longer covered (a grower failed,
-// or the fast path took pages others had reserved).
-enum class SpinExit : std::uint8_t { printed, covered };
-
-ALLOCLAB_HD bool sem_keep_waiting(SemCounters c, std::uint32_t n, SpinExit rule) {
-  if (c.count >= std::int64_t{n}) return false;
-  const std::int64_t supply = std::int64_t{c.count} + c.expected;
-  return rule == SpinExit::printed ? c.reserved < supply : c.reserved <= supply;
-}
+// When a reserver stops waiting (Alg. 2 line 17): `while C < N and R < C + E: sleep()`, as
+// printed or with reservations that are exactly covered kept waiting; see semaphore_word.hpp.
+using alloclab::sem_keep_waiting;
+using alloclab::SpinExit;
 
 // signal(N, #pages), Alg. 2 lines 21-24, as one atomic add. Returns the counters before it.
 // A grower whose chunk arrived calls sem_signal(word, #pages, #pages); a free calls
@@ -398,9 +376,7 @@ class SemaphoreWait {
   WaitResult result_;
 };
 
-struct NoBackoff {
-  ALLOCLAB_HD void operator()(std::uint32_t /*spins*/) const {}
-};
+using alloclab::NoBackoff;
 
 // Runs one wait to its end or for at most max_steps steps (then abandons it: gave_up).
 // alloc_chunk() -> bool allocates a chunk and, on success, signals (#pages, #pages) itself.

@@ -1,0 +1,67 @@
+# `alloclab trace` end to end (issue 16): Figure 3's case (seven RW threads, two crossing at one
+# page) prints its rounds and the one-at-a-time check, --svg draws one row of cells per round and
+# the pool before, --format json carries every probe. Invoked by ctest (cli_trace) with ALLOCLAB
+# and WORK.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+execute_process(COMMAND ${ALLOCLAB} trace --figure 3 --svg ${WORK}/fig3.svg
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trace --figure 3: exit ${rc}: ${err}")
+endif()
+foreach(expected "Figure 3 (paper 000): 7 threads, 16 pages of which 9 free" "before round 1"
+                 "a collision" "crossed at page"
+                 "7 of the 7 threads take the same page after the same number of probes")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "trace --figure 3 lacks '${expected}':\n${out}")
+  endif()
+endforeach()
+# Rounds printed = rows of the SVG - 1 (the pool before); each row has 16 cells.
+string(REGEX MATCHALL "\nround [0-9]+:" rounds "${out}")
+list(LENGTH rounds n_rounds)
+file(READ ${WORK}/fig3.svg svg)
+string(REGEX MATCHALL "<rect " rects "${svg}")
+list(LENGTH rects n_rects)
+math(EXPR expected_rects "(${n_rounds} + 1) * 16")
+if(n_rounds EQUAL 0 OR NOT n_rects EQUAL expected_rects)
+  message(FATAL_ERROR "${n_rounds} rounds printed, ${n_rects} cells in the SVG (expected "
+                      "${expected_rects})")
+endif()
+
+execute_process(COMMAND ${ALLOCLAB} trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --format json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trace --format json: exit ${rc}: ${err}")
+endif()
+# Every thread wins exactly once over the rounds.
+string(JSON n_json_rounds LENGTH "${json}" rounds)
+set(wins 0)
+math(EXPR last "${n_json_rounds} - 1")
+foreach(r RANGE ${last})
+  string(JSON n_probes LENGTH "${json}" rounds ${r} probes)
+  math(EXPR last_probe "${n_probes} - 1")
+  foreach(k RANGE ${last_probe})
+    string(JSON won GET "${json}" rounds ${r} probes ${k} won)
+    if(won GREATER_EQUAL 0)
+      math(EXPR wins "${wins} + 1")
+    endif()
+  endforeach()
+endforeach()
+if(NOT wins EQUAL 12)
+  message(FATAL_ERROR "trace --format json: ${wins} pages won, expected 12")
+endif()
+
+# Figure 5 (CoRW), lane by lane: the figure's pages, lane 2's t' = 4 marked against the printed 5.
+execute_process(COMMAND ${ALLOCLAB} trace --figure 5
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trace --figure 5: exit ${rc}: ${err}")
+endif()
+foreach(expected "     2  P4 (163)      2  4*  P6 (247)" "the figure prints t' = 5 for lane 2"
+                 "lane 0 P1 (80), lane 1 P4 (163), lane 2 P6 (247), lane 3 P2 (81), lane 4 P5 (164), lane 5 P3 (82)")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "trace --figure 5 lacks '${expected}':\n${out}")
+  endif()
+endforeach()

@@ -1,0 +1,43 @@
+// `alloclab explain` beyond the model: the model's worked derivation at one point
+// (model/explain.hpp) beside a quick simulation at the same point (a few trials, in the
+// sequential mode the model assumes and the lockstep mode a GPU resembles) and the errata of the
+// paper that the point touches (errata.hpp), gathered before anything is printed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/core/scenario.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
+#include "alloclab/model/explain.hpp"
+#include "alloclab/validation/errata.hpp"
+
+namespace alloclab::validation {
+
+struct ExplainOptions {
+  bool rounds = false;        // add the parallel-rounds schedule (--schedule rounds)
+  std::uint64_t trials = 5;   // of each quick simulation; 0: none
+  unsigned host_threads = 0;  // simulator threads (0 = all cores)
+};
+
+struct QuickSimulation {
+  sim::Mode mode = sim::Mode::sequential;
+  sim::TrialsResult result;
+  double seconds = 0;  // wall time of the trials
+};
+
+struct ExplainResult {
+  model::Explanation model;
+  Record record;                             // `alloclab model`'s record at the point
+  std::optional<Record> rounds;              // `alloclab model --schedule rounds`'s, if asked
+  std::vector<QuickSimulation> simulations;  // sequential, then lockstep (where simulated)
+  std::vector<Erratum> errata;               // the errata the point touches
+};
+
+// Everything `alloclab explain` prints at s. InputError where the model or the simulator refuse
+// the point (naming the parameter).
+ExplainResult explain_point(const Scenario& s, const ExplainOptions& options);
+
+}  // namespace alloclab::validation
