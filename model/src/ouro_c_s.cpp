@@ -49,6 +49,21 @@ constexpr std::string_view kHelp =
     "chunks = ceil(N/p); traversal = 0 (the chunk with pages is at front).\n"
     "static_queue_bytes: the class's ring of 8-byte entries.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(
+      s, evaluate(s),
+      {"ouro-c-s: Ouroboros variant C (queues of chunk indices, per-chunk bit masks) over standard "
+       "rings (Alg. 2, 4-5), sequential schedule",
+       "8 + j/64 steps for the j-th page of a chunk (the subtraction, front, back, the slot, the "
+       "count read and subtraction, a mask word and its AND, plus the mask words already emptied); "
+       "the chunk's last page also takes its entry out at front (+6).",
+       "27 + W in all for the first page of a chunk: the grow, the reuse queue's count, the chunk "
+       "counter and id, the class byte, W mask words, the epoch and flags, publishing the chunk at "
+       "back, the signal, then its own take.",
+       "A ring of 8-byte entries (twice the pool's chunks, a power of two) per class."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_s,
@@ -56,6 +71,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_s,
                             .applies = &applies,
                             .evaluate = &evaluate,
                             .metrics = {"tas", "was", "chunks", "traversal", "static_queue_bytes"},
-                            .help = kHelp}))
+                            .help = kHelp,
+                            .explain = &explain}))
 
 }  // namespace alloclab::model

@@ -71,6 +71,19 @@ constexpr std::string_view kHelp =
     "queue_chunks_reserved = ceil(capacity/1024) + 2 kept in the pool.\n"
     "static_queue_bytes: the class's references, ceil(capacity/1024) + 2 of 4 bytes.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(
+      s, evaluate(s),
+      {"ouro-c-va: Ouroboros variant C over virtualized array queues (Alg. 4-5, §5.1), sequential "
+       "schedule",
+       "ouro-c-s's steps, plus finding the position's Queue-Chunk (its reference and start: +2) "
+       "and counting a removal on its chunk (+1).",
+       "ouro-c-s's grower, plus the reserve of Queue-Chunks read and committed and its publish "
+       "finding its Queue-Chunk (+4); the first prepares Queue-Chunks 0 and 1 (1031 steps each).",
+       "A reference of 4 bytes per Queue-Chunk of 1024 entries, kept in the pool for the class."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_va,
@@ -78,6 +91,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_va,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks",
                                                 "queue_chunks_reserved", "static_queue_bytes"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

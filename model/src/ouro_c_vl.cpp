@@ -92,6 +92,20 @@ constexpr std::string_view kHelp =
     "queue_chunks = 2 + min(10, (G-1)/1024) drawn; queue_chunks_reserved = ceil(capacity/1024)\n"
     "+ 12 kept in the pool. static_queue_bytes: 4 words of 4 bytes.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(
+      s, evaluate(s),
+      {"ouro-c-vl: Ouroboros variant C over virtualized linked queues (Alg. 4-5, §5.2), sequential "
+       "schedule",
+       "ouro-c-s's steps, plus walking from the front pointer to the position's chunk (+2) and "
+       "counting a removal (+1); the 1024th removal of a chunk moves front on (+4) and past the "
+       "trail t = 10 gives old's chunk back (+8).",
+       "ouro-c-s's grower, plus the reserve read and committed, and its publish loading back and "
+       "the chunk's start (+2 to +4); where a Queue-Chunk fills, the next one is drawn and linked.",
+       "Four words (front, back, old, the trail count); the linked chunks come from the pool."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_vl,
@@ -99,6 +113,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_vl,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks",
                                                 "queue_chunks_reserved", "static_queue_bytes"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

@@ -17,6 +17,7 @@
 #include "alloclab/core/ouroboros/layout.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
+#include "ouro_sequential.hpp"
 
 namespace alloclab::model {
 namespace {
@@ -72,12 +73,25 @@ constexpr std::string_view kHelp =
     "requests in service order, max 13 + p where a grower is among them, else 3.\n"
     "static_queue_bytes: the class's ring of 4-byte indices.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(s, evaluate(s),
+                      {"ouro-p-s: Ouroboros variant P (queues of page indices) over standard rings "
+                       "(Winter et al., ICS'20, Alg. 2-3), sequential schedule",
+                       "3 steps (the semaphore's subtraction, front, its slot).",
+                       "10 + p more: the subtraction's undo, the CAS that makes it the grower, the "
+                       "admission, the chunk counter and id, the class byte, the signal, back, and "
+                       "one slot write per page (13 + p in all).",
+                       "A ring of 4-byte page indices per class, as many as the class may hold."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_s,
                         (ModelEntry{.applies = &applies,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "static_queue_bytes"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

@@ -72,6 +72,21 @@ constexpr std::string_view kHelp =
     "ceil(pages/2048) + 2, the pool's chunks kept for the queue.\n"
     "static_queue_bytes: the class's references, ceil(capacity/2048) + 2 of 4 bytes.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(
+      s, evaluate(s),
+      {"ouro-p-va: Ouroboros variant P over virtualized array queues (Alg. 2-3, §5.1), sequential "
+       "schedule",
+       "6 steps (the subtraction, front, the item's reference, the Queue-Chunk's start, the "
+       "exchange, the count); reading a Queue-Chunk's last item also gives the chunk back (+4).",
+       "ouro-p-s's grow, the commit of its page chunk, 4 steps per page written, the semaphore "
+       "read again (11 + 4p), and the class's Queue-Chunks read or extended; position 0 prepares "
+       "Queue-Chunks 0 and 1 (2055 steps each).",
+       "A reference of 4 bytes per Queue-Chunk of 2048 items; the Queue-Chunks themselves are "
+       "chunks of the pool, kept for the class."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_va,
@@ -79,6 +94,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_va,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks_reserved",
                                                 "static_queue_bytes"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

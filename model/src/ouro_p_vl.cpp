@@ -88,6 +88,20 @@ constexpr std::string_view kHelp =
     "queue_chunks_reserved = ceil(pages/2048) + 2 + t.\n"
     "static_queue_bytes: front, back, old and the trail count, 4 bytes each.";
 
+// `alloclab explain` (explain.hpp): the record above, read with the class's arithmetic.
+Explanation explain(const Scenario& s) {
+  return ouro_explain(s, evaluate(s),
+                      {"ouro-p-vl: Ouroboros variant P over virtualized linked queues (Alg. 2-3, "
+                       "§5.2), sequential schedule",
+                       "6 steps (the subtraction, front, the front pointer, the chunk's start, the "
+                       "exchange, the count); reading a chunk's last item moves front on (+5) and, "
+                       "past the trail of t = 10 chunks, reclaims the oldest (+7).",
+                       "as over VA, with back's chunk linked and moved on where a Queue-Chunk "
+                       "fills; position 0 makes chunks 0 and 1 and sets front, back and old.",
+                       "Four words (front, back, old and the trail count); the chunks of the "
+                       "linked list come from the pool."});
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_vl,
@@ -95,6 +109,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_vl,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks_reserved",
                                                 "static_queue_bytes"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

@@ -6,10 +6,15 @@
 
 #include <cstdint>
 
+#include <fmt/format.h>
 #include "alloclab/core/ouroboros/chunk_queue_chunks.hpp"
 #include "alloclab/core/ouroboros/chunk_state.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
+
+#include <string>
+
+#include "alloclab/model/explain.hpp"
 #include "alloclab/model/model.hpp"
 
 namespace alloclab::model {
@@ -82,6 +87,88 @@ Record ouro_c_record(const Scenario& s, StepsOf steps_of) {
   set_sequential_tas_was(r, s, [&](std::uint64_t i) { return steps_of(i, p, W); });
   r.set_int("chunks", ouro_growers(s));
   return r;
+}
+
+// ---- `alloclab explain` for the six (explain.hpp) ------------------------------------------
+
+// What a variant's explanation says in its own words: its name, and what a request that finds a
+// page and a grower cost (the counts its file's comment derives).
+struct OuroExplainText {
+  const char* model;   // "ouro-p-s: variant P over standard rings (Alg. 2-3)"
+  const char* hit;     // what a request that finds a page does, and its steps
+  const char* grower;  // what the request that grows the class does on top
+  const char* queue;   // where the queue lives (static memory, Queue-Chunks)
+};
+
+// The explanation from the variant's record at s (its tas, was, chunks, static_queue_bytes and,
+// over VA and VL, its Queue-Chunks), the class arithmetic and the text.
+inline Explanation ouro_explain(const Scenario& s, const Record& r, const OuroExplainText& t) {
+  const unsigned k = ouro_class_of(s);
+  const std::uint64_t p = ouro::pages_per_chunk(k), G = ouro_growers(s);
+  const bool chunk_variant = s.algo == Algorithm::ouro_c_s || s.algo == Algorithm::ouro_c_va ||
+                             s.algo == Algorithm::ouro_c_vl;
+  Explanation x;
+  x.model = t.model;
+  x.assumptions = {
+      "One request at a time (the sequential schedule) on an empty pool (A = T): every request "
+      "asks for the same size, so one size class (queue) serves them all.",
+      "A chunk is 8 KiB; the class's pages are 8 KiB / p each; the first request after the "
+      "class's queue runs dry grows it by one chunk (the bulk semaphore's grow), the others find "
+      "a page (take).",
+      "Steps are memory operations on shared state, counted from the algorithm as alloclab builds "
+      "it (docs/ouroboros.md); the simulator's sequential mode counts the same, exactly."};
+  x.hardware = {
+      "On a GPU the requests run at once: cold, thousands of warp leaders race on the "
+      "semaphore's CAS while growers type chunks (hundreds to thousands of CAS attempts a "
+      "request, `sem_cas_per_request` in `alloclab workload` rows), so a request is no longer "
+      "O(1) in time.",
+      "A warp's lanes that ask for one class are served together: the leader takes their units "
+      "in one step (warp aggregation), which the sequential model does not have."};
+  if (chunk_variant)
+    x.hardware.push_back(
+        "Variant C's lanes walk the queue from front to the chunk that serves them (the paper's "
+        "'queue traversal'): 0 positions one at a time, hundreds under concurrency "
+        "(`traversal_per_request`).");
+  ExplainSection cls;
+  cls.title = "The class and its chunks";
+  cls.lines = {
+      {"k", "the size class of a request of n units of 16 B", fmt::format("n = {}", s.pages),
+       static_cast<double>(k), fmt::format("pages of {} B", 16u << k)},
+      {"p", "pages per chunk = 8 KiB / page", fmt::format("8192 / {}", 16u << k),
+       static_cast<double>(p), "requests one chunk serves"},
+      {"G", "ceil(N / p)", fmt::format("ceil({} / {})", s.N, p), static_cast<double>(G),
+       "growers: the 1st, (p+1)-th, ... request served; each types one chunk"},
+      {"chunks", "chunks typed for the class", "", r.number("chunks"),
+       "equals G: the digest's 'chunk allocations = ceil(allocations / pages per chunk)'"}};
+  x.sections.push_back(std::move(cls));
+  ExplainSection cost;
+  cost.title = "Steps of one request";
+  cost.text =
+      std::string("A request that finds a page: ") + t.hit + " A grower, on top: " + t.grower;
+  cost.lines = {
+      {"TAS", "(sum of the N requests' steps) / N", fmt::format("N = {}, G = {}", s.N, G),
+       r.number("tas"), "steps a request takes on average: O(1), whatever the pool's size"},
+      {"WAS", "mean over warps of L consecutive requests of their largest",
+       fmt::format("L = {}", s.lanes), r.number("was"),
+       "a warp holding a grower waits for it: the grower's steps decide"}};
+  x.sections.push_back(std::move(cost));
+  ExplainSection queue;
+  queue.title = "The queue's memory";
+  queue.text = t.queue;
+  queue.lines.push_back({"static", "bytes of the class's queue outside the pool", "",
+                         r.number("static_queue_bytes"),
+                         "the paper's static queue size (§5.1, §5.2)"});
+  if (const auto q = r.number("queue_chunks_reserved"))
+    queue.lines.push_back({"reserved", "Queue-Chunks the pool keeps for the class", "", q,
+                           "chunks of the pool that hold the queue, not pages"});
+  x.sections.push_back(std::move(queue));
+  x.errata = {"ouro-21-bit-count"};
+  if (s.algo == Algorithm::ouro_p_s || s.algo == Algorithm::ouro_c_s)
+    x.errata.push_back("ouro-alg1-full-check");
+  if (chunk_variant) x.errata.push_back("ouro-alg4-atomicmax");
+  if (s.algo == Algorithm::ouro_p_vl || s.algo == Algorithm::ouro_c_vl)
+    x.errata.push_back("ouro-vlq-static");
+  return x;
 }
 
 }  // namespace alloclab::model

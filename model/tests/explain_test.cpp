@@ -100,6 +100,29 @@ TEST_CASE("explain queue at N = 4: TAS 5/2, a warp's 4 lanes' largest position 4
   CHECK(x.errata == std::vector<std::string>{"eq1"});
 }
 
+TEST_CASE("explain ouro-p-s: 1024 requests of 16 B on an empty pool, worked by hand",
+          "[model][explain]") {
+  Scenario s = point(Algorithm::ouro_p_s, 1024, 1u << 20, 1u << 20);
+  s.pages = 1;
+  const auto x = explain(s, false);
+  // 16 B pages, 512 to a chunk: the requests served 1st and 513th grow (13 + 512 steps), the
+  // other 1022 take a page in 3. TAS = (1022 x 3 + 2 x 525) / 1024; the 32 warps of the service
+  // order hold a grower in warps 0 and 16: WAS = (2 x 525 + 30 x 3) / 32.
+  CHECK(*line(x, "p").value == 512);
+  CHECK(*line(x, "G").value == 2);
+  CHECK(*line(x, "chunks").value == 2);
+  CHECK(*line(x, "TAS").value == Approx((1022.0 * 3 + 2 * 525) / 1024).epsilon(1e-12));
+  CHECK(*line(x, "WAS").value == Approx((2.0 * 525 + 30 * 3) / 32).epsilon(1e-12));
+  CHECK(*line(x, "static").value == 4.0 * (1u << 20));  // 2^20 indices of 4 bytes
+  CHECK(touches(x, "ouro-21-bit-count"));
+  CHECK(touches(x, "ouro-alg1-full-check"));
+  CHECK_FALSE(touches(x, "ouro-vlq-static"));
+  s.algo = Algorithm::ouro_c_vl;
+  const auto y = explain(s, false);
+  CHECK(touches(y, "ouro-vlq-static"));
+  CHECK(touches(y, "ouro-alg4-atomicmax"));
+}
+
 TEST_CASE("explain refuses what it cannot derive, naming the parameter", "[model][explain]") {
   CHECK_THROWS_AS(explain(point(Algorithm::rw, 5, 4, 8), false), InputError);  // N > A
   CHECK_THROWS_WITH(explain(point(Algorithm::queue, 2, 4, 8), true),

@@ -4,6 +4,7 @@
 
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/rounds.hpp"
+#include "alloclab/validation/ouroboros_claims.hpp"
 
 namespace alloclab::validation {
 
@@ -26,7 +27,12 @@ ExplainResult explain_point(const Scenario& s, const ExplainOptions& o) {
       out.simulations.push_back(std::move(q));
     }
   }
-  out.errata = paper000_errata(out.model.errata);
+  // The errata of whichever paper the allocator comes from, by key, in the explanation's order.
+  std::vector<Erratum> all = paper000_errata();
+  for (auto& e : ouroboros_errata()) all.push_back(std::move(e));
+  for (const auto& key : out.model.errata)
+    for (const auto& e : all)
+      if (e.key == key) out.errata.push_back(e);
   return out;
 }
 
