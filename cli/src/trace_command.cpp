@@ -12,8 +12,10 @@
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/corw_share.hpp"
+#include "alloclab/cpu_sim/tbuddy_trace.hpp"
 #include "alloclab/cpu_sim/trace.hpp"
 
 namespace alloclab::cli {
@@ -24,7 +26,7 @@ namespace {
 constexpr std::uint64_t kMaxPages = 512, kMaxThreads = 64;
 
 struct TraceArgs {
-  std::string algo = "rw", format = "text", svg;
+  std::string algo = "rw", format = "text", svg, requests;
   GridOptions grid;
   int figure = 0;
   std::uint64_t max_rounds = 50;
@@ -285,6 +287,70 @@ void write_figure5(std::ostream& out, const std::string& format) {
   out << ".\n";
 }
 
+// gg-tbuddy: requests allocated in order and freed in reverse on a pool of T pages, the tree
+// drawn level by level after each operation (cpu_sim/tbuddy_trace.hpp).
+void write_tbuddy(std::ostream& out, const TraceArgs& a) {
+  if (a.grid.T.empty()) throw InputError("--T", "the pool's pages, a power of two (2 .. 64)");
+  const auto Ts = parse_count_list("--T", a.grid.T);
+  if (Ts.size() != 1 || (Ts[0] & (Ts[0] - 1)) != 0)
+    throw InputError("--T", "one pool of a power of two pages (2 .. 64)");
+  std::uint32_t height = 0;
+  while ((std::uint64_t{1} << height) < Ts[0]) ++height;
+  if (a.requests.empty())
+    throw InputError("--requests", "the pages of each request, e.g. --requests 1,2,1,4");
+  const auto t = sim::trace_tbuddy(height, parse_count_list("--requests", a.requests));
+  if (a.format == "json") {
+    nlohmann::json j = {{"algo", "gg-tbuddy"}, {"T", Ts[0]}, {"levels_before", t.levels_before}};
+    for (const auto& st : t.steps)
+      j["steps"].push_back({{"what", st.what},
+                            {"node", st.node},
+                            {"first_page", st.first_page},
+                            {"pages", st.pages},
+                            {"splits", st.splits},
+                            {"merges", st.merges},
+                            {"levels", st.levels},
+                            {"sem_counts", st.sem_counts}});
+    out << j.dump() << '\n';
+    return;
+  }
+  out << fmt::format(
+      "gg-tbuddy (Gelado & Garland's TBuddy, §4.1) on {} pages, one free block at the start: the "
+      "requests allocated in order, then freed in reverse. The tree after each operation, root "
+      "first, a letter a node: A Available (a free block), B Busy (held, or inside a held or free "
+      "block), P Partial (a free block below it); sem[k] counts the Available blocks of order k "
+      "(2^k pages).\n",
+      Ts[0]);
+  auto draw = [&](const std::vector<std::string>& levels) {
+    std::string s;
+    const std::size_t width = levels.back().size() * 2;
+    for (std::size_t d = 0; d < levels.size(); ++d) {
+      const std::size_t cell = width / levels[d].size();
+      std::string row = fmt::format("  order {:>2} ", levels.size() - 1 - d);
+      for (char c : levels[d])
+        row += std::string((cell - 1) / 2, ' ') + c + std::string(cell - 1 - (cell - 1) / 2, ' ');
+      s += row + '\n';
+    }
+    return s;
+  };
+  out << "\nbefore\n" << draw(t.levels_before);
+  for (const auto& st : t.steps) {
+    out << '\n' << st.what << ": ";
+    if (st.node < 0)
+      out << "no block: out of memory (each grower up the tree signalled its failure)";
+    else
+      out << fmt::format("pages {}..{}", st.first_page, st.first_page + st.pages - 1);
+    if (st.splits) out << fmt::format(", {} split{}", st.splits, st.splits == 1 ? "" : "s");
+    if (st.merges) out << fmt::format(", {} merge{}", st.merges, st.merges == 1 ? "" : "s");
+    out << "\n" << draw(st.levels) << "  sem[0..]: ";
+    for (std::size_t k = 0; k < st.sem_counts.size(); ++k)
+      out << (k ? " " : "") << st.sem_counts[k];
+    out << '\n';
+  }
+  out << "\nEvery step checked: two Available siblings never (I1), nothing Available below an "
+         "Available node (I2), each semaphore equal to its Available nodes, the held and free "
+         "blocks tiling the pool.\n";
+}
+
 void run(const TraceArgs& a) {
   if (a.format != "text" && a.format != "json")
     throw InputError("--format", "unknown format '" + a.format + "' (text|json)");
@@ -296,6 +362,12 @@ void run(const TraceArgs& a) {
     if (!a.svg.empty()) throw InputError("--svg", "Figure 5 is a table of lanes: no SVG");
     return write_figure5(std::cout, a.format);
   }
+  if (a.figure == 0 && a.algo == "gg-tbuddy") {
+    if (!a.svg.empty()) throw InputError("--svg", "the TBuddy trace is drawn as text");
+    return write_tbuddy(std::cout, a);
+  }
+  if (!a.requests.empty())
+    throw InputError("--requests", "requests of several sizes are traced for gg-tbuddy only");
   Scenario s;
   std::string intro;
   if (a.figure == 3) {
@@ -350,8 +422,15 @@ void add_trace_command(CLI::App& app) {
       "threads. --figure 5: CoRW's warp sharing of the paper's Figure 5, lane by lane.\n"
       "Example: alloclab trace --figure 3\n"
       "Example: alloclab trace --figure 5\n"
+      "Example: alloclab trace --algo gg-tbuddy --T 16 --requests 1,2,1,4\n"
       "Example: alloclab trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --svg rwbm.svg");
-  cmd->add_option("--algo", args->algo, "rw or rwbm")->capture_default_str();
+  cmd->add_option("--algo", args->algo,
+                  "rw or rwbm (lockstep rounds), or gg-tbuddy (TBuddy's splits and merges: "
+                  "--T and --requests)")
+      ->capture_default_str();
+  cmd->add_option("--requests", args->requests,
+                  "gg-tbuddy: the pages of each request, in order (e.g. 1,2,1,4); they are freed "
+                  "in reverse order after");
   add_grid_options(*cmd, args->grid);
   cmd->add_option("--seed", args->grid.seed,
                   "the run's seed (with --figure 3: where the search for a crossing starts)")

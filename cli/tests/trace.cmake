@@ -65,3 +65,20 @@ foreach(expected "     2  P4 (163)      2  4*  P6 (247)" "the figure prints t' =
     message(FATAL_ERROR "trace --figure 5 lacks '${expected}':\n${out}")
   endif()
 endforeach()
+
+# gg-tbuddy: one page of 8 splits the root down to a leaf (the left half kept each time), and
+# its free merges every level back to one free block.
+execute_process(COMMAND ${ALLOCLAB} trace --algo gg-tbuddy --T 8 --requests 1
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "trace --algo gg-tbuddy: exit ${rc}: ${err}")
+endif()
+foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 splits"
+                 "  order  0 B A B B B B B B \n  sem[0..]: 1 1 1 0"
+                 "free the block of 1 page at page 0: pages 0..0, 3 merges"
+                 "  order  3        A        \n  order  2    B       B    ")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "trace --algo gg-tbuddy lacks '${expected}':\n${out}")
+  endif()
+endforeach()
