@@ -12,6 +12,7 @@
 #include "alloclab/render/report.hpp"
 #include "alloclab/render/sections.hpp"
 #include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
@@ -70,6 +71,9 @@ void run(const std::string& dir) {
       validation::ouroboros_claims(workload_rows)));
   in.extra_sections.push_back(render::errata_section(
       "ouroboros-errata", "Errata of Ouroboros (seed 002)", validation::ouroboros_errata()));
+  // Seed 001's errata, their evidence replayed on the step machines now.
+  in.extra_sections.push_back(render::errata_section(
+      "gelado-errata", "Errata of Gelado & Garland (seed 001)", validation::gelado_errata()));
   std::map<std::string, std::pair<std::size_t, std::string>> per_file;  // rows, source
   for (const auto& r : workload_rows) {
     auto& [count, source] = per_file[r.file];
@@ -99,7 +103,8 @@ void add_report_command(CLI::App& app) {
       "simulation, the models the paper lacks, comparison and verdict tables, Theorem 1/2 checks "
       "and the errata of paper 000, the allocators side by side under the workloads of "
       "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), the "
-      "claims of Ouroboros (seed 002) with their model, simulator and GPU evidence, and ends "
+      "claims of Ouroboros (seed 002) with their model, simulator and GPU evidence, the errata of "
+      "Ouroboros and of Gelado & Garland (seed 001), and ends "
       "with an appendix on provenance (every sweep command, device, commit, date). Each figure "
       "names the sweep command that wrote its rows.");
   cmd->add_option("DIR", *dir,

@@ -5,6 +5,7 @@
 
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/explain.hpp"
+#include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 
 using namespace alloclab;
@@ -15,6 +16,7 @@ TEST_CASE("every erratum has a key of its own, and a lookup returns them in the 
   std::set<std::string> keys;
   auto all = paper000_errata();
   for (const auto& e : ouroboros_errata()) all.push_back(e);
+  for (const auto& e : gelado_errata()) all.push_back(e);
   for (const auto& e : all) {
     CHECK_FALSE(e.key.empty());
     CHECK(keys.insert(e.key).second);  // unique
