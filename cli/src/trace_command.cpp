@@ -15,6 +15,7 @@
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/corw_share.hpp"
+#include "alloclab/cpu_sim/queue_trace.hpp"
 #include "alloclab/cpu_sim/tbuddy_trace.hpp"
 #include "alloclab/cpu_sim/trace.hpp"
 
@@ -26,7 +27,9 @@ namespace {
 constexpr std::uint64_t kMaxPages = 512, kMaxThreads = 64;
 
 struct TraceArgs {
-  std::string algo = "rw", format = "text", svg, requests;
+  std::string algo = "rw", format = "text", svg, requests, ops;
+  std::uint32_t slots = 4;
+  bool printed_check = false;
   GridOptions grid;
   int figure = 0;
   std::uint64_t max_rounds = 50;
@@ -351,6 +354,46 @@ void write_tbuddy(std::ostream& out, const TraceArgs& a) {
          "blocks tiling the pool.\n";
 }
 
+// ouro-p-s: its base index queue (Alg. 1) on a ring of a few slots, the wrap-around and, with
+// --printed-check, the paper's full check admitting one enqueue too many
+// (cpu_sim/queue_trace.hpp).
+void write_index_queue(std::ostream& out, const TraceArgs& a) {
+  if (a.ops.empty()) throw InputError("--ops", "the operations, e.g. --ops e,e,e,d,d,e,e,e");
+  const auto steps = sim::trace_index_queue(a.slots, a.ops, a.printed_check);
+  if (a.format == "json") {
+    nlohmann::json j = {
+        {"algo", "ouro-p-s"}, {"slots", a.slots}, {"printed_check", a.printed_check}};
+    for (const auto& st : steps)
+      j["steps"].push_back({{"what", st.what},
+                            {"outcome", st.outcome},
+                            {"fill_count", st.fill_count},
+                            {"front", st.front},
+                            {"back", st.back},
+                            {"slots", st.slots},
+                            {"stuck", st.stuck}});
+    out << j.dump() << '\n';
+    return;
+  }
+  out << fmt::format(
+      "ouro-p-s's index queue (Ouroboros, §3.3, Alg. 1) on a ring of {} slots, one operation at a "
+      "time: front and back count positions for ever, the slot is the position mod {}; '.' is the "
+      "deletion marker (an empty slot). Full check: {}.\n",
+      a.slots, a.slots,
+      a.printed_check ? "as printed, `old > size` (admits a (size + 1)-th enqueue)"
+                      : "`old < size` (alloclab's, and the public code's)");
+  for (const auto& st : steps) {
+    out << '\n' << st.what << ": " << st.outcome << "\n  ";
+    for (std::size_t i = 0; i < st.slots.size(); ++i)
+      out << '[' << (st.slots[i] < 0 ? std::string(".") : std::to_string(st.slots[i])) << ']';
+    out << fmt::format("  fill {}, front {} (slot {}), back {} (slot {})\n", st.fill_count,
+                       st.front, st.front % a.slots, st.back, st.back % a.slots);
+  }
+  if (!steps.empty() && steps.back().stuck)
+    out << "\nThe printed check let this enqueue in with all " << a.slots
+        << " slots full: an erratum of Alg. 1 (docs/errata.md). With `old < size` it is "
+           "refused (full) and undone.\n";
+}
+
 void run(const TraceArgs& a) {
   if (a.format != "text" && a.format != "json")
     throw InputError("--format", "unknown format '" + a.format + "' (text|json)");
@@ -362,6 +405,12 @@ void run(const TraceArgs& a) {
     if (!a.svg.empty()) throw InputError("--svg", "Figure 5 is a table of lanes: no SVG");
     return write_figure5(std::cout, a.format);
   }
+  if (a.figure == 0 && a.algo == "ouro-p-s") {
+    if (!a.svg.empty()) throw InputError("--svg", "the queue trace is drawn as text");
+    return write_index_queue(std::cout, a);
+  }
+  if (!a.ops.empty() || a.printed_check)
+    throw InputError("--ops", "queue operations are traced for ouro-p-s only");
   if (a.figure == 0 && a.algo == "gg-tbuddy") {
     if (!a.svg.empty()) throw InputError("--svg", "the TBuddy trace is drawn as text");
     return write_tbuddy(std::cout, a);
@@ -423,11 +472,19 @@ void add_trace_command(CLI::App& app) {
       "Example: alloclab trace --figure 3\n"
       "Example: alloclab trace --figure 5\n"
       "Example: alloclab trace --algo gg-tbuddy --T 16 --requests 1,2,1,4\n"
+      "Example: alloclab trace --algo ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e,d,d,d,d\n"
       "Example: alloclab trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --svg rwbm.svg");
   cmd->add_option("--algo", args->algo,
-                  "rw or rwbm (lockstep rounds), or gg-tbuddy (TBuddy's splits and merges: "
-                  "--T and --requests)")
+                  "rw or rwbm (lockstep rounds), gg-tbuddy (TBuddy's splits and merges: --T and "
+                  "--requests) or ouro-p-s (its index queue wrapping around: --slots and --ops)")
       ->capture_default_str();
+  cmd->add_option("--ops", args->ops,
+                  "ouro-p-s: its index queue's operations, a comma list of e (enqueue the next "
+                  "page index) and d (dequeue), e.g. e,e,e,d,d,e,e,e");
+  cmd->add_option("--slots", args->slots, "ouro-p-s: the ring's slots (2 .. 16)")
+      ->capture_default_str();
+  cmd->add_flag("--printed-check", args->printed_check,
+                "ouro-p-s: Alg. 1's full check as printed (`old > size`) instead of `old < size`");
   cmd->add_option("--requests", args->requests,
                   "gg-tbuddy: the pages of each request, in order (e.g. 1,2,1,4); they are freed "
                   "in reverse order after");

@@ -82,3 +82,18 @@ foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 split
     message(FATAL_ERROR "trace --algo gg-tbuddy lacks '${expected}':\n${out}")
   endif()
 endforeach()
+
+# ouro-p-s: its index queue wrapping around a ring of 4 slots, and the printed full check letting
+# a fifth enqueue into four full slots.
+execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${out}" "enqueue 5: at position 4, slot 0 (the ring wrapped: 4 mod 4)\n  [5][.][3][4]" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "trace --algo ouro-p-s: exit ${rc}: ${err}\n${out}")
+endif()
+execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,e,e --printed-check
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${out}" "admitted, but the slot holds a live index" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "trace --printed-check: exit ${rc}: ${err}\n${out}")
+endif()
