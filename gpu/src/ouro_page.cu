@@ -79,6 +79,23 @@ struct OuroPageView {
   }
 };
 
+// A request's end: its steps (its lane's memory operations and `others`, those its group's
+// leader made for it), failures and atomics into `out`, and with kCounters its own counts added
+// to the launch's (record_op_counts).
+template <bool kCounters>
+__device__ Served counted(Served out, const OpCounts& own, std::uint32_t others,
+                          const KernelArgs& a) {
+  out.steps = others + own.memory_ops;
+  out.failed = own.failed;
+  out.atomics = own.atomics;
+  if constexpr (kCounters) {
+    std::uint32_t values[ouro::kOpCountValues];
+    ouro::op_count_values(own, values);
+    record_op_counts<kCounters>(a, values);
+  }
+  return out;
+}
+
 // VA: a warp group's n items from `first`, all on one Queue-Chunk (ouro::va_group_aggregates):
 // the leader locates the chunk, each lane moves its item (a read's index comes back in `index`),
 // the leader counts the n of them with one atomic. Returns whether the lane's item moved; every
@@ -207,15 +224,7 @@ __device__ Served malloc_steps(const OuroPageView<Layout>& v, std::uint32_t unit
     if (ouro::run_slot(read, q, own, BackOffOrGiveUp{v.stuck}))
       out.unit = ouro::unit_of_page_index(read.index(), k);
   }
-  out.steps = (lane_id() == leader ? 0 : leader_ops) + item_leader_ops + own.memory_ops;
-  out.failed = own.failed;
-  out.atomics = own.atomics;
-  if constexpr (kCounters) {
-    std::uint32_t values[ouro::kOpCountValues];
-    ouro::op_count_values(own, values);
-    record_op_counts<kCounters>(a, values);
-  }
-  return out;
+  return counted<kCounters>(out, own, (lane_id() == leader ? 0 : leader_ops) + item_leader_ops, a);
 }
 
 // malloc_steps out of line: the state of the whole step machines would otherwise take registers
@@ -246,15 +255,7 @@ __device__ __noinline__ Served slot_rest(const OuroPageView<Layout>& v, const Ke
     if (ouro::run_slot(read, q, own, on_spin, 1))
       out.unit = ouro::unit_of_page_index(read.index(), k);
   }
-  out.steps = (lead ? 0 : 2) + own.memory_ops;
-  out.failed = own.failed;
-  out.atomics = own.atomics;
-  if constexpr (kCounters) {
-    std::uint32_t values[ouro::kOpCountValues];
-    ouro::op_count_values(own, values);
-    record_op_counts<kCounters>(a, values);
-  }
-  return out;
+  return counted<kCounters>(out, own, lead ? 0 : 2, a);
 }
 
 // malloc of `units` units by the calling lane (malloc_steps). Over standard rings (S) the common
