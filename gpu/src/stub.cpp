@@ -2,6 +2,7 @@
 // GPU entry, the registry's input checks still apply, and every entry point that needs a device
 // reports "built without CUDA".
 #include "alloclab/gpu/measure.hpp"
+#include "alloclab/gpu/semaphore_bench.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "input_checks.hpp"
 #include "workload_input.hpp"
@@ -66,6 +67,11 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
                          std::uint64_t) {
   const Workload w = workload_for(algo, given);
   detail::check_workload_registry_input(algo, w, o);  // bad input is an input error, device or not
+  throw NoDevice(kNoCuda);
+}
+
+SemaphoreBenchGpuRun run_semaphore_bench_gpu(const SemaphoreBenchGpuOptions& o) {
+  check_semaphore_bench_gpu(o);
   throw NoDevice(kNoCuda);
 }
 

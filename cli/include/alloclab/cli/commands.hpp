@@ -14,12 +14,11 @@ void add_sweep_command(CLI::App& app);     // sweep_command.cpp    (issue: valid
 void add_validate_command(CLI::App& app);  // validate_command.cpp
 void add_report_command(CLI::App& app);    // report_command.cpp
 void add_fit_time_command(CLI::App& app);  // fit_time_command.cpp (kernel-time model)
-void add_workload_command(CLI::App& app);
-void add_explain_command(CLI::App& app);
+void add_workload_command(CLI::App& app);  // workload_command.cpp (sizes, frees, churn, oom)
+void add_explain_command(CLI::App& app);   // explain_command.cpp  (teaching: a worked derivation)
 void add_trace_command(
-    CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)  //
-                     // explain_command.cpp  (teaching: a worked derivation) // workload_command.cpp
-                     // (sizes, frees, churn, oom)
+    CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)
+void add_semaphore_command(CLI::App& app);  // semaphore_command.cpp (Gelado & Garland's Figure 5)
 
 // The command line as typed (recorded in sweep metadata and report captions).
 const std::string& command_line();

@@ -1,0 +1,23 @@
+// The semaphore benchmark's input checks (alloclab/gpu/semaphore_bench.hpp): plain C++, built
+// with or without CUDA, so a bad option is refused before any device is looked for.
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/gpu/semaphore_bench.hpp"
+
+namespace alloclab::gpu {
+
+void check_semaphore_bench_gpu(const SemaphoreBenchGpuOptions& o) {
+  if (o.threads == 0) throw InputError("--N", "0 threads");
+  if (o.config.batch == 0) throw InputError("--batch", "a batch size of 0");
+  if (o.block == 0 || o.block % 32 != 0 || o.block > 1024)
+    throw InputError("--block",
+                     std::to_string(o.block) + " threads a block: a multiple of 32, at most 1024");
+  if (o.config.kind == gelado::SemaphoreKind::bulk) {
+    const std::string e = gelado::bulk_semaphore_request_error("--N", o.threads, 1, o.config.batch);
+    if (!e.empty()) throw InputError("--N", e.substr(e.find(": ") + 2));
+  }
+  if (o.repeats == 0) throw InputError("--repeats", "0 timed launches");
+}
+
+}  // namespace alloclab::gpu
