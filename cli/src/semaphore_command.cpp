@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct SemaphoreArgs {
   std::uint32_t grow_turns = 0;
   std::uint64_t batches = 0, max_steps = 0;
   unsigned repeats = 5, warmup = 1, threads = 0;
+  std::uint32_t backoff_max_ns = 256;
+  bool warp = false;
   Format format = Format::table;
 };
 
@@ -58,7 +61,8 @@ double per_thread(std::uint64_t sum, std::uint64_t threads) {
 // The columns both backends share: outcomes and the per-thread means of the counts.
 void common_columns(Record& r, const gelado::SemBenchSummary& s) {
   r.set_int("batches_available", s.config.batches_available);
-  r.set_int("batches_min", (s.threads + s.config.batch - 1) / s.config.batch);
+  r.set_int("units_per_request", s.config.units);
+  r.set_int("batches_min", (s.threads * s.config.units + s.config.batch - 1) / s.config.batch);
   r.set_int("took", s.took);
   r.set_int("grew", s.grew);
   r.set_int("refused", s.refused);
@@ -79,6 +83,7 @@ Record sim_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std:
   o.config.batches_available = a.batches;
   o.config.grow_turns = a.grow_turns;
   o.threads = n;
+  o.warp = a.warp;
   o.mode = mode;
   o.max_steps = a.max_steps;
   o.host_threads = a.threads;
@@ -112,10 +117,12 @@ Record gpu_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std:
   o.config.batch = batch;
   o.config.batches_available = a.batches;
   o.threads = n;
+  o.warp = a.warp;
   o.block = block;
   o.max_steps = a.max_steps;
   o.repeats = a.repeats;
   o.warmup = a.warmup;
+  o.backoff_max_ns = a.backoff_max_ns;
   const gpu::SemaphoreBenchGpuRun run = gpu::run_semaphore_bench_gpu(o);
   Record r;
   r.set("primitive", std::string(gelado::semaphore_kind_name(kind)));
@@ -124,10 +131,12 @@ Record gpu_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std:
   r.set_int("N", n);
   r.set_int("batch", batch);
   r.set_int("block", block);
+  r.set_int("backoff_max_ns", a.backoff_max_ns);
   r.set("kernel_ms", run.median_ms);
   // Units handed out per second, over the median launch (Figure 5's y axis).
   r.set("units_per_s",
-        static_cast<double>(run.summary.took + run.summary.grew) / (run.median_ms * 1e-3));
+        static_cast<double>((run.summary.took + run.summary.grew) * run.summary.config.units) /
+            (run.median_ms * 1e-3));
   common_columns(r, run.summary);
   r.set_int("peak_growers", run.peak_growers);
   r.set("device", device.name + " (" + device.pci_bus_id + ")");
@@ -162,6 +171,7 @@ void run(const SemaphoreArgs& a) {
             o.config.kind = k;
             o.config.batch = b;
             o.threads = n;
+            o.warp = a.warp;
             o.block = block;
             o.repeats = a.repeats;
             gpu::check_semaphore_bench_gpu(o);
@@ -170,6 +180,7 @@ void run(const SemaphoreArgs& a) {
             o.config.kind = k;
             o.config.batch = b;
             o.threads = n;
+            o.warp = a.warp;
             o.mode = mode;
             sim::check_semaphore_bench(o);
           }
@@ -187,8 +198,14 @@ void run(const SemaphoreArgs& a) {
                                      total, gelado::semaphore_kind_name(k), n, b,
                                      gpu ? fmt::format(" block {}", block) : "");
           rows.push_back(gpu ? gpu_row(a, k, n, b, block, device) : sim_row(a, k, n, b, mode));
+          if (a.format == Format::csv) {  // streamed: a run cut short keeps the rows it made
+            std::ostringstream one;
+            write_records(one, {rows.back()}, Format::csv);
+            const std::string text = one.str();
+            std::cout << (rows.size() == 1 ? text : text.substr(text.find('\n') + 1)) << std::flush;
+          }
         }
-  write_records(std::cout, rows, a.format);
+  if (a.format != Format::csv) write_records(std::cout, rows, a.format);
   for (const Record& r : rows)
     if (!r.notes.empty())
       throw VerificationError("semaphore: a run failed verification: " + r.notes.front());
@@ -231,6 +248,10 @@ void add_semaphore_command(CLI::App& app) {
                   "sim: steps a growth takes before its batch's atomic (its latency); 0 = the "
                   "paper's one atomic")
       ->capture_default_str();
+  cmd->add_flag("--warp", args->warp,
+                "a warp's 32 lanes ask as one: its leader waits for 32 units (warp "
+                "aggregation, not in the paper); --N a multiple of 32, --batch at least 32. The "
+                "per-thread counts are then per leader");
   cmd->add_option("--batches", args->batches,
                   "batches the pool holds; 0 = ceil(N / B), just enough. Fewer: the growers past "
                   "them are refused (null), and nobody is left waiting")
@@ -242,6 +263,11 @@ void add_semaphore_command(CLI::App& app) {
   cmd->add_option("--repeats", args->repeats, "gpu: timed launches; the median is reported")
       ->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "gpu: untimed launches first")->capture_default_str();
+  cmd->add_option("--backoff-max-ns", args->backoff_max_ns,
+                  "gpu: a thread that lost a CAS or keeps waiting sleeps 32 ns, doubling in a "
+                  "row, up to this many ns")
+      ->check(CLI::Range(32u, 1000000u))
+      ->capture_default_str();
   cmd->add_option("--max-steps", args->max_steps,
                   "steps a thread's wait may take before it gives up (counted); 0 = the "
                   "backend's bound (sim: 8 (N + batches (grow turns + 8)) + 1024; gpu: 2^24)")

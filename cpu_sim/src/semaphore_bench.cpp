@@ -22,16 +22,21 @@ using Thread = SemBenchThread<Atom>;
 gelado::SemBenchConfig resolved(const SemaphoreBenchOptions& o) {
   gelado::SemBenchConfig c = o.config;
   if (c.batches_available == 0) c.batches_available = (o.threads + c.batch - 1) / c.batch;
+  c.units = o.warp ? 32 : 1;
   return c;
+}
+
+std::uint64_t requesters(const SemaphoreBenchOptions& o) {
+  return o.warp ? o.threads / 32 : o.threads;
 }
 
 void lockstep(const SemaphoreBenchOptions& o, SemaphoreBenchRun& run) {
   const gelado::SemBenchConfig config = resolved(o);
   SemBenchWords words;
-  std::vector<Thread> threads(o.threads, Thread(config));
-  std::vector<std::uint64_t> steps(o.threads, 0);
-  std::uint64_t unfinished = o.threads, waiting = 0, growing = 0, waiters_sum = 0;
-  run.min_waiters_at_delivery = o.threads;
+  std::vector<Thread> threads(requesters(o), Thread(config));
+  std::vector<std::uint64_t> steps(threads.size(), 0);
+  std::uint64_t unfinished = threads.size(), waiting = 0, growing = 0, waiters_sum = 0;
+  run.min_waiters_at_delivery = threads.size();
   while (unfinished > 0) {
     ++run.rounds;
     for (std::size_t i = 0; i < threads.size(); ++i) {
@@ -68,17 +73,17 @@ void lockstep(const SemaphoreBenchOptions& o, SemaphoreBenchRun& run) {
 void host_threads(const SemaphoreBenchOptions& o, SemaphoreBenchRun& run) {
   const gelado::SemBenchConfig config = resolved(o);
   SemBenchWords words;
-  std::vector<Thread> threads(o.threads, Thread(config));
+  std::vector<Thread> threads(requesters(o), Thread(config));
   unsigned hosts =
       o.host_threads ? o.host_threads : std::max(1u, std::thread::hardware_concurrency());
-  hosts = static_cast<unsigned>(std::min<std::uint64_t>(hosts, o.threads));
+  hosts = static_cast<unsigned>(std::min<std::uint64_t>(hosts, threads.size()));
   const auto start = std::chrono::steady_clock::now();
   {
     std::vector<std::jthread> pool;
     for (unsigned h = 0; h < hosts; ++h)
       pool.emplace_back([&, h] {
         std::vector<std::uint64_t> mine, steps;
-        for (std::uint64_t i = h; i < o.threads; i += hosts) mine.push_back(i);
+        for (std::uint64_t i = h; i < threads.size(); i += hosts) mine.push_back(i);
         steps.assign(mine.size(), 0);
         std::size_t left = mine.size();
         while (left > 0)
@@ -113,8 +118,14 @@ void check_semaphore_bench(const SemaphoreBenchOptions& o) {
                                 " (its time grows as threads squared); use --mode threads or "
                                 "--backend gpu for more");
   if (o.config.batch == 0) throw InputError("--batch", "a batch size of 0");
+  if (o.warp && o.threads % 32 != 0)
+    throw InputError("--N", std::to_string(o.threads) + " threads: with --warp, a multiple of 32");
+  if (o.warp && o.config.batch < 32)
+    throw InputError("--batch", std::to_string(o.config.batch) +
+                                    ": with --warp a batch must hold a warp's 32 units");
   if (o.config.kind == SemaphoreKind::bulk) {
-    const std::string e = gelado::bulk_semaphore_request_error("--N", o.threads, 1, o.config.batch);
+    const std::string e =
+        gelado::bulk_semaphore_request_error("--N", requesters(o), o.warp ? 32 : 1, o.config.batch);
     if (!e.empty()) throw InputError("--N", e.substr(e.find(": ") + 2));
   }
 }
@@ -123,7 +134,7 @@ SemaphoreBenchRun run_semaphore_bench(const SemaphoreBenchOptions& o) {
   check_semaphore_bench(o);
   SemaphoreBenchRun run;
   run.summary.config = resolved(o);
-  run.summary.threads = o.threads;
+  run.summary.threads = requesters(o);
   run.max_steps = o.max_steps ? o.max_steps : default_sem_bench_steps(o);
   if (o.mode == SemBenchMode::lockstep)
     lockstep(o, run);

@@ -180,3 +180,29 @@ TEST_CASE("semaphore bench: input errors name the parameter") {
         0);
   CHECK(error_of(bench(SemaphoreKind::counting, 1u << 22, 512, SemBenchMode::threads)).empty());
 }
+
+// Warp aggregation: N / 32 leaders each take 32 units; with B a multiple of 32 the batches are
+// still ceil(N / B), and the units handed out are N.
+TEST_CASE("semaphore bench: warp leaders take 32 units each") {
+  for (SemaphoreKind k : {SemaphoreKind::bulk, SemaphoreKind::counting})
+    for (auto [n, b] : {std::pair<std::uint64_t, std::uint32_t>{32, 32}, {4096, 512}, {3200, 64}})
+      for (SemBenchMode m : {SemBenchMode::lockstep, SemBenchMode::threads}) {
+        SemaphoreBenchOptions o = bench(k, n, b, m);
+        o.warp = true;
+        const SemaphoreBenchRun r = run_semaphore_bench(o);
+        INFO(gelado::semaphore_kind_name(k) << " N " << n << " B " << b);
+        CHECK(r.verification.empty());
+        CHECK(r.summary.threads == n / 32);
+        const std::uint64_t batches = (n + b - 1) / b;
+        CHECK(r.summary.grew == batches);
+        CHECK(r.summary.took == n / 32 - batches);
+        CHECK(r.summary.taken == n);
+        CHECK(r.summary.final_count == static_cast<std::int64_t>(batches * b - n));
+      }
+  SemaphoreBenchOptions o = bench(SemaphoreKind::bulk, 100, 512);
+  o.warp = true;
+  CHECK_THROWS_AS(check_semaphore_bench(o), InputError);  // 100 lanes: not whole warps
+  o = bench(SemaphoreKind::bulk, 128, 16);
+  o.warp = true;
+  CHECK_THROWS_AS(check_semaphore_bench(o), InputError);  // a batch below a warp's 32 units
+}

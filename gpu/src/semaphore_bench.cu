@@ -22,22 +22,35 @@ constexpr std::uint8_t kUnitBad = 0x80;  // outcome byte: the thread's unit chec
 template <bool kCounters>
 __global__ void sem_bench_kernel(SemBenchWords* words, gelado::SemBenchConfig config,
                                  std::uint64_t threads, std::uint64_t max_steps,
-                                 std::uint8_t* outcomes, SemBenchThreadResult* results,
-                                 unsigned long long* growing, unsigned long long* peak_growers) {
-  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+                                 std::uint32_t backoff_max_ns, std::uint8_t* outcomes,
+                                 SemBenchThreadResult* results, unsigned long long* growing,
+                                 unsigned long long* peak_growers) {
+  std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= threads) return;
+  if (config.units > 1) {  // warp aggregation: lane 0 asks for the warp (threads % 32 == 0)
+    if (i % 32 != 0) return;
+    i /= 32;
+  }
   gelado::SemBenchThread<DeviceAtomics> t(config);
   std::uint64_t steps = 0;
   std::uint32_t spins = 0;
   for (;;) {
-    const bool was_growing = kCounters && t.growing();
-    const StepStatus s = t.step(*words);
     if constexpr (kCounters) {
-      if (t.growing() && !was_growing) atomicMax(peak_growers, atomicAdd(growing, 1ull) + 1);
-      if (was_growing && !t.growing()) atomicAdd(growing, ~0ull);  // - 1
+      // A growth ends with its signal: count it out before the signal can let the next grower
+      // in (the fence orders the two atomics), or two would overlap by a few instructions.
+      if (t.phase() == gelado::SemBenchPhase::signal) {
+        atomicAdd(growing, ~0ull);  // - 1
+        __threadfence();
+      }
     }
+    const bool was_growing = t.growing();
+    const StepStatus s = t.step(*words);
+    if constexpr (kCounters)
+      if (t.growing() && !was_growing) atomicMax(peak_growers, atomicAdd(growing, 1ull) + 1);
     if (s == StepStatus::done) break;
-    if (s == StepStatus::spinning) detail::ouro_back_off(++spins);
+    if (s != StepStatus::spinning) spins = 0;
+    // Exponential back-off after a lost CAS or a wait's spin: 32 ns doubling up to the cap.
+    if (s == StepStatus::spinning) __nanosleep(min(32u << min(spins++, 20u), backoff_max_ns));
     if (++steps >= max_steps && t.give_up(*words)) break;
   }
   const SemBenchThreadResult& r = t.result();
@@ -48,6 +61,7 @@ __global__ void sem_bench_kernel(SemBenchWords* words, gelado::SemBenchConfig co
 gelado::SemBenchConfig resolved(const SemaphoreBenchGpuOptions& o) {
   gelado::SemBenchConfig c = o.config;
   if (c.batches_available == 0) c.batches_available = (o.threads + c.batch - 1) / c.batch;
+  c.units = o.warp ? 32 : 1;
   return c;
 }
 
@@ -70,22 +84,24 @@ Launch launch(const SemaphoreBenchGpuOptions& o, std::uint64_t max_steps, bool c
   timer.start();
   if (counters)
     sem_bench_kernel<true><<<blocks, o.block>>>(words.get(), config, o.threads, max_steps,
-                                                outcomes.get(), results.get(), growers.get(),
-                                                growers.get() + 1);
+                                                o.backoff_max_ns, outcomes.get(), results.get(),
+                                                growers.get(), growers.get() + 1);
   else
     sem_bench_kernel<false><<<blocks, o.block>>>(words.get(), config, o.threads, max_steps,
-                                                 outcomes.get(), nullptr, nullptr, nullptr);
+                                                 o.backoff_max_ns, outcomes.get(), nullptr, nullptr,
+                                                 nullptr);
   ALLOCLAB_CUDA_LAUNCH();
   Launch l;
   l.ms = timer.stop();
   ALLOCLAB_CUDA(cudaDeviceSynchronize());
   l.summary.config = config;
-  l.summary.threads = o.threads;
-  std::vector<std::uint8_t> bytes(o.threads);
+  l.summary.threads = o.warp ? o.threads / 32 : o.threads;
+  std::vector<std::uint8_t> bytes(l.summary.threads);
   ALLOCLAB_CUDA(cudaMemcpy(bytes.data(), outcomes.get(), bytes.size(), cudaMemcpyDeviceToHost));
   if (counters) {
-    std::vector<SemBenchThreadResult> r(o.threads);
-    ALLOCLAB_CUDA(cudaMemcpy(r.data(), results.get(), results.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<SemBenchThreadResult> r(l.summary.threads);
+    ALLOCLAB_CUDA(cudaMemcpy(r.data(), results.get(), r.size() * sizeof(SemBenchThreadResult),
+                             cudaMemcpyDeviceToHost));
     for (const SemBenchThreadResult& t : r) gelado::add_thread(l.summary, t);
     l.peak_growers = detail::read_scalar(growers.get() + 1);
   } else {

@@ -65,6 +65,24 @@ TEST_CASE("semaphore bench on the GPU: a pool of K batches refuses the rest, no 
   }
 }
 
+TEST_CASE("semaphore bench on the GPU: warp leaders take 32 units each", "[gpu][gelado]") {
+  require_device();
+  for (SemaphoreKind k : {SemaphoreKind::bulk, SemaphoreKind::counting})
+    for (auto [n, b] :
+         {std::pair<std::uint64_t, std::uint32_t>{32, 32}, {1u << 20, 512}, {65536, 64}}) {
+      INFO(gelado::semaphore_kind_name(k) << " N " << n << " B " << b);
+      SemaphoreBenchGpuOptions o = bench(k, n, b);
+      o.warp = true;
+      const SemaphoreBenchGpuRun r = run_semaphore_bench_gpu(o);
+      CHECK(r.verification.empty());
+      const std::uint64_t batches = (n + b - 1) / b;
+      CHECK(r.summary.threads == n / 32);
+      CHECK(r.summary.grew == batches);
+      CHECK(r.summary.taken == n);
+      CHECK(r.summary.gave_up == 0);
+    }
+}
+
 TEST_CASE("semaphore bench on the GPU: input checks need no device", "[gelado]") {
   auto error_of = [](SemaphoreBenchGpuOptions o) {
     try {

@@ -18,6 +18,9 @@ struct SemaphoreBenchOptions {
   // kind, batch B, batches_available (0: ceil(threads / B), just enough), grow_turns
   gelado::SemBenchConfig config;
   std::uint64_t threads = 1024;
+  // A warp's 32 lanes ask as one: its leader waits for 32 units (warp aggregation); threads must
+  // be a multiple of 32. The run's requesters are then threads / 32.
+  bool warp = false;
   SemBenchMode mode = SemBenchMode::lockstep;
   std::uint64_t max_steps = 0;  // per thread; 0 = default_sem_bench_steps
   unsigned host_threads = 0;    // threads mode; 0 = all cores
@@ -47,8 +50,9 @@ struct SemaphoreBenchRun {
 // one success per round on the word) and every batch's growth, 8 times over.
 std::uint64_t default_sem_bench_steps(const SemaphoreBenchOptions& o);
 
-// InputError naming the parameter: threads 0 or past the lockstep limit, batch 0, the bulk word's
-// ranges (21-bit E and R: every thread may reserve at once).
+// InputError naming the parameter: threads 0 or past the lockstep limit, batch 0 (or below 32
+// with warp), threads not a multiple of 32 with warp, the bulk word's ranges (21-bit E and R:
+// every requester may reserve at once).
 void check_semaphore_bench(const SemaphoreBenchOptions& o);
 
 SemaphoreBenchRun run_semaphore_bench(const SemaphoreBenchOptions& o);

@@ -19,10 +19,17 @@ namespace alloclab::gpu {
 struct SemaphoreBenchGpuOptions {
   gelado::SemBenchConfig config;  // batches_available 0: ceil(threads / B)
   std::uint64_t threads = 1u << 20;
+  // Lane 0 of each warp asks for its 32 lanes at once (warp aggregation); threads a multiple of
+  // 32. The summary's requesters are then threads / 32.
+  bool warp = false;
   unsigned block = 256;
   std::uint64_t max_steps = 0;  // per thread; 0 = kSemBenchGpuSteps
   unsigned repeats = 5;         // timed launches (median)
   unsigned warmup = 1;          // untimed launches first
+  // A thread that lost a CAS or keeps waiting sleeps 32 ns, doubling each time in a row, up to
+  // this (__nanosleep). A short cap lets every thread hammer the one word: the lost CASes crowd
+  // out the successful ones (docs/gelado-garland.md, "Figure 5 on the H200").
+  std::uint32_t backoff_max_ns = 256;
 };
 
 // A thread's bound on the GPU: with 256 ns back-offs, a few seconds at most.

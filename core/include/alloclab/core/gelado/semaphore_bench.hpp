@@ -6,14 +6,14 @@
 // lockstep and threads modes and the GPU kernel all run; summarise_sem_bench and
 // verify_sem_bench turn the threads' ends and the shared words into the row every backend prints.
 //
-// A thread: wait(1, B) on the semaphore. A taker then holds its unit. A grower claims a batch
-// (the single atomic on `batches`; only the first `batches_available` claims succeed, the
-// pool's limit), makes its B units findable (`delivered` += B, before the signal, so no unit is
-// taken before it exists) and signals; a grower whose claim failed signals its failure and is
-// refused (null). Every thread holding a unit then takes a ticket (`taken`) and checks it
-// against `delivered`: a ticket at or past the units delivered would be a unit the semaphore
-// handed out before it existed. That check and verify_sem_bench's conservation are the
-// verification of every run.
+// A thread: wait(1, B) on the semaphore (wait(32, B) for a warp's leader, SemBenchConfig::units). A
+// taker then holds its unit. A grower claims a batch (the single atomic on `batches`; only the
+// first `batches_available` claims succeed, the pool's limit), makes its B units findable
+// (`delivered` += B, before the signal, so no unit is taken before it exists) and signals; a grower
+// whose claim failed signals its failure and is refused (null). Every thread holding a unit then
+// takes a ticket (`taken`) and checks it against `delivered`: a ticket at or past the units
+// delivered would be a unit the semaphore handed out before it existed. That check and
+// verify_sem_bench's conservation are the verification of every run.
 #pragma once
 
 #include <cstdint>
@@ -78,13 +78,16 @@ struct SemBenchConfig {
   std::uint32_t batch = 512;            // B: units a growth brings
   std::uint64_t batches_available = 0;  // K: claims that succeed (the pool's batches)
   std::uint32_t grow_turns = 0;         // steps a growth takes before its claim (latency)
+  // Units one request takes: 1 (each thread for itself, as the paper), or 32 when a warp's lanes
+  // ask as one (its leader waits for all of them: warp aggregation). At most `batch`.
+  std::uint32_t units = 1;
 };
 
 template <class Atomics>
 class SemBenchThread {
  public:
   ALLOCLAB_HD explicit SemBenchThread(const SemBenchConfig& c)
-      : config_(c), bulk_(1, c.batch), counting_(1) {}
+      : config_(c), bulk_(c.units, c.batch), counting_(c.units) {}
 
   ALLOCLAB_HD SemBenchPhase phase() const { return phase_; }
   ALLOCLAB_HD const SemBenchThreadResult& result() const { return result_; }
@@ -126,12 +129,12 @@ class SemBenchThread {
         return StepStatus::running;
       case SemBenchPhase::ticket:
         ++result_.memory_ops;
-        ticket_ = Atomics::fetch_add(w.taken.v, std::uint64_t{1});
+        ticket_ = Atomics::fetch_add(w.taken.v, std::uint64_t{config_.units});
         phase_ = SemBenchPhase::check;
         return StepStatus::running;
       case SemBenchPhase::check:
         ++result_.memory_ops;
-        result_.unit_ok = ticket_ < Atomics::load(w.delivered.v);
+        result_.unit_ok = ticket_ + config_.units <= Atomics::load(w.delivered.v);
         return finish(grew_ ? SemBenchOutcome::grew : SemBenchOutcome::took);
       case SemBenchPhase::done:
         break;
@@ -190,12 +193,12 @@ class SemBenchThread {
   ALLOCLAB_HD void signal_growth(std::uint64_t& word) {
     if (config_.kind == SemaphoreKind::bulk) {
       if (batch_ok_)
-        bulk_grow_delivered<Atomics>(word, 1, config_.batch);
+        bulk_grow_delivered<Atomics>(word, config_.units, config_.batch);
       else
-        bulk_grow_failed<Atomics>(word, 1, config_.batch);
+        bulk_grow_failed<Atomics>(word, config_.units, config_.batch);
     } else {
       if (batch_ok_)
-        counting_grow_delivered<Atomics>(word, 1, config_.batch, held_);
+        counting_grow_delivered<Atomics>(word, config_.units, config_.batch, held_);
       else
         counting_grow_failed<Atomics>(word, held_);
     }

@@ -12,7 +12,7 @@ namespace alloclab::gelado {
 
 struct SemBenchSummary {
   SemBenchConfig config;
-  std::uint64_t threads = 0;
+  std::uint64_t threads = 0;  // requesters: threads, or warp leaders taking 32 units each
   std::uint64_t took = 0, grew = 0, refused = 0, gave_up = 0;
   std::uint64_t bad_units = 0;  // tickets at or past the units delivered when checked
   // The shared words at the end.
@@ -68,14 +68,15 @@ inline void take_words(SemBenchSummary& s, const SemBenchWords& w) {
 // "" when the run is consistent, else the first broken property, one line.
 inline std::string verify_sem_bench(const SemBenchSummary& s) {
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
-  const std::uint64_t b = s.config.batch;
+  const std::uint64_t b = s.config.batch, units = s.config.units;
   if (s.took + s.grew + s.refused + s.gave_up != s.threads)
     return "threads: took " + n(s.took) + " + grew " + n(s.grew) + " + refused " + n(s.refused) +
            " + gave up " + n(s.gave_up) + " != " + n(s.threads);
   if (s.bad_units != 0)
     return n(s.bad_units) + " threads were handed a unit before its batch was delivered";
-  if (s.taken != s.took + s.grew)
-    return "tickets " + n(s.taken) + " != threads holding a unit " + n(s.took + s.grew);
+  if (s.taken != (s.took + s.grew) * units)
+    return "units handed out " + n(s.taken) + " != " + n(s.took + s.grew) + " requests x " +
+           n(units) + " units";
   const std::uint64_t granted = std::min(s.batches_claimed, s.config.batches_available);
   if (s.grew != granted || s.refused != s.batches_claimed - granted)
     return "growers: " + n(s.grew) + " delivered and " + n(s.refused) + " refused of " +
@@ -88,11 +89,13 @@ inline std::string verify_sem_bench(const SemBenchSummary& s) {
   if (s.final_count != static_cast<std::int64_t>(s.delivered - s.taken))
     return "the semaphore's count " + std::to_string(s.final_count) + " != units delivered " +
            n(s.delivered) + " - taken " + n(s.taken);
-  if (s.gave_up == 0 && s.refused == 0 && s.grew != (s.threads + b - 1) / b)
-    // A growth starts only when every unit grown or promised is spoken for (C + E - R < 1; S < 1),
-    // so with one unit a thread the batches are exactly ceil(threads / B).
-    return "batches grown " + n(s.grew) + " != ceil(" + n(s.threads) + " / " + n(b) + ")";
-  if (s.gave_up == 0 && s.refused > 0 && s.final_count != 0)
+  if (s.gave_up == 0 && s.refused == 0 && b % units == 0 &&
+      s.grew != (s.threads * units + b - 1) / b)
+    // A growth starts only when every unit grown or promised is spoken for (C + E - R < n;
+    // S < n; with B a multiple of n what is left is a multiple of n, so 0), so the batches are
+    // exactly ceil(units asked / B).
+    return "batches grown " + n(s.grew) + " != ceil(" + n(s.threads * units) + " / " + n(b) + ")";
+  if (s.gave_up == 0 && s.refused > 0 && s.final_count >= static_cast<std::int64_t>(units))
     return n(s.refused) + " threads were refused while " + std::to_string(s.final_count) +
            " units stayed free";
   return {};
