@@ -206,3 +206,40 @@ TEST_CASE("semaphore bench: warp leaders take 32 units each") {
   o.warp = true;
   CHECK_THROWS_AS(check_semaphore_bench(o), InputError);  // a batch below a warp's 32 units
 }
+
+// The counting semaphore in lockstep, derived by hand: one CAS on S succeeds per round (the
+// first thread in order whose CAS sees the current S), so the N decisions take about N rounds;
+// and every growth stops everybody for its L turns plus its claim, publish and signal (3 steps):
+// rounds = N + ceil(N / B) (L + 3) + c, c a few rounds of the first read and the last ticket.
+TEST_CASE("semaphore bench: the counting semaphore's lockstep rounds follow N + g (L + 3)") {
+  for (auto [n, b] : {std::pair<std::uint64_t, std::uint32_t>{4096, 64}, {4096, 512}, {1000, 7}})
+    for (unsigned turns : {0u, 10u, 100u, 1000u}) {
+      SemaphoreBenchOptions o = bench(SemaphoreKind::counting, n, b);
+      o.config.grow_turns = turns;
+      const SemaphoreBenchRun r = run_semaphore_bench(o);
+      INFO("N " << n << " B " << b << " L " << turns);
+      REQUIRE(r.verification.empty());
+      const std::uint64_t growths = (n + b - 1) / b;
+      const std::uint64_t model = n + growths * (turns + 3);
+      CHECK(r.rounds >= model);
+      CHECK(r.rounds <= model + 8);
+    }
+}
+
+// Gelado & Garland §3.3, §5.1: the bulk semaphore lets threads reserve promised units and more
+// growers start while a batch is on its way. With a growth that takes L rounds, the counting
+// semaphore pays every L in turn; the bulk one overlaps them, and never more growers than
+// batches are needed.
+TEST_CASE("semaphore bench: with slow growth the bulk semaphore overlaps its growers") {
+  SemaphoreBenchOptions o = bench(SemaphoreKind::bulk, 4096, 64);
+  o.config.grow_turns = 1000;
+  const SemaphoreBenchRun bulk = run_semaphore_bench(o);
+  o.config.kind = SemaphoreKind::counting;
+  const SemaphoreBenchRun counting = run_semaphore_bench(o);
+  REQUIRE(bulk.verification.empty());
+  REQUIRE(counting.verification.empty());
+  CHECK(bulk.peak_growers > 1);
+  CHECK(bulk.peak_growers < 64);  // ceil(4096 / 64) batches: the paper's theoretical maximum
+  CHECK(counting.peak_growers == 1);
+  CHECK(counting.rounds > 4 * bulk.rounds);  // 64 growths of 1003 rounds in turn, against overlap
+}
