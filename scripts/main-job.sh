@@ -170,6 +170,14 @@ for gpu_rows in reports/data/*/workloads; do
   mkdir -p "$wl/$gpu"
   cp -r "$gpu_rows"/. "$wl/$gpu/"
 done
+# Gelado & Garland's Figure 5 on the GPUs (`alloclab semaphore --backend gpu`), for the report's
+# claims of seed 001: reports/data/<gpu>/semaphore/*.csv to $out/semaphore/<gpu>/.
+for sem_rows in reports/data/*/semaphore; do
+  [ -d "$sem_rows" ] || continue
+  gpu=$(basename "$(dirname "$sem_rows")")
+  mkdir -p "$out/semaphore/$gpu"
+  cp "$sem_rows"/*.csv "$out/semaphore/$gpu/"
+done
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is

@@ -1,0 +1,28 @@
+// The claims of seed 001 (Gelado & Garland, PPoPP'19) that alloclab can check so far, each with
+// its evidence from the model, the simulator and the hardware, and a verdict (ClaimCheck, as
+// Ouroboros' in ouroboros_claims.hpp). The model and simulator evidence is computed each time
+// from the step machines (lockstep runs of a few thousand threads, about a second together); the
+// hardware evidence is read from the GPU rows of `alloclab semaphore --backend gpu` the report is
+// given (DIR/semaphore/**.csv). The claims of UAlloc and `malloc` (Figure 7) are listed as not
+// measured until those allocators exist. docs/gelado-garland.md discusses each verdict.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/validation/ouroboros_claims.hpp"
+
+namespace alloclab::validation {
+
+// The directory under a report's DIR that holds `alloclab semaphore --format csv` files.
+inline constexpr const char* kSemaphoreDir = "semaphore";
+
+// Every record of every DIR/semaphore/**.csv (none when the directory is missing).
+std::vector<Record> read_semaphore_dir(const std::string& dir);
+
+// The checks, in the paper's order. `rows`: semaphore rows; only the GPU ones at the default
+// back-off are used.
+std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows);
+
+}  // namespace alloclab::validation

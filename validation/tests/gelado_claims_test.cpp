@@ -1,0 +1,75 @@
+// Seed 001's claims (validation/src/gelado_claims.cpp): the hardware cells read the GPU rows they
+// are given (ratios worked by hand from two made-up points), say so where there are none, and the
+// simulator's cells come from the step machines (the counting semaphore's waiters and rounds
+// against the hand-derived formulas).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "alloclab/validation/gelado_claims.hpp"
+
+using namespace alloclab;
+using namespace alloclab::validation;
+
+namespace {
+Record gpu_row(const std::string& primitive, std::uint64_t n, std::uint64_t units, double ms,
+               std::uint64_t peak) {
+  Record r;
+  r.set("primitive", primitive);
+  r.set("backend", std::string("gpu"));
+  r.set_int("N", n);
+  r.set_int("batch", 512);
+  r.set_int("block", 256);
+  r.set_int("backoff_max_ns", 256);
+  r.set_int("units_per_request", units);
+  r.set("kernel_ms", ms);
+  r.set("units_per_s", static_cast<double>(n) / (ms * 1e-3));
+  r.set_int("grew", (n + 511) / 512);
+  r.set_int("batches_min", (n + 511) / 512);
+  r.set_int("peak_growers", peak);
+  r.set("cas_per_thread", 10.0);
+  r.set("device", std::string("Test GPU"));
+  return r;
+}
+const ClaimCheck& find(const std::vector<ClaimCheck>& claims, const std::string& where,
+                       const std::string& word) {
+  for (const auto& c : claims)
+    if (c.where == where && c.claim.find(word) != std::string::npos) return c;
+  FAIL("no claim " << where << " " << word);
+  return claims.front();
+}
+}  // namespace
+
+TEST_CASE("gelado claims: without GPU rows the hardware cells say where rows come from") {
+  const auto claims = gelado_claims({});
+  const ClaimCheck& fig5 = find(claims, "§5.1, Fig. 5", "outperform");
+  CHECK(fig5.hardware.find("alloclab semaphore --backend gpu") != std::string::npos);
+  // The simulator's evidence is there anyway: 4096 threads, B = 64, growth of 1000 steps.
+  CHECK(fig5.simulation.find("counting 68291") != std::string::npos);  // N + 64 (1000 + 3) + 3
+  const ClaimCheck& waiters = find(claims, "§3.2", "waiting");
+  CHECK(waiters.simulation.find("2079") != std::string::npos);  // mean of 4095 - 64 k, k < 64
+  CHECK(waiters.verdict == "holds (simulator)");
+}
+
+TEST_CASE("gelado claims: Figure 5's ratios from the GPU rows") {
+  // Each thread: counting 2 ms against bulk 4 ms (0.5) and 9 against 10 (0.9): bulk never ahead.
+  // Warp leaders: counting 6 against bulk 2 (3x, bulk ahead).
+  const std::vector<Record> rows = {
+      gpu_row("bulk", 1024, 1, 4, 1),    gpu_row("counting", 1024, 1, 2, 1),
+      gpu_row("bulk", 4096, 1, 10, 1),   gpu_row("counting", 4096, 1, 9, 1),
+      gpu_row("bulk", 65536, 32, 2, 3),  gpu_row("counting", 65536, 32, 6, 1),
+      gpu_row("counting", 999, 1, 1, 1),  // no bulk row at this point: unused
+  };
+  const auto claims = gelado_claims(rows);
+  const ClaimCheck& fig5 = find(claims, "§5.1, Fig. 5", "outperform");
+  CHECK(fig5.hardware.find("0.50 .. 0.90 over 2 points (bulk faster at 0)") != std::string::npos);
+  CHECK(fig5.hardware.find("3.00 .. 3.00 over 1 points") != std::string::npos);
+  CHECK(fig5.verdict.find("does not hold in the paper's setting") == 0);
+  const ClaimCheck& growers = find(claims, "§5.1", "theoretical maximum");
+  CHECK(growers.hardware.find("at most 3 growers") != std::string::npos);
+  CHECK(growers.hardware.find("requests / batch: 128") != std::string::npos);  // 65536 / 512
+  CHECK(growers.verdict == "holds");
+  const ClaimCheck& batches = find(claims, "§3.3, Alg. 1", "expected availability");
+  CHECK(batches.hardware.find("3 of 3 verified runs") != std::string::npos);
+}
