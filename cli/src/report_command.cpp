@@ -74,14 +74,17 @@ void run(const std::string& dir) {
       "ouroboros-errata", "Errata of Ouroboros (seed 002)", validation::ouroboros_errata()));
   // Seed 001's claims (the simulator's evidence computed now, the GPU's from DIR/semaphore/) and
   // errata (their evidence replayed on the step machines now).
-  in.extra_sections.push_back(render::claims_section(
+  const std::vector<Record> semaphore_rows = validation::read_semaphore_dir(dir);
+  render::Section gelado_claims = render::claims_section(
       "gelado-claims", "Gelado & Garland (seed 001): the paper's claims",
       "Each claim of Gelado & Garland (PPoPP'19) that alloclab checks so far: Figure 5's two "
       "semaphores and TBuddy's locks, the simulator evaluated now (lockstep, a few thousand "
       "threads), the hardware read from the GPU rows of `alloclab semaphore` among "
       "DIR/semaphore/**.csv. UAlloc's and malloc's claims wait for those allocators. "
       "docs/gelado-garland.md discusses each verdict.",
-      validation::gelado_claims(validation::read_semaphore_dir(dir))));
+      validation::gelado_claims(semaphore_rows));
+  gelado_claims.figure(render::semaphore_figure(semaphore_rows));
+  in.extra_sections.push_back(std::move(gelado_claims));
   // Seed 001's errata, their evidence replayed on the step machines now.
   in.extra_sections.push_back(render::errata_section(
       "gelado-errata", "Errata of Gelado & Garland (seed 001)", validation::gelado_errata()));

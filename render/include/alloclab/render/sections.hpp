@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ Section errata_section(std::string anchor, std::string title,
 // simulator's and the hardware's evidence and the verdict (claims_section.cpp).
 Section claims_section(std::string anchor, std::string title, std::string intro,
                        const std::vector<validation::ClaimCheck>& claims);
+// Gelado & Garland's Figure 5 from `alloclab semaphore --backend gpu` rows (DIR/semaphore/):
+// units per second against N, log-log, the bulk and the counting semaphore, each thread for
+// itself and warp leaders, at batch 512 and 256 threads a block (semaphore_figure.cpp); none
+// without such rows.
+std::optional<Figure> semaphore_figure(const std::vector<Record>& rows);
 
 // The report's opening: the verdict counts per claim and allocator, each linked to its table;
 // the Theorem 1/2 verdicts and the errata count, linked; and the sections that follow.
