@@ -75,8 +75,9 @@ void common_columns(Record& r, const gelado::SemBenchSummary& s) {
   r.set_int("steps_max", s.max_steps);
 }
 
-Record sim_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std::uint32_t batch,
-               sim::SemBenchMode mode) {
+// One point's options for each backend, from the command line's.
+sim::SemaphoreBenchOptions sim_options(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n,
+                                       std::uint32_t batch, sim::SemBenchMode mode) {
   sim::SemaphoreBenchOptions o;
   o.config.kind = kind;
   o.config.batch = batch;
@@ -87,7 +88,27 @@ Record sim_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std:
   o.mode = mode;
   o.max_steps = a.max_steps;
   o.host_threads = a.threads;
-  const sim::SemaphoreBenchRun run = sim::run_semaphore_bench(o);
+  return o;
+}
+gpu::SemaphoreBenchGpuOptions gpu_options(const SemaphoreArgs& a, SemaphoreKind kind,
+                                          std::uint64_t n, std::uint32_t batch, unsigned block) {
+  gpu::SemaphoreBenchGpuOptions o;
+  o.config.kind = kind;
+  o.config.batch = batch;
+  o.config.batches_available = a.batches;
+  o.threads = n;
+  o.warp = a.warp;
+  o.block = block;
+  o.max_steps = a.max_steps;
+  o.repeats = a.repeats;
+  o.warmup = a.warmup;
+  o.backoff_max_ns = a.backoff_max_ns;
+  return o;
+}
+
+Record sim_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std::uint32_t batch,
+               sim::SemBenchMode mode) {
+  const sim::SemaphoreBenchRun run = sim::run_semaphore_bench(sim_options(a, kind, n, batch, mode));
   Record r;
   r.set("primitive", std::string(gelado::semaphore_kind_name(kind)));
   r.set("backend", std::string("sim"));
@@ -112,18 +133,8 @@ Record sim_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std:
 
 Record gpu_row(const SemaphoreArgs& a, SemaphoreKind kind, std::uint64_t n, std::uint32_t batch,
                unsigned block, const gpu::DeviceInfo& device) {
-  gpu::SemaphoreBenchGpuOptions o;
-  o.config.kind = kind;
-  o.config.batch = batch;
-  o.config.batches_available = a.batches;
-  o.threads = n;
-  o.warp = a.warp;
-  o.block = block;
-  o.max_steps = a.max_steps;
-  o.repeats = a.repeats;
-  o.warmup = a.warmup;
-  o.backoff_max_ns = a.backoff_max_ns;
-  const gpu::SemaphoreBenchGpuRun run = gpu::run_semaphore_bench_gpu(o);
+  const gpu::SemaphoreBenchGpuRun run =
+      gpu::run_semaphore_bench_gpu(gpu_options(a, kind, n, batch, block));
   Record r;
   r.set("primitive", std::string(gelado::semaphore_kind_name(kind)));
   r.set("backend", std::string("gpu"));
@@ -166,24 +177,10 @@ void run(const SemaphoreArgs& a) {
     for (std::uint64_t n : ns)
       for (std::uint32_t b : batches)
         for (unsigned block : blocks) {
-          if (gpu) {
-            gpu::SemaphoreBenchGpuOptions o;
-            o.config.kind = k;
-            o.config.batch = b;
-            o.threads = n;
-            o.warp = a.warp;
-            o.block = block;
-            o.repeats = a.repeats;
-            gpu::check_semaphore_bench_gpu(o);
-          } else {
-            sim::SemaphoreBenchOptions o;
-            o.config.kind = k;
-            o.config.batch = b;
-            o.threads = n;
-            o.warp = a.warp;
-            o.mode = mode;
-            sim::check_semaphore_bench(o);
-          }
+          if (gpu)
+            gpu::check_semaphore_bench_gpu(gpu_options(a, k, n, b, block));
+          else
+            sim::check_semaphore_bench(sim_options(a, k, n, b, mode));
         }
   gpu::DeviceInfo device;
   if (gpu) device = gpu::device_info();
