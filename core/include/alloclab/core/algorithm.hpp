@@ -32,6 +32,8 @@ enum class Algorithm {
   ouro_c_va,     // Ouroboros variant C over virtualized array queues (Winter et al., §5.1)
   ouro_c_vl,     // Ouroboros variant C over virtualized linked-chunk queues (Winter et al., §5.2)
   gg_tbuddy,     // TBuddy (Gelado & Garland, PPoPP'19 §4.1): buddy tree, bulk semaphore per order
+  bitmap_alloc,  // DynaSOAr's BitmapAlloc baseline (Springer & Masuhara, ECOOP'19 §6): one array
+  dynasoar,      // DynaSOAr (Springer & Masuhara, ECOOP'19): typed blocks, hierarchical bitmaps
 };
 
 // The backends an allocator can run on (a bit set).
@@ -225,6 +227,26 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .bitmap_words = false,
       .backends = static_cast<unsigned>(BackendKind::sim),
       .size_classes = true}},
+    {Algorithm::bitmap_alloc,
+     "bitmap-alloc",
+     "BitmapAlloc: one object array with a hierarchical bitmap of its free slots, clear() to "
+     "allocate and set() to free (Springer & Masuhara, ECOOP'19 Sec. 6 baseline; simulator only)",
+     "one memory operation on a bitmap word (a load of try_find_set, an atomic of try_clear, set "
+     "or clear); in lockstep, one per simulated thread per round",
+     {.requests = RequestKind::one_page,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
+    {Algorithm::dynasoar,
+     "dynasoar",
+     "DynaSOAr: typed objects in blocks of 64 slots, free/allocated/active hierarchical bitmaps, "
+     "warp coalescing, bitmap rotation, r = 5 (Springer & Masuhara, ECOOP'19 Alg. 1-9; n pages "
+     "= a type n times the smallest, n <= 64; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per warp group of one type per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .warp_collective = true,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -76,12 +76,13 @@ struct HBitmap {
 
 // What bitmap operations did, summed by the caller.
 struct BitmapCounts {
-  std::uint32_t loads = 0;        // plain reads (try_find_set)
-  std::uint32_t atomics = 0;      // fetch_or / fetch_and
-  std::uint32_t levels = 0;       // levels an operation worked on (a spin repeats a level: no)
-  std::uint32_t set_spins = 0;    // set's fetch_or found the bit set: retried
-  std::uint32_t clear_spins = 0;  // clear's fetch_and found the bit clear: retried
-  std::uint32_t find_fails = 0;   // try_find_set reached an empty container
+  std::uint32_t loads = 0;           // plain reads (try_find_set)
+  std::uint32_t atomics = 0;         // fetch_or / fetch_and
+  std::uint32_t levels = 0;          // levels an operation worked on (a spin repeats a level: no)
+  std::uint32_t set_spins = 0;       // set's fetch_or found the bit set: retried
+  std::uint32_t clear_spins = 0;     // clear's fetch_and found the bit clear: retried
+  std::uint32_t find_fails = 0;      // try_find_set reached an empty container
+  std::uint32_t try_clear_lost = 0;  // try_clear found the bit clear (another thread took it)
   ALLOCLAB_HD void add(const BitmapCounts& o) {
     loads += o.loads;
     atomics += o.atomics;
@@ -89,6 +90,7 @@ struct BitmapCounts {
     set_spins += o.set_spins;
     clear_spins += o.clear_spins;
     find_fails += o.find_fails;
+    try_clear_lost += o.try_clear_lost;
   }
 };
 
@@ -120,6 +122,7 @@ class BitOp {
     if (!changed) {
       if (kind_ == BitOpKind::try_clear && level_ == 0) {
         ++c.levels;
+        ++c.try_clear_lost;
         done_ = true;  // the bit was clear already: try_clear fails
         return BitStatus::done;
       }
@@ -155,6 +158,11 @@ class FindOp {
   ALLOCLAB_HD FindOp(const HBitmap& b, unsigned rot) : level_(b.levels() - 1), rot_(rot % 64) {}
   // The bit found, or kNoBit (after done).
   ALLOCLAB_HD std::int64_t result() const { return result_; }
+  // It failed on the top word: the bitmap looked empty as a whole (not a container emptied
+  // between two levels' loads).
+  ALLOCLAB_HD bool failed_at_top(const HBitmap& b) const {
+    return result_ == kNoBit && level_ + 1 == b.levels();
+  }
 
   ALLOCLAB_HD BitStatus step(const HBitmap& b, BitmapCounts& c) {
     ++c.loads;
@@ -185,15 +193,17 @@ class FindOp {
 // The paper's clear(): find a set bit and clear it. §4.1.2 prints
 // `while ((i = try_find_set()) != FAIL && try_clear(i)) {}`, whose condition is inverted; the
 // intent (and the source) is to retry until a found bit is cleared. alloclab's reading: a
-// try_clear that loses the bit retries with the next seed; a try_find_set that finds nothing ends
-// the claim with kNoBit, and the caller decides whether to look again (the paper's caller loops
-// for ever; alloclab's callers bound it, see alloc.hpp).
+// try_clear that loses the bit, or a try_find_set that fails below the top level (a container
+// emptied between two loads: §4.1.4's transient inconsistency), retries with the next seed; a
+// try_find_set that finds the top word empty ends the claim with kNoBit, and the caller decides
+// whether to look again (the paper's caller loops for ever; alloclab's callers bound it).
 template <class Atomics>
 class ClaimOp {
  public:
   ClaimOp() = default;
-  ALLOCLAB_HD ClaimOp(const HBitmap& b, unsigned seed, unsigned warp)
-      : seed_(seed), warp_(warp), find_(b, seed + warp) {}
+  // rotate = false: every try_find_set unrotated (plain ffs), whatever the seed.
+  ALLOCLAB_HD ClaimOp(const HBitmap& b, unsigned seed, unsigned warp, bool rotate = true)
+      : seed_(seed), warp_(warp), rotate_(rotate), find_(b, rotate ? seed + warp : 0) {}
   ALLOCLAB_HD std::int64_t result() const { return result_; }
   ALLOCLAB_HD std::uint32_t lost() const { return lost_; }  // try_clears that lost their bit
 
@@ -201,6 +211,7 @@ class ClaimOp {
     if (!clearing_) {
       if (find_.step(b, c) != BitStatus::done) return BitStatus::running;
       if (find_.result() == kNoBit) {
+        if (!find_.failed_at_top(b)) return retry(b);
         result_ = kNoBit;
         return BitStatus::done;
       }
@@ -215,13 +226,19 @@ class ClaimOp {
       return BitStatus::done;
     }
     ++lost_;  // another thread cleared it first: look again with the next seed
-    clearing_ = false;
-    find_ = FindOp<Atomics>(b, ++seed_ + warp_);
-    return BitStatus::spinning;
+    return retry(b);
   }
 
  private:
+  ALLOCLAB_HD BitStatus retry(const HBitmap& b) {
+    clearing_ = false;
+    ++seed_;
+    find_ = FindOp<Atomics>(b, rotate_ ? seed_ + warp_ : 0);
+    return BitStatus::spinning;
+  }
+
   unsigned seed_ = 0, warp_ = 0;
+  bool rotate_ = true;
   bool clearing_ = false;
   FindOp<Atomics> find_;
   BitOp<Atomics> clear_;
