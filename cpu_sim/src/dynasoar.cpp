@@ -1,6 +1,6 @@
 // DynaSOAr (Springer & Masuhara, ECOOP'19) in the simulator: the step machines of
 // core/dynasoar/alloc.hpp and free.hpp driven in the three modes over one heap
-// (dynasoar_heap.hpp; docs/dynasoar.md).
+// (core/dynasoar/heap_storage.hpp; docs/dynasoar.md).
 //
 // Requests: a request of n pages (--pages n, or per thread) is an object of the type of n pages,
 // the page being the smallest type (heap.hpp); n > 64 is an input error (§3.2), and so is a heap
@@ -18,7 +18,7 @@
 // Out of memory: alloc.hpp's give-up (kMaxEmptyRounds rounds that found no block, or the step
 // bound below); the unserved lanes fail (RunResult::failed).
 // Verification, beyond the simulator's own: a mirror of used pages catches a slot handed out twice
-// and double frees (an error, never served), and the heap is checked at rest (dynasoar_heap.hpp:
+// and double frees (an error, never served), and the heap is checked at rest (heap_storage.hpp:
 // Def. 1 in every block bitmap, each block's state against its bitmap and the slots held) at the
 // start of every allocate() (so every free since the last one is checked) and at its end.
 #include <algorithm>
@@ -30,11 +30,11 @@
 #include <vector>
 
 #include "alloclab/core/dynasoar/alloc.hpp"
+#include "alloclab/core/dynasoar/heap_storage.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "detail.hpp"
-#include "dynasoar_heap.hpp"
 #include "engine.hpp"
 
 namespace alloclab::sim::detail {
@@ -338,7 +338,7 @@ class DynasoarAllocator final : public Allocator {
   Bitmap used_;                     // pages of live objects and of the application
   std::vector<std::uint8_t> held_;  // per first page, n of the object a request holds there
   std::atomic<std::uint64_t> live_pages_{0};
-  DsHeapStorage heap_;
+  dynasoar::HeapStorage heap_;
   std::mutex free_mutex_;
   DsCounts free_counts_;
 };

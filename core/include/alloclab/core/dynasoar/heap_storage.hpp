@@ -1,5 +1,5 @@
-// The simulator's DynaSOAr heap (core/dynasoar/heap.hpp): its storage, the initial pool read as
-// blocks, and the structural check at rest (docs/dynasoar.md).
+// A DynaSOAr heap on the host (heap.hpp): its storage, the initial pool read as blocks, a block
+// placed by hand (tests), and the structural check at rest (docs/dynasoar.md). Host only.
 //
 // The initial pool: the pages the pool leaves used (core/pool.hpp, --free) are the application's
 // objects of the smallest type (one page each): a block holding any of them is a block of type 1,
@@ -13,16 +13,15 @@
 #include "alloclab/core/dynasoar/hbitmap_check.hpp"
 #include "alloclab/core/dynasoar/heap.hpp"
 
-namespace alloclab::sim::detail {
+namespace alloclab::dynasoar {
 
-struct DsHeapStorage {
+struct HeapStorage {
   std::vector<std::uint64_t> free_words, type_words, slots;
   std::vector<std::uint32_t> types;
-  dynasoar::Heap heap;
+  Heap heap;
 
   // `app_page[p]`: page p is the application's (used before any request).
-  DsHeapStorage(std::uint64_t pages, const std::vector<bool>& app_page) {
-    using namespace dynasoar;
+  HeapStorage(std::uint64_t pages, const std::vector<bool>& app_page) {
     const std::uint64_t M = heap_blocks(pages);
     free_words.assign(hb_total_words(M), 0);
     type_words.assign(heap_type_words(M), 0);
@@ -47,8 +46,27 @@ struct DsHeapStorage {
     hbitmap_assign(heap.allocated(1), allocated);
     hbitmap_assign(heap.active(1), active);
   }
-  DsHeapStorage(const DsHeapStorage&) = delete;
-  DsHeapStorage& operator=(const DsHeapStorage&) = delete;
+  // Makes block bid, at rest, a block of type n whose held slots are `live` (not empty): out of
+  // free, in allocated[n], in active[n] unless full. For hand-built states (tests).
+  void place(std::uint64_t bid, unsigned n, std::uint64_t live) {
+    auto set_bit = [](const HBitmap& b, std::uint64_t i, bool on) {
+      std::vector<bool> bits(b.bits);
+      for (std::uint64_t k = 0; k < b.bits; ++k) bits[k] = (b.word(0, k / 64) >> (k % 64)) & 1u;
+      bits[i] = on;
+      hbitmap_assign(b, bits);
+    };
+    for (unsigned t = 1; t <= kMaxTypePages; ++t) {
+      set_bit(heap.allocated(t), bid, false);
+      set_bit(heap.active(t), bid, false);
+    }
+    set_bit(heap.free(), bid, false);
+    types[bid] = n;
+    slots[bid] = preset_mask(n, bid, heap.pages) | live;
+    set_bit(heap.allocated(n), bid, true);
+    set_bit(heap.active(n), bid, slots[bid] != kAllOnes);
+  }
+  HeapStorage(const HeapStorage&) = delete;
+  HeapStorage& operator=(const HeapStorage&) = delete;
 
   // At rest (no operation in flight): "" if the heap is consistent, else the first fault.
   //  * Def. 1 in free and in every allocated[n], active[n];
@@ -58,7 +76,6 @@ struct DsHeapStorage {
   //    preset bits plus the slots `live(page)` says are held (the first page of each).
   template <class Live>
   std::string check(Live live) const {
-    using namespace dynasoar;
     const std::uint64_t M = heap.blocks;
     if (std::string e = hbitmap_consistency_error(heap.free()); !e.empty()) return "free: " + e;
     for (unsigned n = 1; n <= kMaxTypePages; ++n) {
@@ -100,4 +117,4 @@ struct DsHeapStorage {
   }
 };
 
-}  // namespace alloclab::sim::detail
+}  // namespace alloclab::dynasoar
