@@ -374,5 +374,19 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::dynasoar,
                                   .pool_bytes = &ds_pool_bytes,
                                   .lane_bytes_per_thread = 256,
                                   .step_bound = &ds_step_bound}))
+ALLOCLAB_REGISTER_ENTRY(
+    SimTable, Algorithm::dynasoar_nocoal,
+    (SimEntry{.make = &make_allocator_of<DynasoarAllocator<Variant{.coalesce = false}>>,
+              .check = &check_dynasoar_scenario,
+              .pool_bytes = &ds_pool_bytes,
+              .lane_bytes_per_thread = 256,
+              .step_bound = &ds_step_bound}))
+ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::dynasoar_norot,
+                        (SimEntry{
+                            .make = &make_allocator_of<DynasoarAllocator<Variant{.rotate = false}>>,
+                            .check = &check_dynasoar_scenario,
+                            .pool_bytes = &ds_pool_bytes,
+                            .lane_bytes_per_thread = 256,
+                            .step_bound = &ds_step_bound}))
 
 }  // namespace alloclab::sim::detail

@@ -147,3 +147,28 @@ TEST_CASE("bitmap-alloc: serves every free slot and then fails, counted", "[cpu_
   CHECK(r.failed == 2000);
   CHECK(count(r, "gave_up") == 2000);
 }
+
+TEST_CASE("dynasoar variants: coalescing saves atomicOrs and rotation saves lost ones",
+          "[cpu_sim][dynasoar]") {
+  // Lockstep, 32 warps of 32 one-page requests on a heap of 256 blocks half used by the
+  // application at random (so every block is an active block of type 1 with free slots).
+  // Without coalescing every lane issues its own reservation (at least 1024 ORs); with it a
+  // warp's group takes several slots per OR. Without rotation every group looks up the same
+  // first active block and the same first free bits, so more ORs come back with nothing (Alg. 6's
+  // retry).
+  auto run = [](Algorithm a) {
+    Scenario s = ds(a, 1024, 64 * 256, 1);
+    s.A = s.T / 2;
+    return run_once(s, in(Mode::lockstep), 0);
+  };
+  const RunResult coal = run(Algorithm::dynasoar);
+  const RunResult nocoal = run(Algorithm::dynasoar_nocoal);
+  const RunResult norot = run(Algorithm::dynasoar_norot);
+  INFO("reserves " << count(coal, "reserves") << " " << count(nocoal, "reserves") << " "
+                   << count(norot, "reserves") << "; lost " << count(coal, "reserve_lost") << " "
+                   << count(nocoal, "reserve_lost") << " " << count(norot, "reserve_lost"));
+  for (const RunResult* r : {&coal, &nocoal, &norot}) CHECK(r->failed == 0);
+  CHECK(count(nocoal, "reserves") >= 1024);
+  CHECK(count(coal, "reserves") < count(nocoal, "reserves") / 4);
+  CHECK(count(norot, "reserve_lost") > 2 * count(coal, "reserve_lost"));
+}

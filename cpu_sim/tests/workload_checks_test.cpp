@@ -71,7 +71,9 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // DynaSOAr, 64 blocks (one level), a free alone: the AND; a block that was full is set active
   // (1); one that is empty now is invalidated (the OR), then deleted (clear active, clear
   // allocated, set free: 3) or rolled back (the AND, and a clear of active if a slot was freed).
-  if (algo == Algorithm::dynasoar) return {1, 1 + 1 + 1 + 3};
+  if (algo == Algorithm::dynasoar || algo == Algorithm::dynasoar_nocoal ||
+      algo == Algorithm::dynasoar_norot)
+    return {1, 1 + 1 + 1 + 3};
   return {1, 1};
 }
 

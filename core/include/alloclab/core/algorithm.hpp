@@ -34,6 +34,8 @@ enum class Algorithm {
   gg_tbuddy,     // TBuddy (Gelado & Garland, PPoPP'19 §4.1): buddy tree, bulk semaphore per order
   bitmap_alloc,  // DynaSOAr's BitmapAlloc baseline (Springer & Masuhara, ECOOP'19 §6): one array
   dynasoar,      // DynaSOAr (Springer & Masuhara, ECOOP'19): typed blocks, hierarchical bitmaps
+  dynasoar_nocoal,  // DynaSOAr without warp coalescing (the paper's DynaSOAr-NoCoal, Table 2)
+  dynasoar_norot,   // DynaSOAr without bitmap rotation (plain ffs: the paper's -NoShift, Fig. 12c)
 };
 
 // The backends an allocator can run on (a bit set).
@@ -241,6 +243,25 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "DynaSOAr: typed objects in blocks of 64 slots, free/allocated/active hierarchical bitmaps, "
      "warp coalescing, bitmap rotation, r = 5 (Springer & Masuhara, ECOOP'19 Alg. 1-9; n pages "
      "= a type n times the smallest, n <= 64; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per warp group of one type per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .warp_collective = true,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
+    {Algorithm::dynasoar_nocoal,
+     "dynasoar-nocoal",
+     "DynaSOAr without warp coalescing: every lane reserves its own slot (the paper's "
+     "DynaSOAr-NoCoal, Table 2; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per simulated thread per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
+    {Algorithm::dynasoar_norot,
+     "dynasoar-norot",
+     "DynaSOAr without bitmap rotation: try_find_set and reserve take the first set or free bit "
+     "(the paper's -NoShift, Fig. 12c; simulator only)",
      "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
      "lockstep, one per warp group of one type per round",
      {.requests = RequestKind::pages,
