@@ -237,7 +237,7 @@ TEST_CASE("dynasoar A.4 Allocate after Delete-First: the filler's deactivation w
   w.check();
 }
 
-TEST_CASE("dynasoar A.4 Block Deleted after Delete-First: impossible, the deleter waits",
+TEST_CASE("dynasoar A.4 Block Deleted after Delete-First: impossible as the deleter waits",
           "[dynasoar][cases]") {
   World w(128);
   w.place(0, 32, 0b11);  // objects of 32 pages: 2 per block, both held (full)

@@ -34,7 +34,7 @@ std::int64_t find(const HBitmap& b, unsigned rot, BitmapCounts& c) {
 }
 }  // namespace
 
-TEST_CASE("dynasoar bitmap: L = ceil(log64 N) levels, at least one", "[dynasoar][hbitmap]") {
+TEST_CASE("dynasoar bitmap: L = ceil(log64 N) levels and at least one", "[dynasoar][hbitmap]") {
   // Worked by hand: 64 bits fit one container; 65 need two and a level above them; 64^2 bits
   // have 64 containers, one word above; 64^2 + 1 need 65 containers, so two words above and a
   // third level. Listing 1's 16,777,216 objects are 262,144 blocks = 64^3: 3 levels.

@@ -47,7 +47,7 @@ std::string parameter_of(const Scenario& s, const SimOptions& o) {
 }
 }  // namespace
 
-TEST_CASE("dynasoar: a block holds floor(64 / n) objects of n pages; the last block what fits",
+TEST_CASE("dynasoar: a block holds floor(64 / n) objects of n pages and the last block what fits",
           "[cpu_sim][dynasoar]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   CAPTURE(mode_name(mode));
@@ -67,7 +67,7 @@ TEST_CASE("dynasoar: a block holds floor(64 / n) objects of n pages; the last bl
   CHECK(count(r, "gave_up") >= 1);  // counted where it ends; a lockstep group fails its lanes
 }
 
-TEST_CASE("dynasoar: alone, a request initialises a block only when the active ones are full",
+TEST_CASE("dynasoar: a request alone initialises a block only when the active ones are full",
           "[cpu_sim][dynasoar]") {
   // Sequential on an empty heap: the slow path runs once per N_T requests, the lower bound
   // 1 / N_T of the slow-path rate; every other request finds its block with one lookup.
@@ -102,7 +102,7 @@ TEST_CASE("dynasoar: lockstep coalescing reserves a warp's slots with one atomic
   CHECK(count(two, "blocks_initialised") == 2);
 }
 
-TEST_CASE("dynasoar: freeing a block's last object deletes it; it is initialised again",
+TEST_CASE("dynasoar: freeing a block's last object deletes it and it is initialised again",
           "[cpu_sim][dynasoar]") {
   // One block: 64 one-page objects fill it; freeing them all deletes it (the last free's
   // invalidation succeeds; the others find objects left); the next allocation initialises it
@@ -137,7 +137,8 @@ TEST_CASE("dynasoar: input errors name the parameter", "[cpu_sim][dynasoar]") {
   CHECK(parameter_of(s, {}) == "--T");
 }
 
-TEST_CASE("bitmap-alloc: serves every free slot and then fails, counted", "[cpu_sim][dynasoar]") {
+TEST_CASE("bitmap-alloc: serves every free slot and then fails and counts it",
+          "[cpu_sim][dynasoar]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep, Mode::threads);
   CAPTURE(mode_name(mode));
   Scenario s = ds(Algorithm::bitmap_alloc, 5000, 4097, 1);

@@ -88,6 +88,10 @@ struct Capabilities {
   // none back (variant C, which gives wholly free chunks back); otherwise the pool keeps a
   // reserve per class (variant P, queue_chunk.hpp).
   bool queue_on_demand = false;
+  // Its requests of n > 1 pages come from blocks that hold objects of one size only (DynaSOAr's
+  // typed blocks): the pages a partly used pool leaves free in shared blocks serve one-page
+  // requests only, so larger ones need wholly free blocks.
+  bool typed_blocks = false;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -248,7 +252,8 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      {.requests = RequestKind::pages,
       .bitmap_words = false,
       .warp_collective = true,
-      .backends = static_cast<unsigned>(BackendKind::sim)}},
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
     {Algorithm::dynasoar_nocoal,
      "dynasoar-nocoal",
      "DynaSOAr without warp coalescing: every lane reserves its own slot (the paper's "
@@ -257,7 +262,8 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      "lockstep, one per simulated thread per round",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = static_cast<unsigned>(BackendKind::sim)}},
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
     {Algorithm::dynasoar_norot,
      "dynasoar-norot",
      "DynaSOAr without bitmap rotation: try_find_set and reserve take the first set or free bit "
@@ -267,7 +273,8 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
      {.requests = RequestKind::pages,
       .bitmap_words = false,
       .warp_collective = true,
-      .backends = static_cast<unsigned>(BackendKind::sim)}},
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
 });
 
 // kAlgorithms is indexed by the enum.
