@@ -15,7 +15,8 @@ TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   s.A = multi_page ? 1200 : 300;  // two-page requests need room for their runs
   s.T = 2048;
   // Ouroboros serves whole free chunks (512 units), which a partly used pool lacks.
-  if (caps(algo).size_classes) s.A = s.T;
+  // Typed blocks (DynaSOAr) serve two-page objects from wholly free blocks only.
+  if (caps(algo).size_classes || caps(algo).typed_blocks) s.A = s.T;
   // One that keeps its queue's chunks in the pool keeps 3 + its trail of them beside the page
   // chunk the 256 requests of 2 units take.
   if (caps(algo).queue_in_pool) s.A = s.T = (1 + 3 + caps(algo).queue_trail) * 512;

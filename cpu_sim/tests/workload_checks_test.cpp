@@ -65,6 +65,15 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // level changed and two to release (3 (H - m) + 2 above m merges). At least the root's 3 (lock,
   // write, signal), at most 1 + 5m + 6 + 3(H - m) + 2 <= 9 + 5H.
   if (algo == Algorithm::gg_tbuddy) return {3, 9 + 5 * 12};
+  // BitmapAlloc over 4096 slots (2 levels): set the slot's bit, and the level above when its
+  // container was empty.
+  if (algo == Algorithm::bitmap_alloc) return {1, 2};
+  // DynaSOAr, 64 blocks (one level), a free alone: the AND; a block that was full is set active
+  // (1); one that is empty now is invalidated (the OR), then deleted (clear active, clear
+  // allocated, set free: 3) or rolled back (the AND, and a clear of active if a slot was freed).
+  if (algo == Algorithm::dynasoar || algo == Algorithm::dynasoar_nocoal ||
+      algo == Algorithm::dynasoar_norot)
+    return {1, 1 + 1 + 1 + 3};
   return {1, 1};
 }
 

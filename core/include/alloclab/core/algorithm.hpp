@@ -32,6 +32,10 @@ enum class Algorithm {
   ouro_c_va,     // Ouroboros variant C over virtualized array queues (Winter et al., §5.1)
   ouro_c_vl,     // Ouroboros variant C over virtualized linked-chunk queues (Winter et al., §5.2)
   gg_tbuddy,     // TBuddy (Gelado & Garland, PPoPP'19 §4.1): buddy tree, bulk semaphore per order
+  bitmap_alloc,  // DynaSOAr's BitmapAlloc baseline (Springer & Masuhara, ECOOP'19 §6): one array
+  dynasoar,      // DynaSOAr (Springer & Masuhara, ECOOP'19): typed blocks, hierarchical bitmaps
+  dynasoar_nocoal,  // DynaSOAr without warp coalescing (the paper's DynaSOAr-NoCoal, Table 2)
+  dynasoar_norot,   // DynaSOAr without bitmap rotation (plain ffs: the paper's -NoShift, Fig. 12c)
 };
 
 // The backends an allocator can run on (a bit set).
@@ -84,6 +88,10 @@ struct Capabilities {
   // none back (variant C, which gives wholly free chunks back); otherwise the pool keeps a
   // reserve per class (variant P, queue_chunk.hpp).
   bool queue_on_demand = false;
+  // Its requests of n > 1 pages come from blocks that hold objects of one size only (DynaSOAr's
+  // typed blocks): the pages a partly used pool leaves free in shared blocks serve one-page
+  // requests only, so larger ones need wholly free blocks.
+  bool typed_blocks = false;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -225,6 +233,48 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .bitmap_words = false,
       .backends = static_cast<unsigned>(BackendKind::sim),
       .size_classes = true}},
+    {Algorithm::bitmap_alloc,
+     "bitmap-alloc",
+     "BitmapAlloc: one object array with a hierarchical bitmap of its free slots, clear() to "
+     "allocate and set() to free (Springer & Masuhara, ECOOP'19 Sec. 6 baseline; simulator only)",
+     "one memory operation on a bitmap word (a load of try_find_set, an atomic of try_clear, set "
+     "or clear); in lockstep, one per simulated thread per round",
+     {.requests = RequestKind::one_page,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim)}},
+    {Algorithm::dynasoar,
+     "dynasoar",
+     "DynaSOAr: typed objects in blocks of 64 slots, free/allocated/active hierarchical bitmaps, "
+     "warp coalescing, bitmap rotation, r = 5 (Springer & Masuhara, ECOOP'19 Alg. 1-9; n pages "
+     "= a type n times the smallest, n <= 64; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per warp group of one type per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .warp_collective = true,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
+    {Algorithm::dynasoar_nocoal,
+     "dynasoar-nocoal",
+     "DynaSOAr without warp coalescing: every lane reserves its own slot (the paper's "
+     "DynaSOAr-NoCoal, Table 2; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per simulated thread per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
+    {Algorithm::dynasoar_norot,
+     "dynasoar-norot",
+     "DynaSOAr without bitmap rotation: try_find_set and reserve take the first set or free bit "
+     "(the paper's -NoShift, Fig. 12c; simulator only)",
+     "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
+     "lockstep, one per warp group of one type per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .warp_collective = true,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .typed_blocks = true}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -1,0 +1,120 @@
+// A DynaSOAr heap on the host (heap.hpp): its storage, the initial pool read as blocks, a block
+// placed by hand (tests), and the structural check at rest (docs/dynasoar.md). Host only.
+//
+// The initial pool: the pages the pool leaves used (core/pool.hpp, --free) are the application's
+// objects of the smallest type (one page each): a block holding any of them is a block of type 1,
+// allocated, and active unless full; a block with none is free. The application never frees them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/dynasoar/hbitmap_check.hpp"
+#include "alloclab/core/dynasoar/heap.hpp"
+
+namespace alloclab::dynasoar {
+
+struct HeapStorage {
+  std::vector<std::uint64_t> free_words, type_words, slots;
+  std::vector<std::uint32_t> types;
+  Heap heap;
+
+  // `app_page[p]`: page p is the application's (used before any request).
+  HeapStorage(std::uint64_t pages, const std::vector<bool>& app_page) {
+    const std::uint64_t M = heap_blocks(pages);
+    free_words.assign(hb_total_words(M), 0);
+    type_words.assign(heap_type_words(M), 0);
+    slots.assign(M, kAllOnes);
+    types.assign(M, 0);
+    heap = Heap{M, pages, free_words.data(), type_words.data(), slots.data(), types.data()};
+    std::vector<bool> is_free(M, false), allocated(M, false), active(M, false);
+    for (std::uint64_t b = 0; b < M; ++b) {
+      std::uint64_t used = 0;
+      for (unsigned k = 0; k < 64 && 64 * b + k < pages; ++k)
+        if (app_page[64 * b + k]) used |= std::uint64_t{1} << k;
+      if (used == 0) {
+        is_free[b] = true;
+        continue;
+      }
+      types[b] = 1;
+      slots[b] = used | preset_mask(1, b, pages);
+      allocated[b] = true;
+      active[b] = slots[b] != kAllOnes;
+    }
+    hbitmap_assign(heap.free(), is_free);
+    hbitmap_assign(heap.allocated(1), allocated);
+    hbitmap_assign(heap.active(1), active);
+  }
+  // Makes block bid, at rest, a block of type n whose held slots are `live` (not empty): out of
+  // free, in allocated[n], in active[n] unless full. For hand-built states (tests).
+  void place(std::uint64_t bid, unsigned n, std::uint64_t live) {
+    auto set_bit = [](const HBitmap& b, std::uint64_t i, bool on) {
+      std::vector<bool> bits(b.bits);
+      for (std::uint64_t k = 0; k < b.bits; ++k) bits[k] = (b.word(0, k / 64) >> (k % 64)) & 1u;
+      bits[i] = on;
+      hbitmap_assign(b, bits);
+    };
+    for (unsigned t = 1; t <= kMaxTypePages; ++t) {
+      set_bit(heap.allocated(t), bid, false);
+      set_bit(heap.active(t), bid, false);
+    }
+    set_bit(heap.free(), bid, false);
+    types[bid] = n;
+    slots[bid] = preset_mask(n, bid, heap.pages) | live;
+    set_bit(heap.allocated(n), bid, true);
+    set_bit(heap.active(n), bid, slots[bid] != kAllOnes);
+  }
+  HeapStorage(const HeapStorage&) = delete;
+  HeapStorage& operator=(const HeapStorage&) = delete;
+
+  // At rest (no operation in flight): "" if the heap is consistent, else the first fault.
+  //  * Def. 1 in free and in every allocated[n], active[n];
+  //  * a free block: bitmap all ones (invalidated or never used), in no allocated or active
+  //    bitmap; otherwise a type n in 1..64, in allocated[n] only, in active[n] iff not full
+  //    (Fig. 5), at least one live slot (an empty block is deleted), and its bitmap is exactly its
+  //    preset bits plus the slots `live(page)` says are held (the first page of each).
+  template <class Live>
+  std::string check(Live live) const {
+    const std::uint64_t M = heap.blocks;
+    if (std::string e = hbitmap_consistency_error(heap.free()); !e.empty()) return "free: " + e;
+    for (unsigned n = 1; n <= kMaxTypePages; ++n) {
+      if (std::string e = hbitmap_consistency_error(heap.allocated(n)); !e.empty())
+        return "allocated[" + std::to_string(n) + "]: " + e;
+      if (std::string e = hbitmap_consistency_error(heap.active(n)); !e.empty())
+        return "active[" + std::to_string(n) + "]: " + e;
+    }
+    auto bit = [](const HBitmap& b, std::uint64_t i) {
+      return (b.word(0, i / 64) >> (i % 64)) & 1u;
+    };
+    for (std::uint64_t b = 0; b < M; ++b) {
+      const std::string at = "block " + std::to_string(b) + ": ";
+      const bool is_free = bit(heap.free(), b);
+      // The type whose bitmap holds the block, 0 for none, 65 for more than one.
+      unsigned in_allocated = 0, in_active = 0;
+      for (unsigned n = 1; n <= kMaxTypePages; ++n) {
+        if (bit(heap.allocated(n), b)) in_allocated = in_allocated ? 65 : n;
+        if (bit(heap.active(n), b)) in_active = in_active ? 65 : n;
+      }
+      if (is_free) {
+        if (slots[b] != kAllOnes) return at + "free but its bitmap is not all ones";
+        if (in_allocated || in_active) return at + "free but in allocated[] or active[]";
+        continue;
+      }
+      const unsigned n = types[b];
+      if (n < 1 || n > kMaxTypePages) return at + "neither free nor of a type";
+      if (in_allocated != n) return at + "not in allocated[its type] alone";
+      const bool full = slots[b] == kAllOnes;
+      if (in_active != (full ? 0u : n))
+        return at + (full ? "full but active" : "not full but not active[its type]");
+      std::uint64_t expect = preset_mask(n, b, heap.pages);
+      for (unsigned k = 0; k < valid_slots(n, b, heap.pages); ++k)
+        if (live(slot_first_page(b, k, n))) expect |= std::uint64_t{1} << k;
+      if (expect == preset_mask(n, b, heap.pages)) return at + "allocated but empty";
+      if (slots[b] != expect) return at + "its bitmap differs from the slots held";
+    }
+    return "";
+  }
+};
+
+}  // namespace alloclab::dynasoar
