@@ -175,3 +175,29 @@ TEST_CASE("gallatin: freeing a block's slices as one team is one atomicAdd", "[c
   CHECK(f.blocks_returned == 1);
   CHECK(state_check(st, live_of(st, {})).empty());
 }
+
+TEST_CASE("gallatin: the pre-booted block buffers take the paper's wavefront of segments",
+          "[core][gallatin]") {
+  // The default geometry (16 MiB segments, 4096 slices per block) sized for 128 SMs (the paper's
+  // A40 example, §4.3): class k has max(4, 128 >> k) slots and a segment holds 256 >> k of its
+  // blocks, so classes 0-6 take one segment each, class 7 two (4 slots, 2 blocks a segment) and
+  // class 8 four (one block a segment): 13 segments, in class order (hand-worked).
+  Geometry g;
+  g.segments = 16;
+  StateStorage ss(g, 128);
+  Counts c;
+  Op::preboot(ss.st, c);
+  CHECK(c.segments_formatted == 13);
+  CHECK(c.block_refills == 128 + 64 + 32 + 16 + 8 + 4 + 4 + 4 + 4);
+  for (unsigned k = 0; k < kSizeClasses; ++k) {
+    const std::uint32_t first = k <= 6 ? k : (k == 7 ? 7 : 9);
+    CHECK(ss.st.buffer[ss.st.slot_offset[k]] - 1 == g.block_id(first, 0));
+  }
+  // The next segment any class formats is segment 13: the wavefront of §6.10.
+  std::uint64_t off = 0;
+  for (std::uint32_t i = 0; i < g.slices_per_block; ++i)
+    REQUIRE(Op::malloc_team(ss.st, 8, 0, 1, &off, c) == 1);
+  // Told that nobody holds them, the checker finds the block's 4096 slices unaccounted for.
+  CHECK(state_check(ss.st, std::vector<std::uint32_t>(16 * g.max_blocks(), 0)) != "");
+  CHECK(c.segments_formatted == 14);  // the slot's block was used up: its swap took segment 13
+}
