@@ -32,6 +32,7 @@ enum class Algorithm {
   ouro_c_va,     // Ouroboros variant C over virtualized array queues (Winter et al., §5.1)
   ouro_c_vl,     // Ouroboros variant C over virtualized linked-chunk queues (Winter et al., §5.2)
   gg_tbuddy,     // TBuddy (Gelado & Garland, PPoPP'19 §4.1): buddy tree, bulk semaphore per order
+  gallatin,      // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
 };
 
 // The backends an allocator can run on (a bit set).
@@ -84,6 +85,9 @@ struct Capabilities {
   // none back (variant C, which gives wholly free chunks back); otherwise the pool keeps a
   // reserve per class (variant P, queue_chunk.hpp).
   bool queue_on_demand = false;
+  // Its pool is a whole number of these bytes (Gallatin's segments); a smaller pool or a remainder
+  // is an input error. 0: any pool. Tests and sweeps size their pools by it.
+  std::uint64_t pool_granule_bytes = 0;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -225,6 +229,19 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .bitmap_words = false,
       .backends = static_cast<unsigned>(BackendKind::sim),
       .size_classes = true}},
+    {Algorithm::gallatin,
+     "gallatin",
+     "Gallatin: vEB trees over 16 MiB segments and blocks of 4096 slices of 16 B-4096 B, one "
+     "atomicAdd per warp team (McCoy & Pandey, PPoPP'24 Alg. 1-4; pages = 16 B units, simulator "
+     "only)",
+     "one attempt of Alg. 3's loop by the request's team (a read of its block-buffer slot and "
+     "one atomicAdd on the block's counter, with a block refill when the slot needs one)",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .pool_granule_bytes = std::uint64_t{16} << 20}},
 });
 
 // kAlgorithms is indexed by the enum.

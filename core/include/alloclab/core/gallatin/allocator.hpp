@@ -202,6 +202,7 @@ struct Ops {
     std::uint32_t& cell = st.buffer[st.slot_offset[k] + slot];
     std::uint32_t served = 0;
     for (std::uint32_t attempt = 0; attempt < kAttempts && served < n; ++attempt) {
+      ++c.attempts;
       const std::uint32_t remaining = n - served;
       std::uint32_t b = load(cell, c);
       if (b == 0) {  // an empty slot: the leader fetches a block (out of memory: null)

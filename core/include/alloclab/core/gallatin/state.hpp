@@ -20,6 +20,8 @@ inline constexpr std::uint32_t kClosed = 0x80000000u;
 // class sees the class change) and the slices handed out in bits 0..23.
 inline constexpr unsigned kClassShift = 24;
 inline constexpr std::uint32_t kCountMask = (1u << kClassShift) - 1;
+// A segment the application holds (not wholly free at the start): in no tree, never used.
+inline constexpr std::uint32_t kAppSegment = 0xfffffffeu;
 inline constexpr std::uint64_t kNoBlock = ~std::uint64_t{0};
 // The malloc counter of a block in its segment's ring (not handed out): a class no team asks
 // for, so a team that bumps it late (it read a slot before the block went back) takes nothing.
@@ -59,7 +61,9 @@ struct Counts {
   std::uint32_t blocks_returned = 0;     // blocks given back to their segment's ring
   std::uint32_t restarts = 0;  // lost races: a gate CAS, a stale tree or block, a lost slot
   std::uint32_t stuck = 0;     // waits that reached their bound (a defect if ever non-zero)
+  std::uint32_t attempts = 0;  // iterations of Alg. 3's loop (malloc_team)
   ALLOCLAB_HD void add(const Counts& o) {
+    attempts += o.attempts;
     atomics += o.atomics;
     loads += o.loads;
     init_writes += o.init_writes;

@@ -89,6 +89,10 @@ inline std::string state_check(const State& st, const std::vector<std::uint32_t>
     for (unsigned j = 0; j < kSizeClasses; ++j)
       if (veb_has(st.block_trees[j], s) && j != k)
         return seg + " is in block tree " + std::to_string(j) + " but not of that class";
+    if (k == kAppSegment) {
+      if (veb_has(st.segment_tree, s)) return seg + " is the application's but in the segment tree";
+      continue;
+    }
     if (k == kNoTree) {
       if (!veb_has(st.segment_tree, s)) return seg + " has no class and is not in the segment tree";
       continue;
