@@ -64,7 +64,7 @@ std::vector<std::uint32_t> live_of(const State& st, const std::vector<Held>& hel
 
 }  // namespace
 
-TEST_CASE("gallatin: every slice of the pool, then null; one atomicAdd per slice alone",
+TEST_CASE("gallatin: every slice of the pool then null - one atomicAdd per slice alone",
           "[core][gallatin]") {
   for (unsigned k : {0u, 3u, 8u}) {
     INFO("class " << k);

@@ -70,7 +70,7 @@ TEST_CASE("gallatin sequential: teams of one, 4096 slices per block", "[cpu_sim]
   CHECK(r.failed_claims == 0);
 }
 
-TEST_CASE("gallatin: a segment filled to its last slice, then null; free all, serve again",
+TEST_CASE("gallatin: a segment filled to its last slice then null - free all and serve again",
           "[cpu_sim][gallatin]") {
   for (const Mode mode : {Mode::sequential, Mode::lockstep, Mode::threads}) {
     INFO(mode_name(mode));

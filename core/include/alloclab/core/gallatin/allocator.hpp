@@ -91,6 +91,10 @@ struct Ops {
       store(st.ring[std::uint64_t{s} * max + b], b + 1, c);
       store(st.malloc_ctr[st.g.block_id(s, b)], kIdle, c);
     }
+    // A segment formatted before for a smaller class left its other blocks in these slots.
+    for (std::uint32_t b = n; b < max; ++b)
+      if (Atomics::load(st.ring[std::uint64_t{s} * max + b]) != 0)
+        store(st.ring[std::uint64_t{s} * max + b], 0, c);
     store(st.head[s], 0, c);
     store(st.tail[s], n, c);
     store(st.tree_id[s], k, c);
@@ -106,9 +110,12 @@ struct Ops {
     const std::uint32_t n = st.g.blocks_per_segment(k);
     store(st.malloc_ctr[st.g.block_id(s, b)], kIdle, c);  // late bumps take nothing now
     const std::uint32_t pos = add(st.tail[s], 1, c) % n;
-    const std::uint32_t old =
-        exchange(st.ring[std::uint64_t{s} * st.g.max_blocks() + pos], b + 1, c);
-    if (old != 0) ++c.stuck;  // a full ring: impossible, as a segment has n blocks
+    // The slot may still hold the block of the previous lap: its taker has claimed the position
+    // but not emptied it yet. Wait for it (never overwrite: that would lose a block).
+    std::uint32_t& slot = st.ring[std::uint64_t{s} * st.g.max_blocks() + pos];
+    std::uint32_t w = 0;
+    for (; w < kWaitBound && cas(slot, 0, b + 1, c) != 0; ++w) ++c.restarts;
+    if (w == kWaitBound) ++c.stuck;
     const std::uint32_t now = add(st.available[s], 1, c) + 1;
     ++c.blocks_returned;
     if (now == 1) settle(st, s, k, c);
@@ -158,8 +165,10 @@ struct Ops {
       const std::uint32_t n = st.g.blocks_per_segment(cls);
       const std::uint32_t pos = add(st.head[s], 1, c) % n;
       std::uint32_t b = 0;
-      for (std::uint32_t w = 0; w < kWaitBound && b == 0; ++w)
+      for (std::uint32_t w = 0; w < kWaitBound && b == 0; ++w) {
         b = exchange(st.ring[std::uint64_t{s} * max + pos], 0, c);  // 0: an enqueue in flight
+        if (b == 0) ++c.restarts;
+      }
       if (b == 0) {
         ++c.stuck;
         return kNoBlock;

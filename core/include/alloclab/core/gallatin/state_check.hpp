@@ -70,10 +70,10 @@ inline bool veb_has(const VebTree& t, std::uint64_t x) {
 //  * every vEB tree consistent (veb_check: each upper bit the OR of its child word);
 //  * a segment of no class is in the segment tree and in no block tree; a formatted one is in
 //    no tree but its class's, and there exactly when its available count is positive;
-//  * a formatted segment's ring holds exactly `available` blocks, each idle (malloc counter
-//    kIdle), each once; every other of its blocks is handed out: its malloc counter has its
-//    class, and the slices it handed out (min(count, slices per block)) are the slices freed
-//    plus those live (the block counters consistent with the slices handed out);
+//  * a formatted segment's ring holds exactly `available` blocks, each idle (the class
+//    kIdleClass in its counter), each once; every other of its blocks is handed out: its malloc
+//    counter has its class, and the slices it handed out (min(count, slices per block)) are the
+//    slices freed plus those live (the block counters consistent with the slices handed out);
 //  * every block-buffer slot holds a handed-out block of its class, or nothing.
 inline std::string state_check(const State& st, const std::vector<std::uint32_t>& live) {
   if (const std::string e = veb_check(st.segment_tree); !e.empty()) return "segment tree: " + e;
@@ -113,7 +113,9 @@ inline std::string state_check(const State& st, const std::vector<std::uint32_t>
       if (p >= n || e > n) return seg + " has a ring entry outside its " + std::to_string(n);
       const std::uint64_t id = g.block_id(s, e - 1);
       if (in_ring[id]++) return seg + " has block " + std::to_string(e - 1) + " twice in its ring";
-      if (st.malloc_ctr[id] != kIdle) return seg + " has a non-idle block in its ring";
+      // (A team that read a buffer slot before the block went back may have bumped its count.)
+      if ((st.malloc_ctr[id] >> kClassShift) != kIdleClass)
+        return seg + " has a non-idle block in its ring";
       ++ringed;
     }
     if (ringed != avail)
