@@ -8,9 +8,11 @@
 
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::sim::testing::granule_pages;
 
 namespace {
 
@@ -93,6 +95,8 @@ TEST_CASE("counters: identities in every mode", "[cpu_sim][counters]") {
   s.T = 20000;
   s.w = 32;
   s.seed = 9;
+  // A pool of whole granules (Gallatin's segments): one, all free.
+  if (const std::uint64_t granule = granule_pages(caps(algo))) s.A = s.T = granule;
   SimOptions o;
   o.mode = mode;
   o.host_threads = 2;
@@ -114,5 +118,8 @@ TEST_CASE("counters: identities in every mode", "[cpu_sim][counters]") {
   // bits to each other (corw.cpp, corw_lockmap.cpp).
   if (mode == Mode::sequential && algo != Algorithm::corw && algo != Algorithm::corw_lockmap)
     CHECK(r.failed_claims == 0);
-  if (mode == Mode::lockstep && algo != Algorithm::queue) CHECK(r.failed_claims > 0);
+  // Gallatin's lockstep runs each team's operation whole (cpu_sim/src/gallatin.cpp): its races
+  // show in threads mode only.
+  if (mode == Mode::lockstep && algo != Algorithm::queue && algo != Algorithm::gallatin)
+    CHECK(r.failed_claims > 0);
 }

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::sim::testing::granule_pages;
 
 TEST_CASE("sequential and lockstep results do not depend on host threads", "[cpu_sim][det]") {
   const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
@@ -14,6 +16,8 @@ TEST_CASE("sequential and lockstep results do not depend on host threads", "[cpu
   s.A = 600;
   s.T = 20000;
   s.seed = 4;
+  // A pool of whole granules (Gallatin's segments): one, all free.
+  if (const std::uint64_t granule = granule_pages(caps(algo))) s.A = s.T = granule;
   SimOptions one, many;
   one.mode = many.mode = mode;
   one.host_threads = 1;

@@ -7,9 +7,11 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/sim_table.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::sim::testing::granule_pages;
 
 TEST_CASE("exactly the allocators the registry runs in the simulator have a simulator entry",
           "[cpu_sim][registry]") {
@@ -51,6 +53,11 @@ TEST_CASE("the simulator's input checks follow the capabilities", "[cpu_sim][reg
     s.A = 500;
     s.T = 1000;
     s.pages = 2;
+    if (const std::uint64_t granule = granule_pages(caps(algo))) {
+      // A pool that is not a whole number of its granules is an error on --T, one that is is not.
+      CHECK_THROWS_AS(check_input(s, SimOptions{}), InputError);
+      s.T = s.A = granule;
+    }
     if (caps(algo).requests == RequestKind::pages) {
       CHECK_NOTHROW(check_input(s, SimOptions{}));
     } else {

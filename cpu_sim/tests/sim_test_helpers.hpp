@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "alloclab/core/algorithm.hpp"
+
 namespace alloclab::sim::testing {
 
 // Pages in use in a packed used-page set (Allocator::used_pages()): bit p % 64 of word p / 64.
@@ -11,6 +13,19 @@ inline std::uint64_t count_used(const std::vector<std::uint64_t>& used, std::uin
   std::uint64_t n = 0;
   for (std::uint64_t p = 0; p < T; ++p) n += (used[p / 64] >> (p % 64)) & 1u;
   return n;
+}
+
+// Pages of one pool granule (Capabilities::pool_granule_bytes, in the allocator's fixed pages);
+// 0 for an allocator that takes any pool.
+inline std::uint64_t granule_pages(const Capabilities& c) {
+  if (c.pool_granule_bytes == 0) return 0;
+  return c.pool_granule_bytes / (c.fixed_page_bytes ? c.fixed_page_bytes : 1);
+}
+
+// A workload pool of at least `bytes` the allocator accepts: rounded up to its granule.
+inline std::uint64_t pool_bytes_for(Algorithm a, std::uint64_t bytes) {
+  const std::uint64_t g = caps(a).pool_granule_bytes;
+  return g == 0 ? bytes : (bytes + g - 1) / g * g;
 }
 
 }  // namespace alloclab::sim::testing

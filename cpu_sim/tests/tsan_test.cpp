@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::sim::testing::granule_pages;
 
 TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   const Algorithm algo = GENERATE(from_range(algorithms_on(BackendKind::sim)));
@@ -20,6 +22,8 @@ TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
   // One that keeps its queue's chunks in the pool keeps 3 + its trail of them beside the page
   // chunk the 256 requests of 2 units take.
   if (caps(algo).queue_in_pool) s.A = s.T = (1 + 3 + caps(algo).queue_trail) * 512;
+  // Gallatin: one 16 MiB segment, all free.
+  if (const std::uint64_t granule = granule_pages(caps(algo))) s.A = s.T = granule;
   s.lanes = 8;
   s.pages = multi_page ? 2 : 1;
   SimOptions o;

@@ -9,9 +9,11 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/testing/workload_support.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
+using alloclab::sim::testing::pool_bytes_for;
 using alloclab::testing::one_size_workload;
 
 namespace {
@@ -90,6 +92,7 @@ TEST_CASE("churn: every simulated allocator keeps its live set over rounds", "[w
   for (auto algo : algorithms_on(BackendKind::sim)) {
     INFO(name(algo));
     Workload w = one_size_workload(WorkloadFamily::churn, 100, 200, 4096 * 256);
+    w.pool_bytes = pool_bytes_for(algo, w.pool_bytes);
     w.rounds = 5;
     w.free_fraction = 0.3;
     const WorkloadRun r = run_workload(algo, w, {}, 0);
@@ -124,12 +127,13 @@ TEST_CASE("a second identical run gives the same successes and addresses", "[wor
   for (auto algo : algorithms_on(BackendKind::sim)) {
     INFO(name(algo));
     Workload w = one_size_workload(WorkloadFamily::oom, 1, 256, 512 * 256);
-    w.batch = 32;
+    w.pool_bytes = pool_bytes_for(algo, w.pool_bytes);
+    w.batch = caps(algo).pool_granule_bytes ? 4096 : 32;  // a 16 MiB pool: batches to match
     const auto a = run_workload(algo, w, {}, 3).points[0];
     const auto b = run_workload(algo, w, {}, 3).points[0];
     CHECK(a.allocs == b.allocs);
     CHECK(a.address_range_bytes == b.address_range_bytes);
-    CHECK(a.allocs <= 512);
+    CHECK(a.allocs <= w.pool_bytes / 256);
     CHECK(a.failed >= 1);
   }
 }
@@ -202,7 +206,12 @@ TEST_CASE(
   oom.batch = 48;
   for (auto algo : algorithms_on(BackendKind::sim))
     for (auto mode : {Mode::sequential, Mode::lockstep})
-      for (const Workload* w : {&churn, &oom}) {
+      for (Workload sized : {churn, oom}) {
+        // Gallatin: one 16 MiB segment, its oom in batches to match.
+        sized.pool_bytes = pool_bytes_for(algo, sized.pool_bytes);
+        if (caps(algo).pool_granule_bytes && sized.family == WorkloadFamily::oom)
+          sized.batch = 4096;
+        const Workload* w = &sized;
         INFO(name(algo) << " " << mode_name(mode) << " " << workload_family_name(w->family));
         WorkloadOptions once;
         once.mode = mode;
@@ -226,7 +235,9 @@ TEST_CASE("repeats in threads mode runs and verifies every repeat", "[workload][
   o.repeats = 3;
   for (auto algo : algorithms_on(BackendKind::sim)) {
     INFO(name(algo));
-    const WorkloadRun r = run_workload(algo, w, o, 0);
+    Workload sized = w;
+    sized.pool_bytes = pool_bytes_for(algo, w.pool_bytes);
+    const WorkloadRun r = run_workload(algo, sized, o, 0);
     REQUIRE(r.points.size() == 3);
     // The schedule may change which requests collide, not what a fill of a quarter of the pool
     // serves: every request of round 0 gets a page (a request that searches fails only after

@@ -28,6 +28,8 @@ Scenario covered_point(Algorithm a) {
   s.pages = caps(a).requests == RequestKind::pages ? 2 : 1;
   // Ouroboros' model is of an empty pool (its chunks are typed by its own requests).
   if (caps(a).size_classes) s.A = s.T = 10240;
+  // A pool of whole granules (Gallatin's 16 MiB segments of 16 B pages): one.
+  if (const std::uint64_t g = caps(a).pool_granule_bytes) s.A = s.T = g / caps(a).fixed_page_bytes;
   return s;
 }
 

@@ -56,9 +56,15 @@ Backend sim_backend(sim::Mode mode, const BackendSettings& settings) {
   b.metrics = {"tas",   "was",    "was_service_order", "collisions",
                "taken", "failed", "steps_p99",         "steps_max"};
   // Sweeps cover N up to what the pool allows; out-of-memory runs are `simulate`'s business.
-  // Allocators that do not run in the simulator (the registry says where each runs) are skipped.
+  // Allocators that do not run in the simulator (the registry says where each runs) are skipped,
+  // and so are pools that are not a whole number of an allocator's granules (Gallatin's 16 MiB
+  // segments: Capabilities::pool_granule_bytes, in its fixed pages).
   b.applies = [](const Scenario& s) {
-    return caps(s.algo).has(BackendKind::sim) && s.N * s.pages <= s.A;
+    const Capabilities& c = caps(s.algo);
+    const std::uint64_t granule =
+        c.pool_granule_bytes / (c.fixed_page_bytes ? c.fixed_page_bytes : 1);
+    return c.has(BackendKind::sim) && s.N * s.pages <= s.A &&
+           (granule == 0 || (s.T >= granule && s.T % granule == 0));
   };
   b.evaluate = [mode, settings](const Scenario& s) {
     sim::SimOptions opt;

@@ -36,6 +36,7 @@ enum class Algorithm {
   dynasoar,      // DynaSOAr (Springer & Masuhara, ECOOP'19): typed blocks, hierarchical bitmaps
   dynasoar_nocoal,  // DynaSOAr without warp coalescing (the paper's DynaSOAr-NoCoal, Table 2)
   dynasoar_norot,   // DynaSOAr without bitmap rotation (plain ffs: the paper's -NoShift, Fig. 12c)
+  gallatin,      // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
 };
 
 // The backends an allocator can run on (a bit set).
@@ -92,6 +93,9 @@ struct Capabilities {
   // typed blocks): the pages a partly used pool leaves free in shared blocks serve one-page
   // requests only, so larger ones need wholly free blocks.
   bool typed_blocks = false;
+  // Its pool is a whole number of these bytes (Gallatin's segments); a smaller pool or a remainder
+  // is an input error. 0: any pool. Tests and sweeps size their pools by it.
+  std::uint64_t pool_granule_bytes = 0;
   bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
   bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
   // More than the lowest: --bit-choice is an axis of this allocator.
@@ -275,6 +279,19 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .warp_collective = true,
       .backends = static_cast<unsigned>(BackendKind::sim),
       .typed_blocks = true}},
+    {Algorithm::gallatin,
+     "gallatin",
+     "Gallatin: vEB trees over 16 MiB segments and blocks of 4096 slices of 16 B-4096 B, one "
+     "atomicAdd per warp team (McCoy & Pandey, PPoPP'24 Alg. 1-4; pages = 16 B units, simulator "
+     "and model)",
+     "one attempt of Alg. 3's loop by the request's team (a read of its block-buffer slot and "
+     "one atomicAdd on the block's counter, with a block refill when the slot needs one)",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = BackendKind::model | BackendKind::sim,
+      .fixed_page_bytes = 16,
+      .size_classes = true,
+      .pool_granule_bytes = std::uint64_t{16} << 20}},
 });
 
 // kAlgorithms is indexed by the enum.

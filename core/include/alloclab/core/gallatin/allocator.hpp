@@ -1,0 +1,290 @@
+// Gallatin's operations (McCoy & Pandey, PPoPP'24 Alg. 1-4) over the State of state.hpp, through
+// the atomics policy `Atomics` (core/ouroboros/host_atomics.hpp), counted in Counts. Shared by the
+// CPU simulator and the GPU. Each function runs one operation to its end; every loop is bounded
+// (kAttempts), and out of memory returns kNoBlock / fewer slices, never a hang.
+//
+//  * get_segment(k) (Alg. 1, block trees only): claim the first free segment (segment tree,
+//    lock_offset from 0: front-first, so segment s is used only when all before it are), format
+//    it for class k (ring of its 256 >> k blocks, then the available count published last) and
+//    insert it into block tree k.
+//  * get_block(k) (Alg. 2): the first segment of block tree k (successor from 0); take a unit of
+//    its available count with a CAS gate (nobody passes a count <= 0); dequeue a block; re-read
+//    the segment's class (the stale-tree check: a segment re-formatted for another class between
+//    the search and the gate) and give the block back if it changed. A segment whose count the
+//    taker brought to 0 leaves the block tree; one whose count a return brings to 1 comes back
+//    (membership is settled like a vEB upward write: write, re-read, again if it changed).
+//  * malloc_team(k, slot, n) (Alg. 3): a team of n lanes of one warp asking class k; the leader
+//    reads its SM's buffer slot and does ONE atomicAdd(n) on the block's malloc counter; lanes
+//    whose index is < slices_per_block get a slice; the team that took the last slice swaps the
+//    slot for a new block (get_block); lanes left over retry (bounded: Alg. 3 as printed loops
+//    for ever at out of memory; here they give up and get null).
+//  * free_slices(offset, n) (Alg. 4): n slices of one block (a coalesced team) add n to its free
+//    counter in ONE atomicAdd; the team that brings it to slices_per_block gives the block back
+//    to its segment's ring; a segment whose blocks are all back is closed (a CAS of its count
+//    from n to kClosed), leaves its block tree and returns to the segment tree (the paper's
+//    behaviour; State::return_segments = false keeps it formatted, as the public code does).
+#pragma once
+
+#include <cstdint>
+
+#include "alloclab/core/gallatin/layout.hpp"
+#include "alloclab/core/gallatin/state.hpp"
+#include "alloclab/core/gallatin/veb_tree.hpp"
+#include "alloclab/core/hd.hpp"
+
+namespace alloclab::gallatin {
+
+inline constexpr std::uint32_t kAttempts = 64;         // per operation's outer loop
+inline constexpr std::uint32_t kWaitBound = 1u << 24;  // a ring slot an enqueuer is writing
+
+template <class Atomics>
+struct Ops {
+  using V = Veb<Atomics>;
+
+  ALLOCLAB_HD static std::uint32_t load(std::uint32_t& w, Counts& c) {
+    ++c.loads;
+    return Atomics::load(w);
+  }
+  ALLOCLAB_HD static std::uint32_t add(std::uint32_t& w, std::uint32_t v, Counts& c) {
+    ++c.atomics;
+    return Atomics::fetch_add(w, v);
+  }
+  ALLOCLAB_HD static std::uint32_t cas(std::uint32_t& w, std::uint32_t e, std::uint32_t d,
+                                       Counts& c) {
+    ++c.atomics;
+    return Atomics::cas(w, e, d);
+  }
+  ALLOCLAB_HD static std::uint32_t exchange(std::uint32_t& w, std::uint32_t v, Counts& c) {
+    ++c.atomics;
+    return Atomics::exchange(w, v);
+  }
+  // A set-up write (formatting a segment, initialising a block): an exchange, counted apart.
+  ALLOCLAB_HD static void store(std::uint32_t& w, std::uint32_t v, Counts& c) {
+    ++c.init_writes;
+    Atomics::exchange(w, v);
+  }
+  ALLOCLAB_HD static bool positive(std::uint32_t v) { return static_cast<std::int32_t>(v) > 0; }
+
+  // Makes segment s's membership of block tree k say whether it has blocks of class k to hand
+  // out; re-reads after each write and writes again if it changed meanwhile.
+  ALLOCLAB_HD static void settle(const State& st, std::uint32_t s, unsigned k, Counts& c) {
+    for (std::uint32_t attempt = 0; attempt < kAttempts; ++attempt) {
+      const bool want = positive(load(st.available[s], c)) && load(st.tree_id[s], c) == k;
+      if (want)
+        V::insert(st.block_trees[k], s, c.veb);
+      else
+        V::remove(st.block_trees[k], s, c.veb);
+      const bool now = positive(load(st.available[s], c)) && load(st.tree_id[s], c) == k;
+      if (now == want) return;
+      ++c.restarts;
+    }
+  }
+
+  // Alg. 1 for a block tree: false when no segment is free.
+  ALLOCLAB_HD static bool get_segment(const State& st, unsigned k, Counts& c) {
+    const std::uint64_t s64 = V::lock_offset(st.segment_tree, 0, c.veb);
+    if (s64 == kVebFail) return false;
+    const auto s = static_cast<std::uint32_t>(s64);
+    const std::uint32_t n = st.g.blocks_per_segment(k);
+    const std::uint32_t max = st.g.max_blocks();
+    for (std::uint32_t b = 0; b < n; ++b) {
+      store(st.ring[std::uint64_t{s} * max + b], b + 1, c);
+      store(st.malloc_ctr[st.g.block_id(s, b)], kIdle, c);
+    }
+    // A segment formatted before for a smaller class left its other blocks in these slots.
+    for (std::uint32_t b = n; b < max; ++b)
+      if (Atomics::load(st.ring[std::uint64_t{s} * max + b]) != 0)
+        store(st.ring[std::uint64_t{s} * max + b], 0, c);
+    store(st.head[s], 0, c);
+    store(st.tail[s], n, c);
+    store(st.tree_id[s], k, c);
+    store(st.available[s], n, c);  // published last: the gate opens
+    ++c.segments_formatted;
+    settle(st, s, k, c);
+    return true;
+  }
+
+  // Gives block b (within segment s, formatted for class k) back to the segment's ring.
+  ALLOCLAB_HD static void return_block(const State& st, std::uint32_t s, unsigned k,
+                                       std::uint32_t b, Counts& c) {
+    const std::uint32_t n = st.g.blocks_per_segment(k);
+    store(st.malloc_ctr[st.g.block_id(s, b)], kIdle, c);  // late bumps take nothing now
+    const std::uint32_t pos = add(st.tail[s], 1, c) % n;
+    // The slot may still hold the block of the previous lap: its taker has claimed the position
+    // but not emptied it yet. Wait for it (never overwrite: that would lose a block).
+    std::uint32_t& slot = st.ring[std::uint64_t{s} * st.g.max_blocks() + pos];
+    std::uint32_t w = 0;
+    for (; w < kWaitBound && cas(slot, 0, b + 1, c) != 0; ++w) ++c.restarts;
+    if (w == kWaitBound) ++c.stuck;
+    const std::uint32_t now = add(st.available[s], 1, c) + 1;
+    ++c.blocks_returned;
+    if (now == 1) settle(st, s, k, c);
+    if (now == n && st.return_segments && cas(st.available[s], n, kClosed, c) == n) {
+      // Every block is back and nobody can take one now: the segment is free again.
+      settle(st, s, k, c);
+      store(st.tree_id[s], kNoTree, c);
+      V::insert(st.segment_tree, s, c.veb);
+      ++c.segments_returned;
+    }
+  }
+
+  // Alg. 2: a fresh block of class k (its global id), or kNoBlock when memory is exhausted.
+  ALLOCLAB_HD static std::uint64_t get_block(const State& st, unsigned k, Counts& c) {
+    const std::uint32_t max = st.g.max_blocks();
+    for (std::uint32_t attempt = 0; attempt < kAttempts; ++attempt) {
+      const std::uint64_t s64 = V::successor(st.block_trees[k], 0, c.veb);
+      if (s64 == kVebFail) {
+        if (!get_segment(st, k, c)) return kNoBlock;
+        continue;
+      }
+      const auto s = static_cast<std::uint32_t>(s64);
+      if (load(st.tree_id[s], c) != k) {  // a stale membership: fix it, search again
+        ++c.restarts;
+        settle(st, s, k, c);
+        continue;
+      }
+      // The gate: take one unit of the available count, never below zero.
+      std::uint32_t v = load(st.available[s], c);
+      bool took = false;
+      for (std::uint32_t g = 0; g < kAttempts && positive(v); ++g) {
+        const std::uint32_t old = cas(st.available[s], v, v - 1, c);
+        if (old == v) {
+          took = true;
+          break;
+        }
+        ++c.restarts;
+        v = old;
+      }
+      if (!took) {
+        ++c.restarts;
+        settle(st, s, k, c);
+        continue;
+      }
+      // Holding a unit, the segment cannot close: its class is stable now.
+      const std::uint32_t cls = load(st.tree_id[s], c);
+      const std::uint32_t n = st.g.blocks_per_segment(cls);
+      const std::uint32_t pos = add(st.head[s], 1, c) % n;
+      std::uint32_t b = 0;
+      for (std::uint32_t w = 0; w < kWaitBound && b == 0; ++w) {
+        b = exchange(st.ring[std::uint64_t{s} * max + pos], 0, c);  // 0: an enqueue in flight
+        if (b == 0) ++c.restarts;
+      }
+      if (b == 0) {
+        ++c.stuck;
+        return kNoBlock;
+      }
+      if (v == 1) settle(st, s, cls, c);  // took the last one: leave the block tree
+      if (cls != k) {  // Alg. 2's stale-tree check: re-formatted since the search
+        ++c.restarts;
+        return_block(st, s, cls, b - 1, c);
+        continue;
+      }
+      const std::uint64_t id = st.g.block_id(s, b - 1);
+      store(st.free_ctr[id], 0, c);
+      store(st.malloc_ctr[id], k << kClassShift, c);
+      ++c.block_refills;
+      return id;
+    }
+    ++c.stuck;
+    return kNoBlock;
+  }
+
+  // Adds `n` to block id's free counter (its class k); gives the block back when all its slices
+  // are free. One atomicAdd, plus the return.
+  ALLOCLAB_HD static void add_frees(const State& st, std::uint64_t id, unsigned k, std::uint32_t n,
+                                    Counts& c) {
+    const std::uint32_t spb = st.g.slices_per_block;
+    const std::uint32_t old = add(st.free_ctr[id], n, c);
+    if (old < spb && old + n >= spb) {
+      const auto max = static_cast<std::uint64_t>(st.g.max_blocks());
+      return_block(st, static_cast<std::uint32_t>(id / max), k,
+                   static_cast<std::uint32_t>(id % max), c);
+    }
+  }
+
+  // Alg. 3 for a team of n lanes of class k using buffer slot `slot` (< st.slots[k]): writes the
+  // byte offsets of the slices served to out[0 .. served) and returns `served` (< n only when
+  // memory ran out or the attempts were used up: those lanes get null).
+  ALLOCLAB_HD static std::uint32_t malloc_team(const State& st, unsigned k, std::uint32_t slot,
+                                               std::uint32_t n, std::uint64_t* out, Counts& c) {
+    const std::uint32_t spb = st.g.slices_per_block;
+    std::uint32_t& cell = st.buffer[st.slot_offset[k] + slot];
+    std::uint32_t served = 0;
+    for (std::uint32_t attempt = 0; attempt < kAttempts && served < n; ++attempt) {
+      ++c.attempts;
+      const std::uint32_t remaining = n - served;
+      std::uint32_t b = load(cell, c);
+      if (b == 0) {  // an empty slot: the leader fetches a block (out of memory: null)
+        const std::uint64_t id = get_block(st, k, c);
+        if (id == kNoBlock) return served;
+        const auto fresh = static_cast<std::uint32_t>(id + 1);
+        if (cas(cell, 0, fresh, c) != 0) {  // another team filled it first: give ours back
+          ++c.restarts;
+          release_fresh(st, id, k, c);
+          continue;
+        }
+        b = fresh;
+      }
+      const std::uint64_t id = b - 1;
+      const std::uint32_t old = add(st.malloc_ctr[id], remaining, c);  // the team's one atomic
+      if ((old >> kClassShift) != k) {
+        // The block went back after this team read the slot (idle: nothing taken) and maybe
+        // was handed out for another class: the indices taken there are slices nobody will be
+        // handed, so they count as freed.
+        ++c.restarts;
+        const std::uint32_t at = old & kCountMask;
+        if ((old >> kClassShift) != kIdleClass && at < spb)
+          add_frees(st, id, old >> kClassShift, spb - at < remaining ? spb - at : remaining, c);
+        continue;
+      }
+      const std::uint32_t at = old & kCountMask;
+      const std::uint32_t valid = at >= spb ? 0 : (spb - at < remaining ? spb - at : remaining);
+      const std::uint64_t base = st.g.block_offset(id, k);
+      for (std::uint32_t i = 0; i < valid; ++i)
+        out[served + i] = base + std::uint64_t{at + i} * st.g.slice_bytes(k);
+      served += valid;
+      if (valid > 0 && at + valid == spb) {
+        // This team took the block's last slice: swap the slot for a new block (or none).
+        const std::uint64_t next = get_block(st, k, c);
+        const std::uint32_t want = next == kNoBlock ? 0u : static_cast<std::uint32_t>(next + 1);
+        if (cas(cell, b, want, c) != b && next != kNoBlock) release_fresh(st, next, k, c);
+      } else if (valid == 0) {
+        // Used up, its replacement not in the slot yet: empty the slot (the next attempt fills
+        // it), so that no slot keeps a used-up block whoever took its last slice.
+        ++c.restarts;
+        cas(cell, b, 0, c);
+      }
+    }
+    return served;
+  }
+
+  // Alg. 4 for n slices of one block (a coalesced team); `offset` is any of them.
+  ALLOCLAB_HD static void free_slices(const State& st, std::uint64_t offset, std::uint32_t n,
+                                      Counts& c) {
+    const auto s = static_cast<std::uint32_t>(offset / st.g.segment_bytes);
+    const std::uint32_t k = load(st.tree_id[s], c);
+    const auto b = static_cast<std::uint32_t>((offset % st.g.segment_bytes) / st.g.block_bytes(k));
+    add_frees(st, st.g.block_id(s, b), k, n, c);
+  }
+
+  // The block of class k a team of the paper's init fills each buffer slot with (§4.3, "pre-
+  // booted": the fragmentation wavefront of §6.10); slots left empty when memory runs out.
+  ALLOCLAB_HD static void preboot(const State& st, Counts& c) {
+    for (unsigned k = 0; k < kSizeClasses; ++k)
+      for (std::uint32_t i = 0; i < st.slots[k]; ++i) {
+        const std::uint64_t id = get_block(st, k, c);
+        if (id == kNoBlock) return;
+        store(st.buffer[st.slot_offset[k] + i], static_cast<std::uint32_t>(id + 1), c);
+      }
+  }
+
+ private:
+  // A block fetched but not used (a lost slot race): its counters are fresh, so it goes back.
+  ALLOCLAB_HD static void release_fresh(const State& st, std::uint64_t id, unsigned k, Counts& c) {
+    const auto max = static_cast<std::uint64_t>(st.g.max_blocks());
+    return_block(st, static_cast<std::uint32_t>(id / max), k, static_cast<std::uint32_t>(id % max),
+                 c);
+  }
+};
+
+}  // namespace alloclab::gallatin

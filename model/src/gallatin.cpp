@@ -1,0 +1,131 @@
+// gallatin (McCoy & Pandey, PPoPP'24 Alg. 1-4): the atomics of the slice path, counted from the
+// algorithm (docs/gallatin.md, "The model"), and its model-table entry. The simulator's
+// schedules on an empty pool (A = T, whole 16 MiB segments, no pre-boot), every request of one
+// class k with S = 4096 slices per block and B = 256 >> k blocks per segment:
+//  * a team's allocation is ONE atomicAdd on its block's malloc counter (Alg. 3);
+//  * a block refill (an empty buffer slot, or the team that took a block's last slice swapping
+//    it) is 4 more: the segment's gate CAS, its head, its ring slot, the buffer slot's CAS;
+//  * slot s serving n_s slices takes floor(n_s / S) + 1 blocks (the first, and one after each
+//    full block, the last swap included): R = sum over the slots used;
+//  * segments are drained front-first, one at a time, so G = ceil(R / B) are formatted and
+//    D = floor(R / B) drained; each is inserted into the empty block tree and each drained one
+//    removed from it, L atomics each (the word turns non-empty / empty at every level), and each
+//    formatted segment s is removed from the full segment tree: 1 atomic plus one per level where
+//    s is the last index of its ancestor's span (the word turns empty).
+// So atomics = teams + 4 R + L (G + D) + sum_{s < G} p(s), and per request about 1 / team size
+// plus 4 / S per request of a slot: the digest's "1/|team| + one refill per 4096 slices per
+// slot". Slots: requests form thread blocks of 8 warps of `lanes`; thread block b runs on SM
+// b mod 132 and uses slot (SM mod max(4, 132 >> k)) (cpu_sim/src/gallatin.cpp).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "alloclab/core/gallatin/layout.hpp"
+#include "alloclab/core/gallatin/veb_tree.hpp"
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/model_table.hpp"
+
+namespace alloclab::model {
+namespace {
+
+constexpr std::uint64_t kPagesPerSegment = gallatin::kDefaultSegmentBytes / 16;
+constexpr std::uint64_t kSms = 132;
+constexpr std::uint64_t kWarpsPerThreadBlock = 8;
+
+unsigned class_of(const Scenario& s) {
+  return gallatin::size_class_of(std::uint64_t{s.pages} * 16);
+}
+
+struct Counts {
+  std::uint64_t refills = 0, segments = 0, drained = 0, levels = 0, segment_tree_atomics = 0;
+};
+
+Counts counts(const Scenario& s) {
+  gallatin::Geometry g;
+  g.segments = static_cast<std::uint32_t>(s.T / kPagesPerSegment);
+  const unsigned k = class_of(s);
+  const std::uint64_t slots = gallatin::buffer_slots(kSms, k);
+  std::vector<std::uint64_t> per_slot(slots, 0);
+  const std::uint64_t per_block = std::uint64_t{s.lanes} * kWarpsPerThreadBlock;
+  for (std::uint64_t first = 0; first < s.N; first += per_block) {
+    const std::uint64_t sm = (first / per_block) % kSms;
+    per_slot[sm % slots] += std::min<std::uint64_t>(per_block, s.N - first);
+  }
+  Counts c;
+  for (const std::uint64_t n : per_slot)
+    if (n > 0) c.refills += n / g.slices_per_block + 1;
+  const std::uint64_t B = g.blocks_per_segment(k);
+  c.segments = (c.refills + B - 1) / B;
+  c.drained = c.refills / B;
+  c.levels = gallatin::veb_levels_paper(g.segments);
+  // Segment s leaves the full segment tree after 0 .. s - 1: its word at each level turns empty
+  // when it is the last index of that word's span (within the tree's words).
+  for (std::uint64_t seg = 0; seg < c.segments; ++seg) {
+    std::uint64_t atomics = 1, x = seg, items = g.segments;  // the leaf's AND
+    for (std::uint64_t level = c.levels - 1; level > 0; --level) {
+      if (x != std::min<std::uint64_t>(x | 63, items - 1)) break;  // the word keeps a bit
+      ++atomics;  // it turned empty: the parent's AND
+      items = (items + 63) / 64;
+      x >>= 6;
+    }
+    c.segment_tree_atomics += atomics;
+  }
+  return c;
+}
+
+std::uint64_t segments_needed(const Scenario& s) {
+  return counts(s).segments;
+}
+
+// An empty pool of whole segments, slices of 16 B - 4096 B, and segments for every refill.
+bool applies(const Scenario& s) {
+  if (s.A != s.T || s.T < kPagesPerSegment || s.T % kPagesPerSegment != 0) return false;
+  if (s.pages < 1 || s.pages > gallatin::kMaxSliceBytes / 16 || s.lanes < 1) return false;
+  if (s.N * s.pages > s.A) return false;
+  return segments_needed(s) <= s.T / kPagesPerSegment;
+}
+
+Record evaluate(const Scenario& s) {
+  Record r = scenario_record(s);
+  const Counts c = counts(s);
+  const std::uint64_t fixed =
+      4 * c.refills + c.levels * (c.segments + c.drained) + c.segment_tree_atomics;
+  const double N = static_cast<double>(s.N);
+  // Sequential: every request a team of one, one attempt.
+  r.set("tas", 1.0).set("was", 1.0);
+  r.set("atomics_per_request", (N + static_cast<double>(fixed)) / N);
+  // Warp teams (lockstep): one atomicAdd per team of `lanes`; exact when every warp is full and
+  // S is a multiple of the team (no team straddles a block's end).
+  if (s.N % s.lanes == 0 && gallatin::kDefaultSlicesPerBlock % s.lanes == 0)
+    r.set("atomics_per_request_teams",
+          (static_cast<double>(s.N / s.lanes) + static_cast<double>(fixed)) / N);
+  else
+    r.set_quantity("atomics_per_request_teams", std::nullopt,
+                   "teams straddle a block's end (lanes does not divide N and 4096)");
+  r.set_int("block_refills", c.refills);
+  r.set_int("segments_formatted", c.segments);
+  r.set_int("veb_levels", c.levels);
+  return r;
+}
+
+constexpr std::string_view kHelp =
+    "gallatin, the simulator's schedules on an empty pool (A = T, whole 16 MiB segments), one\n"
+    "class of slices (S = 4096 per block, B = 256 >> k blocks per segment): a team's allocation\n"
+    "is one atomicAdd, a block refill 4 more; slot s serving n_s slices takes floor(n_s/S) + 1\n"
+    "blocks (R in all), G = ceil(R/B) segments formatted and D = floor(R/B) drained, L vEB "
+    "levels:\n"
+    "atomics = teams + 4R + L(G + D) + the segment tree's removes. atomics_per_request: teams of\n"
+    "one (sequential); atomics_per_request_teams: warps of `lanes` (lockstep).";
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::gallatin,
+                        (ModelEntry{.applies = &applies,
+                                    .evaluate = &evaluate,
+                                    .metrics = {"tas", "was", "atomics_per_request",
+                                                "block_refills", "segments_formatted"},
+                                    .help = kHelp}))
+
+}  // namespace alloclab::model
