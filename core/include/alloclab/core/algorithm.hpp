@@ -36,7 +36,7 @@ enum class Algorithm {
   dynasoar,      // DynaSOAr (Springer & Masuhara, ECOOP'19): typed blocks, hierarchical bitmaps
   dynasoar_nocoal,  // DynaSOAr without warp coalescing (the paper's DynaSOAr-NoCoal, Table 2)
   dynasoar_norot,   // DynaSOAr without bitmap rotation (plain ffs: the paper's -NoShift, Fig. 12c)
-  gallatin,      // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
+  gallatin,         // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
 };
 
 // The backends an allocator can run on (a bit set).
