@@ -11,6 +11,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/render/report.hpp"
 #include "alloclab/render/sections.hpp"
+#include "alloclab/validation/dynasoar_errata.hpp"
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/gelado_claims.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
@@ -88,6 +89,9 @@ void run(const std::string& dir) {
   // Seed 001's errata, their evidence replayed on the step machines now.
   in.extra_sections.push_back(render::errata_section(
       "gelado-errata", "Errata of Gelado & Garland (seed 001)", validation::gelado_errata()));
+  // Seed 004's errata, replayed on the hierarchical bitmap's step machines now.
+  in.extra_sections.push_back(render::errata_section(
+      "dynasoar-errata", "Errata of DynaSOAr (seed 004)", validation::dynasoar_errata()));
   std::map<std::string, std::pair<std::size_t, std::string>> per_file;  // rows, source
   for (const auto& r : workload_rows) {
     auto& [count, source] = per_file[r.file];

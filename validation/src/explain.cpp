@@ -4,6 +4,7 @@
 
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/rounds.hpp"
+#include "alloclab/validation/dynasoar_errata.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 
@@ -28,11 +29,13 @@ ExplainResult explain_point(const Scenario& s, const ExplainOptions& o) {
       out.simulations.push_back(std::move(q));
     }
   }
-  // The errata of whichever paper the allocator comes from (000, Ouroboros, Gelado & Garland), by
+  // The errata of whichever paper the allocator comes from (000, Ouroboros, Gelado & Garland,
+  // DynaSOAr), by
   // key, in the explanation's order.
   std::vector<Erratum> all = paper000_errata();
   for (auto& e : ouroboros_errata()) all.push_back(std::move(e));
   for (auto& e : gelado_errata()) all.push_back(std::move(e));
+  for (auto& e : dynasoar_errata()) all.push_back(std::move(e));
   for (const auto& key : out.model.errata)
     for (const auto& e : all)
       if (e.key == key) out.errata.push_back(e);

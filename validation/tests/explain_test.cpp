@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "alloclab/validation/dynasoar_errata.hpp"
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/explain.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
@@ -17,6 +18,7 @@ TEST_CASE("every erratum has a key of its own, and a lookup returns them in the 
   auto all = paper000_errata();
   for (const auto& e : ouroboros_errata()) all.push_back(e);
   for (const auto& e : gelado_errata()) all.push_back(e);
+  for (const auto& e : dynasoar_errata()) all.push_back(e);
   for (const auto& e : all) {
     CHECK_FALSE(e.key.empty());
     CHECK(keys.insert(e.key).second);  // unique
