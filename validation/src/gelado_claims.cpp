@@ -11,6 +11,7 @@
 
 #include "alloclab/cpu_sim/semaphore_bench.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "alloclab/model/semaphores.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {
@@ -189,7 +190,7 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
     c.model = fmt::format(
         "counting, lockstep: N + ceil(N / B) (L + 3) rounds = {} for N = 4096, "
         "B = 64, L = 1000 (each growth stops everybody)",
-        4096 + 64 * 1003);
+        model::counting_lockstep_rounds(4096, 64, 1000));
     c.simulation = fmt::format(
         "lockstep N = 4096, B = 64: a growth of one atomic: bulk {} rounds, counting {}; a growth "
         "of 1000 steps: bulk {}, counting {} ({:.1f}x)",
@@ -224,13 +225,22 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
     ClaimCheck c{"§5.1",
                  "the number of concurrent batch allocations never reaches its theoretical "
                  "maximum, requests / batch size",
-                 "requests / batch size: 64 for N = 4096, B = 64",
+                 "",
                  "",
                  "",
                  ""};
+    c.model = fmt::format(
+        "lockstep: a growth starts every B rounds and lasts L + 3, so min(ceil((L + 3) / B), "
+        "ceil(N / B)) overlap: {} for N = 4096, B = 64, L = 1000; the maximum ceil(N / B) once "
+        "L + 3 >= about N ({} for B = 16, L = 5000)",
+        model::bulk_lockstep_peak_growers(4096, 64, 1000),
+        model::bulk_lockstep_peak_growers(4096, 16, 5000));
     const auto b = lockstep(SemaphoreKind::bulk, 4096, 64, 1000);
-    c.simulation =
-        fmt::format("lockstep, growth of 1000 steps: at most {} growers at once", b.peak_growers);
+    const auto longest = lockstep(SemaphoreKind::bulk, 4096, 16, 5000);
+    c.simulation = fmt::format(
+        "lockstep N = 4096: {} growers at once at B = 64, L = 1000 (of 64 batches); {} of 256 at "
+        "B = 16, L = 5000",
+        b.peak_growers, longest.peak_growers);
     std::uint64_t peak = 0, bound = 0;
     for (const GpuPoint& p : gpu) {
       const std::uint64_t x = count_of(*p.bulk, "peak_growers");
@@ -244,7 +254,13 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
                                    "{}: at most {} growers at once (that point's "
                                    "requests / batch: {})",
                                    device, peak, bound);
-    c.verdict = b.peak_growers < 64 && (gpu.empty() || peak < bound) ? "holds" : "does not hold";
+    const bool gpu_holds = gpu.empty() || peak < bound;
+    c.verdict = !gpu_holds ? "does not hold on this GPU"
+                : longest.peak_growers == 256
+                    ? "holds on the GPU (its atomics' throughput is the limit, as the paper "
+                      "says); the algorithm itself reaches the maximum once a growth outlasts "
+                      "the other threads' decisions (simulator)"
+                    : "holds";
     out.push_back(c);
   }
 
