@@ -4,9 +4,7 @@
 
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/rounds.hpp"
-#include "alloclab/validation/dynasoar_errata.hpp"
-#include "alloclab/validation/gelado_errata.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/validation/all_errata.hpp"
 
 namespace alloclab::validation {
 
@@ -29,13 +27,10 @@ ExplainResult explain_point(const Scenario& s, const ExplainOptions& o) {
       out.simulations.push_back(std::move(q));
     }
   }
-  // The errata of whichever paper the allocator comes from (000, Ouroboros, Gelado & Garland,
-  // DynaSOAr), by
-  // key, in the explanation's order.
-  std::vector<Erratum> all = paper000_errata();
-  for (auto& e : ouroboros_errata()) all.push_back(std::move(e));
-  for (auto& e : gelado_errata()) all.push_back(std::move(e));
-  for (auto& e : dynasoar_errata()) all.push_back(std::move(e));
+  // The errata of whichever paper the allocator comes from, by key, in the explanation's order.
+  std::vector<Erratum> all;
+  for (auto& paper : all_errata())
+    for (auto& e : paper.errata) all.push_back(std::move(e));
   for (const auto& key : out.model.errata)
     for (const auto& e : all)
       if (e.key == key) out.errata.push_back(e);
