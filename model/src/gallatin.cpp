@@ -16,6 +16,8 @@
 // plus 4 / S per request of a slot: the digest's "1/|team| + one refill per 4096 slices per
 // slot". Slots: requests form thread blocks of 8 warps of `lanes`; thread block b runs on SM
 // b mod 132 and uses slot (SM mod max(4, 132 >> k)) (cpu_sim/src/gallatin.cpp).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -24,6 +26,7 @@
 
 #include "alloclab/core/gallatin/layout.hpp"
 #include "alloclab/core/gallatin/veb_tree.hpp"
+#include "alloclab/model/explain.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
 
@@ -110,6 +113,74 @@ Record evaluate(const Scenario& s) {
   return r;
 }
 
+// Gallatin's derivation for `alloclab explain` (explain.hpp), from the counts evaluate() uses.
+Explanation explain(const Scenario& s) {
+  Explanation x;
+  x.model = "gallatin's atomics per slice allocation (McCoy & Pandey, PPoPP'24, Alg. 1-4)";
+  x.assumptions = {
+      "The pool is empty (A = T) and a whole number of 16 MiB segments; every request asks for "
+      "one size class of slices, 16 B << k, with S = 4096 slices a block and B = 256 >> k "
+      "blocks a segment.",
+      "Requests form thread blocks of 8 warps; thread block b runs on SM b mod 132 and takes "
+      "its blocks through one per-SM buffer slot of its class (max(4, 132 >> k) slots a class).",
+      "A team's allocation is one atomicAdd on its block's counter (Alg. 3); a block refill is 4 "
+      "more; segments are formatted front-first, one at a time, and the buffers are filled on "
+      "demand (no pre-boot)."};
+  x.hardware = {
+      "The public Gallatin pre-boots every SM's buffers at start (13 segments for 132 SMs at "
+      "16 B, docs/gallatin.md): the first requests pay no refills, and the address range "
+      "starts past those segments.",
+      "A GPU's teams are the lanes that ask together (coalesced groups), often fewer than 32, "
+      "and racing refills can format more segments than the schedule here."};
+  const unsigned k = class_of(s);
+  const Counts c = counts(s);
+  gallatin::Geometry g;
+  g.segments = static_cast<std::uint32_t>(s.T / kPagesPerSegment);
+  const std::uint64_t B = g.blocks_per_segment(k);
+  const std::uint64_t fixed =
+      4 * c.refills + c.levels * (c.segments + c.drained) + c.segment_tree_atomics;
+  const double N = static_cast<double>(s.N);
+  ExplainSection geometry;
+  geometry.title = "The class and the pool";
+  geometry.lines = {
+      {"k", "smallest k with 16 B << k >= 16 B x pages", fmt::format("16 x {} B", s.pages), k,
+       fmt::format("the size class: slices of {} B", 16u << k)},
+      {"B", "256 >> k", fmt::format("256 >> {}", k), static_cast<double>(B),
+       "blocks of 4096 slices a 16 MiB segment holds"},
+      {"L", "ceil(log64 segments)", fmt::format("ceil(log64 {})", g.segments),
+       static_cast<double>(c.levels), "levels of each vEB tree (the paper's count)"}};
+  x.sections.push_back(std::move(geometry));
+  ExplainSection refills;
+  refills.title = "Blocks and segments";
+  refills.lines = {{"R", "sum over the slots used of floor(n_s / 4096) + 1",
+                    fmt::format("{} requests over {} slots", s.N, gallatin::buffer_slots(kSms, k)),
+                    static_cast<double>(c.refills),
+                    "block refills: each slot's first block, and one after each block it fills"},
+                   {"G", "ceil(R / B)", fmt::format("ceil({} / {})", c.refills, B),
+                    static_cast<double>(c.segments), "segments formatted, front-first"},
+                   {"D", "floor(R / B)", fmt::format("floor({} / {})", c.refills, B),
+                    static_cast<double>(c.drained), "segments whose blocks were all handed out"},
+                   {"fixed", "4R + L(G + D) + the segment tree's removes",
+                    fmt::format("4 x {} + {} x ({} + {}) + {}", c.refills, c.levels, c.segments,
+                                c.drained, c.segment_tree_atomics),
+                    static_cast<double>(fixed), "the atomics beside the teams' own"}};
+  x.sections.push_back(std::move(refills));
+  ExplainSection per_request;
+  per_request.title = "Atomics per request";
+  per_request.lines = {{"teams of one", "(N + fixed) / N",
+                        fmt::format("({} + {}) / {}", s.N, fixed, s.N),
+                        (N + static_cast<double>(fixed)) / N,
+                        "the sequential schedule: every request its own atomicAdd"}};
+  if (s.N % s.lanes == 0 && gallatin::kDefaultSlicesPerBlock % s.lanes == 0)
+    per_request.lines.push_back(
+        {"warp teams", "(N / lanes + fixed) / N",
+         fmt::format("({} / {} + {}) / {}", s.N, s.lanes, fixed, s.N),
+         (static_cast<double>(s.N / s.lanes) + static_cast<double>(fixed)) / N,
+         "lockstep: a warp's lanes share one atomicAdd (Alg. 3's team), about 1 / lanes"});
+  x.sections.push_back(std::move(per_request));
+  return x;
+}
+
 constexpr std::string_view kHelp =
     "gallatin, the simulator's schedules on an empty pool (A = T, whole 16 MiB segments), one\n"
     "class of slices (S = 4096 per block, B = 256 >> k blocks per segment): a team's allocation\n"
@@ -126,6 +197,7 @@ ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::gallatin,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "atomics_per_request",
                                                 "block_refills", "segments_formatted"},
-                                    .help = kHelp}))
+                                    .help = kHelp,
+                                    .explain = &explain}))
 
 }  // namespace alloclab::model

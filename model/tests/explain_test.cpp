@@ -123,6 +123,25 @@ TEST_CASE("explain ouro-p-s: 1024 requests of 16 B on an empty pool, worked by h
   CHECK(touches(y, "ouro-alg4-atomicmax"));
 }
 
+TEST_CASE("explain gallatin: 65536 requests of 256 B on 16 segments, worked by hand",
+          "[model][explain]") {
+  Scenario s = point(Algorithm::gallatin, 65536, 1u << 24, 1u << 24);  // 16 segments of 2^20
+  s.pages = 16;                                                        // 256 B: class k = 4
+  const auto x = explain(s, false);
+  CHECK(*line(x, "k").value == 4);
+  CHECK(*line(x, "B").value == 16);  // 256 >> 4 blocks a segment
+  CHECK(*line(x, "L").value == 1);   // 16 segments: one vEB word
+  // 256 thread blocks of 256 requests on SMs b mod 132, slots SM mod max(4, 132 >> 4) = 8:
+  // slots 0-3 serve 33 thread blocks (8448 requests: 3 blocks), slots 4-7 serve 31 (7936: 2).
+  CHECK(*line(x, "R").value == 4 * 3 + 4 * 2);
+  CHECK(*line(x, "G").value == 2);  // ceil(20 / 16)
+  CHECK(*line(x, "D").value == 1);  // floor(20 / 16)
+  // 4 x 20 refills + 1 x (2 + 1) tree atomics + 2 segment-tree removes (one word, no parent).
+  CHECK(*line(x, "fixed").value == 85);
+  CHECK(*line(x, "teams of one").value == Approx((65536.0 + 85) / 65536).epsilon(1e-12));
+  CHECK(*line(x, "warp teams").value == Approx((2048.0 + 85) / 65536).epsilon(1e-12));
+}
+
 TEST_CASE("explain refuses what it cannot derive, naming the parameter", "[model][explain]") {
   CHECK_THROWS_AS(explain(point(Algorithm::rw, 5, 4, 8), false), InputError);  // N > A
   CHECK_THROWS_WITH(explain(point(Algorithm::queue, 2, 4, 8), true),
