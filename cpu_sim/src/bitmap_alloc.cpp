@@ -62,28 +62,14 @@ class BitmapAllocAllocator final : public Allocator {
     r.first_page.assign(s_.N, -1);
     const std::uint64_t bound = default_step_bound(s_, opt_);
     std::vector<Counters> c(1);
-    std::vector<Req> reqs;
-    if (opt_.mode == Mode::threads) {
-      const unsigned workers = resolve_host_threads(opt_.host_threads);
-      c.assign(workers, Counters{});
-      parallel_for(
-          s_.N, workers,
-          [&](std::uint64_t i, unsigned wk) {
-            Req q = make(i, seed, bound);
-            while (!advance(q)) {
-            }
-            complete(q, r, c[wk]);
-          },
-          16);
-    } else if (opt_.mode == Mode::sequential) {
-      r.service_order = service_order(seed, s_.N);
-      for (const std::uint64_t i : r.service_order) {
-        Req q = make(i, seed, bound);
-        while (!advance(q)) {
-        }
-        complete(q, r, c[0]);
+    auto serve_alone = [&](std::uint64_t i, Counters& ci) {
+      Req q = make(i, seed, bound);
+      while (!advance(q)) {
       }
-    } else {
+      complete(q, r, ci);
+    };
+    auto lockstep = [&](Counters& c0) {
+      std::vector<Req> reqs;
       for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make(i, seed, bound));
       std::vector<std::uint64_t> active(s_.N);
       for (std::uint64_t i = 0; i < s_.N; ++i) active[i] = i;
@@ -95,13 +81,14 @@ class BitmapAllocAllocator final : public Allocator {
         active.clear();
         for (const auto& [priority, i] : order) {
           if (advance(reqs[i]))
-            complete(reqs[i], r, c[0]);
+            complete(reqs[i], r, c0);
           else
             active.push_back(i);
         }
         std::sort(active.begin(), active.end());
       }
-    }
+    };
+    run_modes(s_, opt_, seed, r, c, serve_alone, lockstep);
     c[0].extra[free_levels] += free_levels_.exchange(0);
     finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
     check_at_rest("after an allocation");

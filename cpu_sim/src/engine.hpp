@@ -33,6 +33,26 @@ struct alignas(64) Counters {
   }
 };
 
+// The three modes of an allocator whose requests are step machines (gg-tbuddy, dynasoar,
+// bitmap-alloc): threads mode serves request i to its end on host worker wk (serve(i, c[wk]), c
+// one Counters per worker), sequential mode one request at a time in the random service order
+// (recorded in r.service_order), lockstep by the allocator's own rounds (lockstep(c[0])).
+template <class Serve, class Lockstep>
+void run_modes(const Scenario& s, const SimOptions& opt, std::uint64_t seed, RunResult& r,
+               std::vector<Counters>& c, Serve&& serve, Lockstep&& lockstep) {
+  if (opt.mode == Mode::threads) {
+    const unsigned workers = resolve_host_threads(opt.host_threads);
+    c.assign(workers, Counters{});
+    parallel_for(
+        s.N, workers, [&](std::uint64_t i, unsigned wk) { serve(i, c[wk]); }, 16);
+  } else if (opt.mode == Mode::sequential) {
+    r.service_order = service_order(seed, s.N);
+    for (const std::uint64_t i : r.service_order) serve(i, c[0]);
+  } else {
+    lockstep(c[0]);
+  }
+}
+
 // Merges the workers' counts into r and derives the retries from the finished r.steps.
 // `extra_names`: the allocator's names of its first Counters::extra counts (RunResult::op_counts).
 inline void finish(RunResult& r, const std::vector<Counters>& per_worker,

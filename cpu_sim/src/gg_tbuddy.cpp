@@ -132,18 +132,10 @@ class TBuddyAllocator final : public Allocator {
     r.first_page.assign(s_.N, -1);
     const std::uint64_t bound = default_step_bound(s_, opt_);
     std::vector<Counters> c(1);
-    if (opt_.mode == Mode::threads) {
-      const unsigned workers = resolve_host_threads(opt_.host_threads);
-      c.assign(workers, Counters{});
-      parallel_for(
-          s_.N, workers,
-          [&](std::uint64_t i, unsigned wk) { serve_alone(i, seed, bound, r, c[wk]); }, 16);
-    } else if (opt_.mode == Mode::sequential) {
-      r.service_order = service_order(seed, s_.N);
-      for (const std::uint64_t i : r.service_order) serve_alone(i, seed, bound, r, c[0]);
-    } else {
-      run_lockstep(seed, bound, r, c[0]);
-    }
+    run_modes(
+        s_, opt_, seed, r, c,
+        [&](std::uint64_t i, Counters& ci) { serve_alone(i, seed, bound, r, ci); },
+        [&](Counters& c0) { run_lockstep(seed, bound, r, c0); });
     // The frees' counts since the last allocation.
     for (unsigned k = free_try_waits_took; k < kCounts; ++k)
       c[0].extra[k] += free_counts_[k - free_try_waits_took].exchange(0);
