@@ -13,6 +13,7 @@
 #include "alloclab/render/sections.hpp"
 #include "alloclab/validation/dynasoar_errata.hpp"
 #include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/gallatin_claims.hpp"
 #include "alloclab/validation/gelado_claims.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
@@ -89,6 +90,14 @@ void run(const std::string& dir) {
   // Seed 001's errata, their evidence replayed on the step machines now.
   in.extra_sections.push_back(render::errata_section(
       "gelado-errata", "Errata of Gelado & Garland (seed 001)", validation::gelado_errata()));
+  // Seed 003's claims: the vEB step code and the simulator evaluated now.
+  in.extra_sections.push_back(render::claims_section(
+      "gallatin-claims", "Gallatin (seed 003): the paper's claims",
+      "Each claim of McCoy & Pandey (PPoPP'24) that alloclab checks so far: the vEB tree's cost "
+      "bounds run on its step code, the coverage arithmetic, and the atomics per slice "
+      "allocation from the model beside the simulator (evaluated now). The GPU column waits for "
+      "Gallatin's GPU backend. docs/gallatin.md discusses each verdict.",
+      validation::gallatin_claims()));
   // Seed 004's errata, replayed on the hierarchical bitmap's step machines now.
   in.extra_sections.push_back(render::errata_section(
       "dynasoar-errata", "Errata of DynaSOAr (seed 004)", validation::dynasoar_errata()));
