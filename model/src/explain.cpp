@@ -15,9 +15,7 @@ namespace alloclab::model {
 namespace {
 
 std::string method_of(const Record& r) {
-  const FieldValue* v = r.find("method");
-  const std::string* text = v ? std::get_if<std::string>(v) : nullptr;
-  return text ? *text : "?";
+  return r.text("method").value_or("?");
 }
 
 // a/b - 1 in percent, without a "-0.00" where the two agree.

@@ -10,29 +10,20 @@
 #include "alloclab/render/sections.hpp"
 
 namespace alloclab::render {
-namespace {
-
-std::string text_of(const Record& r, const std::string& key) {
-  const FieldValue* v = r.find(key);
-  if (const auto* s = v ? std::get_if<std::string>(v) : nullptr) return *s;
-  return {};
-}
-
-}  // namespace
 
 std::optional<Figure> semaphore_figure(const std::vector<Record>& rows) {
   // (primitive, units per request) -> N -> units/s; the first row of a point wins.
   std::map<std::pair<std::string, int>, std::map<double, double>> points;
   std::string device;
   for (const Record& r : rows) {
-    if (text_of(r, "backend") != "gpu" || r.number("batch") != 512.0 ||
+    if (r.text("backend").value_or("") != "gpu" || r.number("batch") != 512.0 ||
         r.number("block") != 256.0 || r.number("backoff_max_ns").value_or(256) != 256.0)
       continue;
     const auto n = r.number("N"), rate = r.number("units_per_s");
     if (!n || !rate || *rate <= 0) continue;
     const int units = static_cast<int>(r.number("units_per_request").value_or(1));
-    points[{text_of(r, "primitive"), units}].emplace(*n, *rate);
-    if (device.empty()) device = text_of(r, "device");
+    points[{r.text("primitive").value_or(""), units}].emplace(*n, *rate);
+    if (device.empty()) device = r.text("device").value_or("");
   }
   if (points.empty()) return std::nullopt;
   PlotSpec p;

@@ -25,10 +25,7 @@ const char* const kNoGpuRows =
 const char* const kNotBuilt = "not measured: UAlloc and gg-malloc are not built yet (issue 13)";
 
 std::string text_of(const Record& r, const std::string& key) {
-  const FieldValue* v = r.find(key);
-  if (!v) return {};
-  if (const auto* s = std::get_if<std::string>(v)) return *s;
-  return {};
+  return r.text(key).value_or("");
 }
 std::uint64_t count_of(const Record& r, const std::string& key) {
   return static_cast<std::uint64_t>(r.number(key).value_or(0));

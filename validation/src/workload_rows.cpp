@@ -32,8 +32,7 @@ std::optional<std::uint64_t> whole(const Record& r, const std::string& key, bool
 }
 
 std::string text(const Record& r, const std::string& key, const std::string& where) {
-  const FieldValue* v = r.find(key);
-  if (const auto* s = v ? std::get_if<std::string>(v) : nullptr) return *s;
+  if (const auto t = r.text(key)) return *t;
   throw std::runtime_error(where + ": " + key + " is not text");
 }
 

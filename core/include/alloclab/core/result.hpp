@@ -50,6 +50,12 @@ struct Record {
     if (auto i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
     return std::nullopt;
   }
+  // The field as text; nullopt where it is missing or not text.
+  std::optional<std::string> text(const std::string& key) const {
+    const FieldValue* v = find(key);
+    if (const auto* t = v ? std::get_if<std::string>(v) : nullptr) return *t;
+    return std::nullopt;
+  }
 };
 
 // The scenario's own fields, under the keys every backend shares.
