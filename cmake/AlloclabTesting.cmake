@@ -22,3 +22,18 @@ function(alloclab_add_test)
   catch_discover_tests(${T_NAME} EXTRA_ARGS --warn NoTests
                        PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 4)
 endfunction()
+
+# Host-thread tests compiled again under ThreadSanitizer into one executable, run as ctest entry
+# NAME (label "tsan"; halts at the first report):
+#   alloclab_add_tsan_test(NAME core_ouro_tsan SOURCES a_threads_test.cpp LIBS alloclab::core)
+function(alloclab_add_tsan_test)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  add_executable(${T_NAME}_tests ${T_SOURCES})
+  target_link_libraries(${T_NAME}_tests PRIVATE alloclab_catch_main ${T_LIBS})
+  target_compile_options(${T_NAME}_tests PRIVATE -fsanitize=thread -g -O1)
+  target_link_options(${T_NAME}_tests PRIVATE -fsanitize=thread)
+  alloclab_target_warnings(${T_NAME}_tests)
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME}_tests)
+  set_tests_properties(${T_NAME} PROPERTIES LABELS tsan
+                       ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1")
+endfunction()

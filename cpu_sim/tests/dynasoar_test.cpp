@@ -9,6 +9,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
@@ -31,20 +32,8 @@ SimOptions in(Mode m) {
   o.host_threads = 2;
   return o;
 }
-std::uint64_t count(const RunResult& r, const std::string& name) {
-  for (const auto& [n, v] : r.op_counts)
-    if (n == name) return v;
-  FAIL("no op count " << name);
-  return 0;
-}
-std::string parameter_of(const Scenario& s, const SimOptions& o) {
-  try {
-    check_input(s, o);
-  } catch (const InputError& e) {
-    return e.parameter();
-  }
-  return "";
-}
+using testing::count;
+using testing::parameter_of;
 }  // namespace
 
 TEST_CASE("dynasoar: a block holds floor(64 / n) objects of n pages and the last block what fits",

@@ -9,6 +9,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
@@ -27,12 +28,7 @@ Scenario gallatin(std::uint64_t N, std::uint64_t segments, unsigned pages) {
   return s;
 }
 
-std::uint64_t count(const RunResult& r, const std::string& name) {
-  for (const auto& [n, v] : r.op_counts)
-    if (n == name) return v;
-  FAIL("no op count " << name);
-  return 0;
-}
+using testing::count;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
 using namespace alloclab::sim;
@@ -32,20 +33,8 @@ SimOptions in(Mode m, std::uint64_t bound = 0) {
   o.max_probes_per_request = bound;
   return o;
 }
-std::uint64_t count(const RunResult& r, const std::string& name) {
-  for (const auto& [n, v] : r.op_counts)
-    if (n == name) return v;
-  FAIL("no op count " << name);
-  return 0;
-}
-std::string parameter_of(const Scenario& s, const SimOptions& o) {
-  try {
-    check_input(s, o);
-  } catch (const InputError& e) {
-    return e.parameter();
-  }
-  return "";
-}
+using testing::count;
+using testing::parameter_of;
 
 }  // namespace
 

@@ -1,10 +1,15 @@
 // Helpers shared by the cpu_sim tests.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "alloclab/core/algorithm.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
 
 namespace alloclab::sim::testing {
 
@@ -26,6 +31,25 @@ inline std::uint64_t granule_pages(const Capabilities& c) {
 inline std::uint64_t pool_bytes_for(Algorithm a, std::uint64_t bytes) {
   const std::uint64_t g = caps(a).pool_granule_bytes;
   return g == 0 ? bytes : (bytes + g - 1) / g * g;
+}
+
+// The run's total of the allocator's own count `name` (RunResult::op_counts); fails the test when
+// the allocator has no such count.
+inline std::uint64_t count(const RunResult& r, const std::string& name) {
+  for (const auto& [n, v] : r.op_counts)
+    if (n == name) return v;
+  FAIL("no op count " << name);
+  return 0;
+}
+
+// The parameter check_input's InputError names for (s, o), or "" when the input is accepted.
+inline std::string parameter_of(const Scenario& s, const SimOptions& o) {
+  try {
+    check_input(s, o);
+  } catch (const InputError& e) {
+    return e.parameter();
+  }
+  return "";
 }
 
 }  // namespace alloclab::sim::testing

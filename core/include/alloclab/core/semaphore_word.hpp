@@ -101,6 +101,20 @@ ALLOCLAB_HD bool sem_keep_waiting(SemCounters c, std::uint32_t n, SpinExit rule)
   return rule == SpinExit::printed ? c.reserved < supply : c.reserved <= supply;
 }
 
+// A wait's read and add of the semaphore word, counted in its result (a struct with memory_ops
+// and loads): the one place both semaphores' waits (gelado/, ouroboros/) issue them.
+template <class Atomics, class Result>
+ALLOCLAB_HD std::uint64_t sem_counted_load(std::uint64_t& word, Result& r) {
+  ++r.memory_ops;
+  ++r.loads;
+  return Atomics::load(word);
+}
+template <class Atomics, class Result>
+ALLOCLAB_HD std::uint64_t sem_counted_add(std::uint64_t& word, std::uint64_t delta, Result& r) {
+  ++r.memory_ops;
+  return Atomics::fetch_add(word, delta);
+}
+
 // The back-off of a bounded runner that does not back off (host tests, the sequential simulator).
 struct NoBackoff {
   ALLOCLAB_HD void operator()(std::uint32_t /*spins*/) const {}

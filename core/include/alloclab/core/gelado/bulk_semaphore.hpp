@@ -253,13 +253,10 @@ class BulkWait {
     return StepStatus::running;
   }
   ALLOCLAB_HD std::uint64_t load(std::uint64_t& word) {
-    ++result_.memory_ops;
-    ++result_.loads;
-    return Atomics::load(word);
+    return sem_counted_load<Atomics>(word, result_);
   }
   ALLOCLAB_HD std::uint64_t add(std::uint64_t& word, std::uint64_t delta) {
-    ++result_.memory_ops;
-    return Atomics::fetch_add(word, delta);
+    return sem_counted_add<Atomics>(word, delta, result_);
   }
   ALLOCLAB_HD StepStatus finish(BulkWaitOutcome o) {
     result_.outcome = o;

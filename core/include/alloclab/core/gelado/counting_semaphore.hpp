@@ -94,9 +94,7 @@ class CountingWait {
   ALLOCLAB_HD StepStatus step(std::uint64_t& word) {
     switch (phase_) {
       case CountingWaitPhase::read:
-        ++result_.memory_ops;
-        ++result_.loads;
-        seen_ = Atomics::load(word);
+        seen_ = sem_counted_load<Atomics>(word, result_);
         return decide();
       case CountingWaitPhase::cas: {
         const std::int64_t s = counting_unpack(seen_);
