@@ -5,11 +5,12 @@
 # 4096 B, 8 GiB pool) cold (the pool pristine before every timed phase) and warm (as the public
 # benchmark times it: after a warm-up on the same instance), with RW-BM rotated and the queue
 # beside it for the same session, then the other workload families.
-# Usage: scripts/gpu-ouro.sh OUT_DIR [tests|measure|all|probe]   (default all; the two halves
+# Usage: scripts/gpu-ouro.sh OUT_DIR [tests|measure|all|probe|claims]   (default all; the two halves
 # fit one device call each: tests = build, GPU tests, sanitizers; measure = build, the
 # workloads; probe = build, then how the cold alloc workload grows with N at one size, with the
 # allocators' own counts per request: PROBE_SIZE (default 4096), PROBE_N (default "2^14 2^16
-# 2^18"), each run cut at PROBE_LIMIT seconds (default 60; a cut run is a line in probe.txt))
+# 2^18"), each run cut at PROBE_LIMIT seconds (default 60; a cut run is a line in probe.txt);
+# claims = build, then the churn rounds and the comparison with CUDA's malloc the claims read)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -40,6 +41,22 @@ if [ "$STAGE" = probe ]; then
     done
   done
   cat "$OUT/probe.txt"
+  stamp done
+  exit 0
+fi
+if [ "$STAGE" = claims ]; then
+  # The rows the report's claims of seed 002 read beyond the reference workload: churn rounds at
+  # 16 and 256 B with the counters on (C's walk against the refill model, model/ouro_walk.hpp), and
+  # §6.1.1's comparison with CUDA's malloc at 10,000 and 100,000 allocations of 16 B .. 8 KiB on a
+  # 2 GiB pool (warm: the allocators reused, as the paper's 100 runs reuse them).
+  stamp "claims: churn"
+  "$AL" workload --backend gpu --format csv --allocator ouro-c-s,ouro-p-s --workload churn \
+    --size 16,256 --N '2^18' --rounds 3 --free-fraction 0.5 --pool 1GiB --trials 2 \
+    >"$OUT/churn.csv"
+  stamp "claims: against CUDA's malloc"
+  "$AL" workload --backend gpu --format csv --allocator ouro-p-s,ouro-c-s,cudamalloc \
+    --workload alloc --N 10000,100000 --size 16,64,256,1024,4096,8192 --pool 2GiB --trials 3 \
+    --counters off --warm >"$OUT/alloc_vs_cuda.csv"
   stamp done
   exit 0
 fi
