@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "alloclab/model/model.hpp"
+#include "alloclab/model/ouro_tickets.hpp"
 #include "alloclab/model/ouro_walk.hpp"
 
 using namespace alloclab::model;
@@ -81,4 +83,18 @@ TEST_CASE("C's walk: lanes_walking_together inverts the uniform case", "[model][
   // f = 1: lane i walks i, the mean (c - 1) / 2: a walk of 10 is 21 lanes.
   CHECK(lanes_walking_together(10.0, 1) == 21);
   CHECK(lanes_walking_together(0.0, 32) == 1);
+}
+
+TEST_CASE("P's tickets: paper 000's queue model with a ticket per warp group", "[model][ouro]") {
+  // g = 1 is the queue model's (N + 1) / 2 (model/queue.cpp's TAS, an independent formula).
+  for (std::uint64_t n : {1u, 2u, 33u, 1000u})
+    CHECK(ouro_p_ticket_positions(n, 1) == Approx(queue_tas(n)));
+  // 64 lanes in groups of 32: two tickets, positions 1 and 2, mean 1.5; 40 lanes: 32 wait 1 and
+  // 8 wait 2, (32 + 16) / 40 = 1.2 (worked by hand).
+  CHECK(ouro_p_ticket_positions(64, 32) == Approx(1.5));
+  CHECK(ouro_p_ticket_positions(40, 32) == Approx(1.2));
+  // 2^20 requests in full warps: 32768 tickets, (32768 + 1) / 2.
+  CHECK(ouro_p_ticket_positions(1u << 20, 32) == Approx(16384.5));
+  CHECK(ouro_p_hit_atomics_per_request(1) == 3.0);
+  CHECK(ouro_p_hit_atomics_per_request(32) == 1.0625);
 }

@@ -11,6 +11,7 @@
 #include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/ouro_walk_replay.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
+#include "alloclab/model/ouro_tickets.hpp"
 #include "alloclab/model/ouro_walk.hpp"
 #include "alloclab/testing/workload_support.hpp"
 
@@ -71,5 +72,24 @@ TEST_CASE("C's walk in the simulator's churn rounds is the refill's (K - 1) / 2"
       CHECK(static_cast<double>(walk) / static_cast<double>(p.requests) ==
             Approx(model::walk_after_refill(K)).epsilon(0.03));
     }
+  }
+}
+
+TEST_CASE("P's hits in churn rounds issue 1 + 2 / g atomics a request", "[sim][ouro][tickets]") {
+  // ouro-p-s, 16384 objects of 256 B, half freed and taken again a round: every request of the
+  // round finds a page. Sequential: one subtraction, one ticket, one slot exchange each. Lockstep:
+  // warps of 32 lanes of one class share the subtraction and the ticket.
+  for (auto [mode, group] : {std::pair{Mode::sequential, 1u}, std::pair{Mode::lockstep, 32u}}) {
+    CAPTURE(group);
+    Workload w = testing::one_size_workload(WorkloadFamily::churn, 16384, 256, 64u << 20);
+    w.rounds = 1;
+    w.free_fraction = 0.5;
+    WorkloadOptions o;
+    o.mode = mode;
+    const WorkloadRun run = run_workload(Algorithm::ouro_p_s, w, o, 0);
+    const WorkloadPoint& p = run.points.back();
+    REQUIRE(p.requests == 8192);
+    CHECK(static_cast<double>(p.atomics_issued) / static_cast<double>(p.requests) ==
+          model::ouro_p_hit_atomics_per_request(group));
   }
 }
