@@ -138,22 +138,12 @@ std::string walk_simulation_text(double* churn_ratio) {
   std::vector<std::uint32_t> entries(8, 0);  // 8 holes, then chunks of 32 free pages of 256 B
   entries.resize(8 + 40, 32);
   const sim::WalkReplay replay = sim::replay_lanes_together(4, entries, 1000);
-  Workload w;
-  w.family = WorkloadFamily::churn;
-  w.N = 16384;
-  w.size = {256, 256};
-  w.pool_bytes = std::uint64_t{64} << 20;
-  w.page_bytes = 256;
-  w.rounds = 1;
-  w.free_fraction = 0.5;
-  sim::WorkloadOptions o;
-  o.mode = sim::Mode::lockstep;
-  const WorkloadRun run = sim::run_workload(Algorithm::ouro_c_s, w, o, 0);
+  const WorkloadPoint round = lockstep_churn_round(Algorithm::ouro_c_s);
   double walk = 0;
-  for (const auto& [count, total] : run.points.back().op_counts)
+  for (const auto& [count, total] : round.op_counts)
     if (count == "traversal")
-      walk = static_cast<double>(total) / static_cast<double>(run.points.back().requests);
-  const double refill = model::walk_after_refill(w.N * 256 / ouro::kChunkBytes);
+      walk = static_cast<double>(total) / static_cast<double>(round.requests);
+  const double refill = model::walk_after_refill(16384 * 256 / ouro::kChunkBytes);
   *churn_ratio = walk / refill;
   return fmt::format(
       "1000 lanes together behind 8 holes on 256 B chunks of 32 free pages: replay {:.6g}, "

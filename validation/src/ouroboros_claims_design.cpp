@@ -99,18 +99,7 @@ ClaimCheck page_queue_constant(const std::vector<WorkloadRow>& rows) {
       model::ouro_p_hit_atomics_per_request(1),
       model::ouro_p_ticket_positions(std::uint64_t{1} << 20, 32),
       model::ouro_p_ticket_positions(std::uint64_t{1} << 20, 1));
-  // A churn round of 16384 x 256 B: half freed, then taken again, every request a hit.
-  Workload w;
-  w.family = WorkloadFamily::churn;
-  w.N = 16384;
-  w.size = {256, 256};
-  w.pool_bytes = std::uint64_t{64} << 20;
-  w.page_bytes = 256;
-  w.rounds = 1;
-  w.free_fraction = 0.5;
-  sim::WorkloadOptions o;
-  o.mode = sim::Mode::lockstep;
-  const WorkloadPoint hits = sim::run_workload(Algorithm::ouro_p_s, w, o, 0).points.back();
+  const WorkloadPoint hits = lockstep_churn_round(Algorithm::ouro_p_s);
   c.simulation = fmt::format(
       "sequential, the same points: {:.6g}, {:.6g}, {:.6g}, {:.6g}; lockstep churn round of "
       "16384 x 256 B (every request a hit): {:.6g} atomics a request",

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "alloclab/core/ouroboros/layout.hpp"
+#include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 
@@ -120,6 +122,22 @@ inline std::string join(const std::vector<std::string>& items, const char* sep =
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
   return out;
+}
+
+// The last round of a lockstep churn of 16384 objects of 256 B in 64 MiB, half of them freed and
+// taken again: every request a hit (P), every page freed back on a queued chunk (C).
+inline WorkloadPoint lockstep_churn_round(Algorithm a) {
+  Workload w;
+  w.family = WorkloadFamily::churn;
+  w.N = 16384;
+  w.size = {256, 256};
+  w.pool_bytes = std::uint64_t{64} << 20;
+  w.page_bytes = 256;
+  w.rounds = 1;
+  w.free_fraction = 0.5;
+  sim::WorkloadOptions o;
+  o.mode = sim::Mode::lockstep;
+  return sim::run_workload(a, w, o, 0).points.back();
 }
 
 // Rows of the other files (ouroboros_claims_design.cpp, ouroboros_claims_speed.cpp).
