@@ -4,7 +4,9 @@
 # Figure 5 (`alloclab semaphore --backend gpu`: the bulk against the counting semaphore, each
 # thread one unit, batches of 512 as the paper, and of 64 and 4096 beside it) over N = 2^10 ..
 # 2^20 and the block sizes 32, 256 and 1024 (the paper averaged 1 .. 1024).
-# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all]   (default all)
+# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all|tbuddy]   (default all; tbuddy = gg-tbuddy's
+# GPU tests, compute-sanitizer on small measures, and the alloc workload on a 1 GiB pool of 256 B
+# pages, 2^14 .. 2^20 requests of 256 B and 2^14 .. 2^18 of 4 KiB, with the counters on and off)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -17,6 +19,44 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" = tbuddy ]; then
+  stamp "ctest -L gpu -R tbuddy"
+  (cd "$BUILD" && ctest -L gpu -R "tbuddy|GPU" --output-on-failure -j1) >"$OUT/ctest-tbuddy.txt" 2>&1 || {
+    tail -60 "$OUT/ctest-tbuddy.txt"
+    fail "GPU tests"
+  }
+  tail -3 "$OUT/ctest-tbuddy.txt"
+  stamp "tbuddy sanitizers"
+  : >"$OUT/sanitizer-tbuddy.txt"
+  bad=0
+  for tool in memcheck racecheck synccheck; do
+    for args in "--N 3000 --A 8192 --T 16384 --pages 1" "--N 3000 --A 2000 --T 4096 --pages 3"; do
+      echo "### $tool measure --algo gg-tbuddy $args" >>"$OUT/sanitizer-tbuddy.txt"
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo gg-tbuddy $args \
+        --repeats 1 --warmup 1 --format csv >>"$OUT/sanitizer-tbuddy.txt" 2>&1 || bad=1
+    done
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-tbuddy.txt" | sort | uniq -c
+  [ $bad = 0 ] || fail "a sanitizer reported an error (see $OUT/sanitizer-tbuddy.txt)"
+  stamp "tbuddy workloads"
+  for counters in on off; do
+    # 1 GiB of 256 B pages is 2^22, TBuddy's largest tree; 4 KiB requests take 16 pages, so
+    # 2^18 of them fill it.
+    for point in "256 16384..1048576*4" "4096 16384..262144*4"; do
+      set -- $point
+      f=$OUT/tbuddy-alloc-counters-$counters.csv
+      h=cat
+      [ -s "$f" ] && h="tail -n +2"
+      timeout 120 "$AL" workload --backend gpu --format csv --allocator gg-tbuddy \
+        --workload alloc --N "$2" --size "$1" --pool 1GiB --page-bytes 256 --trials 2 \
+        --counters $counters | $h >>"$f" ||
+        echo "tbuddy alloc $1 B (counters $counters): failed or cut (status $?)"
+    done
+  done
+  stamp done
+  exit 0
+fi
 if [ "$STAGE" != measure ]; then
   stamp "ctest -L gpu -R semaphore"
   (cd "$BUILD" && ctest -L gpu -R semaphore --output-on-failure -j1) >"$OUT/ctest.txt" 2>&1 || {

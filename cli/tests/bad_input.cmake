@@ -77,13 +77,16 @@ set(cases
   "--algo|simulate --algo cudamalloc --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rw --pages 2 --N 10 --A 100 --T 1000"
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
-  # gg-tbuddy (simulator only): a tree of at most 2^22 leaves, a request's block (2^ceil(log2 n)
+  # gg-tbuddy: a tree of at most 2^22 leaves, a request's block (2^ceil(log2 n)
   # pages) within T, at most 2^21 - 1 requests in flight (lockstep: all N).
   "--T|simulate --algo gg-tbuddy --N 10 --A 100 --T 5000000"
   "--pages|simulate --algo gg-tbuddy --N 10 --A 100 --T 1000 --pages 1000"
   "--N|simulate --algo gg-tbuddy --mode lockstep --N 3000000 --A 100 --T 1000"
   "--algo|model --algo gg-tbuddy --N 10 --A 100 --T 1000"
-  "--algo|measure --algo gg-tbuddy --N 10 --A 100 --T 1000"
+  "--algo|measure --algo corw-lockmap --N 10 --A 100 --T 1000"
+  # ... and on the GPU the same tree bound, checked before any device is needed.
+  "--T|measure --algo gg-tbuddy --N 10 --A 100 --T 5000000"
+  "--pages|measure --algo gg-tbuddy --N 10 --A 100 --T 1000 --pages 1000"
   # `all` stands alone (every allocator on the chosen backends), never beside names.
   "--algos|sweep --algos all,rw --backends model,sim --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"
   "--algos|sweep --algos rw,all --backends model --N 1 --A 5 --T 100 --out /tmp/alloclab-bad-input-all"

@@ -2,21 +2,8 @@
 // core/gelado/tbuddy.hpp driven in the three modes over one tree (docs/gelado-garland.md,
 // "TBuddy in the simulator").
 //
-// The pool (alloclab's reading; the paper's pool is one free block):
-//  * The tree has height H = ceil(log2 T): 2^H >= T leaves, one per page. Pages T .. 2^H - 1 do
-//    not exist; they are never free (Busy for ever, like the application's pages), so any T works
-//    and a power of two wastes nothing. H <= 22 (the order-0 semaphore's count): --T <= 2^22.
-//  * The A free pages of the initial pool (initial_free_pages: random or contiguous, as for every
-//    allocator) are the tree's free blocks, merged as far as the buddy rule allows: a node is
-//    Available when its pages are all free and its parent's are not; nodes inside it are Busy
-//    (I2), the others Partial or Busy from their children (the summary); sem[h] counts the
-//    Available nodes of height h. What the application holds is a set of Busy blocks too (the
-//    largest aligned blocks of pages not free), which the checker counts as held.
-//  * A request of n pages (--pages n, or per thread) asks for order k = ceil(log2 n): a block of
-//    2^k pages whose first n pages are the request's (the rest is internal fragmentation, as in
-//    Ouroboros' size classes: neither used nor free to anyone else). A block larger than T is an
-//    input error (--pages).
-//
+// The pool: core/gelado/tbuddy_pool.hpp (shared with the GPU): height ceil(log2 T), the initial
+// free pages merged as far as the buddy rule allows, n pages take a block of 2^ceil(log2 n).
 // Modes:
 //  * sequential: requests one at a time in the random service order, each to its end.
 //  * lockstep: every unfinished simulated thread issues one step per round, threads in round-
@@ -43,6 +30,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/gelado/tbuddy.hpp"
+#include "alloclab/core/gelado/tbuddy_pool.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "detail.hpp"
@@ -61,16 +49,8 @@ using Free = gelado::TBuddyFree<Atom>;
 // A machine that never ends is a defect (every wait is for an operation that is running).
 constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 32;
 
-std::uint32_t height_of(std::uint64_t T) {
-  std::uint32_t h = 0;
-  while ((std::uint64_t{1} << h) < T) ++h;
-  return h;
-}
-std::uint32_t order_of(unsigned pages) {
-  std::uint32_t k = 0;
-  while ((std::uint64_t{1} << k) < pages) ++k;
-  return k;
-}
+using gelado::tbuddy_height_of;
+using gelado::tbuddy_order_of;
 
 // RunResult::op_counts, per run (Counters::extra). The alloc's TBuddyStats, then the frees' made
 // since the previous allocate() (free() returns only its atomics).
@@ -109,7 +89,7 @@ class TBuddyAllocator final : public Allocator {
   TBuddyAllocator(const Scenario& s, const SimOptions& o, std::uint64_t pool_seed)
       : s_(s),
         opt_(o),
-        height_(height_of(s.T)),
+        height_(tbuddy_height_of(s.T)),
         storage_(height_),
         used_(s.T, 64),
         held_order_(std::size_t{1} << height_, 0) {
@@ -189,42 +169,9 @@ class TBuddyAllocator final : public Allocator {
     return static_cast<std::uint32_t>(PhiloxStream(seed, StreamDomain::probe, i).bits(0));
   }
 
-  // The initial tree from the free pages (see the file comment).
+  // The initial tree from the free pages (core/gelado/tbuddy_pool.hpp).
   void build_tree(const std::vector<std::uint8_t>& free_page) {
-    const gelado::TBuddyTree& t = storage_.tree;
-    const std::uint32_t n = gelado::tb_node_count(height_);
-    // all_free[i], none_free[i]: node i's pages are all free, none free.
-    std::vector<std::uint8_t> all_free(n + 1, 0), none_free(n + 1, 0);
-    const std::uint32_t first_leaf = gelado::tb_first(height_, 0);
-    for (std::uint32_t i = n; i >= 1; --i) {
-      if (i >= first_leaf) {
-        all_free[i] = free_page[i - first_leaf];
-        none_free[i] = !free_page[i - first_leaf];
-      } else {
-        all_free[i] = all_free[2 * i] && all_free[2 * i + 1];
-        none_free[i] = none_free[2 * i] && none_free[2 * i + 1];
-      }
-    }
-    std::vector<std::uint32_t> available(height_ + 1, 0);
-    // Bottom-up: a node's state from its own pages, or its children's.
-    for (std::uint32_t i = n; i >= 1; --i) {
-      NodeState st = NodeState::busy;
-      if (all_free[i] && (i == 1 || !all_free[i / 2])) {
-        st = NodeState::available;
-        ++available[gelado::tb_height(height_, i)];
-      } else if (!all_free[i] && i < first_leaf) {
-        st = gelado::tb_summary(gelado::node_state(t.nodes[2 * i]),
-                                gelado::node_state(t.nodes[2 * i + 1]));
-      }
-      t.nodes[i] = gelado::node_word(st, false);
-      // The application's blocks: the largest aligned ones with no free page.
-      if (none_free[i] && (i == 1 || !none_free[i / 2])) app_blocks_.push_back(i);
-    }
-    for (std::uint32_t h = 0; h <= height_; ++h) {
-      SemCounters c;
-      c.count = static_cast<std::int32_t>(available[h]);
-      t.sems[h] = gelado::BulkWord::pack(c);
-    }
+    app_blocks_ = gelado::tbuddy_build(storage_.tree, free_page);
   }
 
   void check_at_rest(const char* when) const {
@@ -252,7 +199,7 @@ class TBuddyAllocator final : public Allocator {
   Req make_req(std::uint64_t i, std::uint64_t seed) const {
     Req q;
     q.thread = i;
-    q.op = Alloc(order_of(pages_of(i)), scatter_of(seed, i));
+    q.op = Alloc(tbuddy_order_of(pages_of(i)), scatter_of(seed, i));
     return q;
   }
   // One step of q (after it gives up, if it reached the bound and can); true when it is done.
@@ -305,7 +252,7 @@ class TBuddyAllocator final : public Allocator {
     const unsigned n = pages_of(i);
     const std::uint32_t order = gelado::tb_height(height_, node);
     const std::uint64_t first = gelado::tb_offset(height_, node);
-    if (order != order_of(n)) throw VerificationError("a TBuddy block of the wrong order");
+    if (order != tbuddy_order_of(n)) throw VerificationError("a TBuddy block of the wrong order");
     if (first + n > s_.T) throw VerificationError("a TBuddy block past the pool's end");
     for (std::uint64_t p = first; p < first + n; ++p) {
       const std::uint64_t bit = std::uint64_t{1} << (p % 64);
@@ -364,37 +311,19 @@ class TBuddyAllocator final : public Allocator {
 };
 
 void check_tbuddy_scenario(const Scenario& s, const SimOptions& o) {
-  const std::uint32_t h = height_of(s.T);
-  if (const std::string e = gelado::tbuddy_height_error("--T", h); !e.empty())
-    throw InputError("--T", "gg-tbuddy's tree has 2^ceil(log2 T) leaves: a pool of 2^" +
-                                std::to_string(h) + " pages exceeds TBuddy's 2^" +
-                                std::to_string(gelado::kMaxTBuddyHeight) +
-                                " (the order-0 semaphore's count has 22 bits)");
-  auto check = [&](unsigned n) {
-    if (n < 1 || (std::uint64_t{1} << order_of(n)) > s.T)
-      throw InputError("--pages",
-                       "gg-tbuddy rounds a request of n pages up to a block of 2^k >= "
-                       "n pages, at least 1 and at most T (" +
-                           std::to_string(s.T) + "); got n = " + std::to_string(n));
-  };
-  check(s.pages);
-  for (const unsigned n : o.pages_per_thread) check(n);
   // Requests in flight at once hold E and R units of a semaphore: every thread in lockstep.
   const std::uint64_t in_flight =
       o.mode == Mode::lockstep  ? s.N
       : o.mode == Mode::threads ? std::min<std::uint64_t>(s.N, resolve_host_threads(o.host_threads))
                                 : 1;
-  if (in_flight > gelado::kMaxBulkReserved)
-    throw InputError("--N", "gg-tbuddy's semaphores count at most " +
-                                std::to_string(gelado::kMaxBulkReserved) +
-                                " requests in flight (E and R have 21 bits); lockstep runs all N");
+  gelado::check_tbuddy_scenario(s, o.pages_per_thread, in_flight);
 }
 
 // A request is a walk of the tree at most (2^(H+1) node reads per sweep) plus O(H) locks and
 // writes; in lockstep or among host threads it also waits for the others (a semaphore CAS admits
 // one thread per round): 16 times (N + a sweep of the tree) + 64 per level.
 std::uint64_t tbuddy_step_bound(const Scenario& s) {
-  const std::uint64_t h = height_of(s.T);
+  const std::uint64_t h = tbuddy_height_of(s.T);
   const std::uint64_t steps = 16 * (s.N + (std::uint64_t{2} << h)) + 64 * (h + 1);
   return std::min<std::uint64_t>(steps, 4294967294ull);
 }
@@ -408,8 +337,8 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::gg_tbuddy,
                                   .check = &check_tbuddy_scenario,
                                   .pool_bytes =
                                       [](const Scenario& s) {
-                                        const double leaves =
-                                            static_cast<double>(std::uint64_t{1} << height_of(s.T));
+                                        const double leaves = static_cast<double>(
+                                            std::uint64_t{1} << tbuddy_height_of(s.T));
                                         return bitmap_bytes(s.T, 64) + 8 * leaves + leaves +
                                                8 * leaves + 2 * leaves + 8 * leaves;
                                       },

@@ -38,7 +38,8 @@ std::vector<std::uint64_t> units_handed_out(const MeasureResult& r, unsigned uni
 std::vector<Algorithm> ouroboros() {
   std::vector<Algorithm> out;
   for (const auto& a : kAlgorithms)
-    if (a.caps.size_classes && a.caps.has(BackendKind::gpu)) out.push_back(a.id);
+    if (a.caps.size_classes && a.caps.has(BackendKind::gpu) && a.name.starts_with("ouro-"))
+      out.push_back(a.id);
   return out;
 }
 

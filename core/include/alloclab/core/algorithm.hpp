@@ -229,13 +229,12 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
     {Algorithm::gg_tbuddy,
      "gg-tbuddy",
      "TBuddy: a binary buddy tree with one bulk semaphore (batch 2) per order and lock coupling "
-     "(Gelado & Garland, PPoPP'19 Sec. 4.1; n pages take a block of 2^ceil(log2 n), simulator "
-     "only)",
+     "(Gelado & Garland, PPoPP'19 Sec. 4.1; n pages take a block of 2^ceil(log2 n))",
      "one memory operation on a node word or an order's semaphore word (a lock held or a wait is "
      "a step that spins); in lockstep, one per simulated thread per round",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = static_cast<unsigned>(BackendKind::sim),
+      .backends = BackendKind::sim | BackendKind::gpu,
       .size_classes = true}},
     {Algorithm::bitmap_alloc,
      "bitmap-alloc",

@@ -1,0 +1,314 @@
+// gg-tbuddy on the GPU: TBuddy (Gelado & Garland, PPoPP'19 §4.1), the step machines of
+// core/gelado/tbuddy.hpp (the simulator drives the same ones) run to their end by each thread
+// with device atomics, over the pool of core/gelado/tbuddy_pool.hpp (height ceil(log2 T), the
+// initial free pages merged as far as the buddy rule allows, n pages take a block of
+// 2^ceil(log2 n)). The GPU code needs independent thread scheduling (Volta and later): a thread
+// spins on a node lock that another lane of its own warp may hold, which only a scheduler that
+// interleaves a warp's diverged paths lets finish.
+//
+// Bounds, so that no kernel can hang:
+//  * an alloc that reaches --max-steps steps gives up where that leaves nothing half done
+//    (TBuddyAlloc::give_up: in a wait, or holding only a unit it signals back); while it holds a
+//    node lock, splits or climbs it finishes first, and the growers below it signal their
+//    failure, so no waiter is left on a promise nobody keeps. It fails, counted;
+//  * an operation that spins kStuckSteps times (an alloc past its bound that cannot give up, a
+//    free) is a defect: it stops, is counted in `stuck`, and the run fails verification.
+// Verification after every phase (the host, from the tree copied back): gelado::tbuddy_check
+// (I1, I2, the summaries, no lock held, the blocks tiling the pool, each semaphore's count = its
+// order's Available nodes, no unit promised or reserved) with the blocks the requests hold and the
+// application's; after the free, the tree is the pristine one (the buddy tree of a set of free
+// pages, merged as far as it goes, is unique).
+#include <string>
+#include <vector>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/gelado/tbuddy.hpp"
+#include "alloclab/core/gelado/tbuddy_pool.hpp"
+#include "alloclab/core/pool.hpp"
+#include "alloclab/core/random_stream.hpp"
+#include "gpu_entry.cuh"
+#include "ouro_atomics.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+// The read-modify-writes of the calling thread's current request, in shared memory (one word a
+// thread of the block; the step machines' atomics policy has static functions, no state).
+__shared__ std::uint32_t tbuddy_rmw_tally[1024];
+
+// DeviceAtomics, counting the calling thread's read-modify-writes in tbuddy_rmw_tally.
+struct TallyingAtomics {
+  template <class T>
+  __device__ static T load(T& w) {
+    return DeviceAtomics::load(w);
+  }
+  template <class T>
+  __device__ static T fetch_add(T& w, T v) {
+    ++tbuddy_rmw_tally[threadIdx.x];
+    return DeviceAtomics::fetch_add(w, v);
+  }
+  template <class T>
+  __device__ static T cas(T& w, T expected, T desired) {
+    ++tbuddy_rmw_tally[threadIdx.x];
+    return DeviceAtomics::cas(w, expected, desired);
+  }
+  template <class T>
+  __device__ static T exchange(T& w, T v) {
+    ++tbuddy_rmw_tally[threadIdx.x];
+    return DeviceAtomics::exchange(w, v);
+  }
+};
+
+using Alloc = gelado::TBuddyAlloc<TallyingAtomics>;
+using Free = gelado::TBuddyFree<TallyingAtomics>;
+
+// An operation spinning this many steps is a defect (every wait is for an operation running).
+constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 26;
+
+// The alloc's counts (gelado::TBuddyStats), named as the simulator's gg-tbuddy names them.
+constexpr const char* kTBuddyCountNames[] = {
+    "waits_took", "waits_grew",    "reserves",     "sem_cas_failures",
+    "sem_spins",  "nodes_visited", "sweeps",       "claim_cas_failures",
+    "lock_spins", "splits",        "propagations", "node_ops",
+    "gave_up"};
+constexpr unsigned kTBuddyCounts = std::size(kTBuddyCountNames);
+
+struct TBuddyView {
+  gelado::TBuddyTree tree;
+  unsigned long long* stuck = nullptr;
+};
+
+__device__ __forceinline__ void tbuddy_back_off(std::uint64_t spins) {
+  __nanosleep(spins < 8 ? 32 : 256);
+}
+
+template <bool kCounters>
+__global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddyView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N || !asks(a, i)) return;
+  const std::uint32_t pages = a.pages_of ? a.pages_of[i] : a.pages;
+  const std::uint32_t order = gelado::tbuddy_order_of(pages);
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    tbuddy_rmw_tally[threadIdx.x] = 0;
+    const auto scatter = static_cast<std::uint32_t>(
+        PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
+    Alloc op(order, scatter);
+    std::uint64_t steps = 0, spins = 0;
+    bool stopping = false;
+    while (op.phase() != gelado::TBuddyAllocPhase::done) {
+      if (steps >= a.max_steps && !stopping) stopping = op.give_up(v.tree);
+      if (op.phase() == gelado::TBuddyAllocPhase::done) break;
+      if (steps >= kStuckSteps) {  // a defect: counted, fails verification
+        atomicAdd(v.stuck, 1ull);
+        break;
+      }
+      const gelado::StepStatus st = op.step(v.tree);
+      ++steps;
+      if (st == gelado::StepStatus::spinning) tbuddy_back_off(++spins);
+    }
+    const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
+    const std::uint64_t page =
+        node == 0 ? kFailed : std::uint64_t{gelado::tb_offset(v.tree.height, node)};
+    const gelado::TBuddyStats& ts = op.stats();
+    record_request<kCounters>(a, r, i, page, static_cast<std::uint32_t>(steps),
+                              ts.cas_failures + ts.sem_cas_failures, tbuddy_rmw_tally[threadIdx.x]);
+    if constexpr (kCounters) {
+      const std::uint32_t values[kTBuddyCounts] = {
+          ts.waits_took,    ts.waits_grew, ts.reserves,     ts.sem_cas_failures, ts.sem_spins,
+          ts.nodes_visited, ts.sweeps,     ts.cas_failures, ts.lock_spins,       ts.splits,
+          ts.propagations,  ts.memory_ops, ts.gave_up};
+      record_op_counts<kCounters>(a, values);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(1024) tbuddy_free_kernel(KernelArgs a, TBuddyView v) {
+  const std::uint64_t slot = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (slot >= a.N * a.per_thread || a.page[slot] == kFailed) return;
+  const std::uint64_t i = slot % a.N;
+  const std::uint32_t pages = a.pages_of ? a.pages_of[i] : a.pages;
+  const std::uint32_t order = gelado::tbuddy_order_of(pages);
+  const std::uint32_t node =
+      gelado::tb_node(v.tree.height, static_cast<std::uint32_t>(a.page[slot]), order);
+  Free op(v.tree, node);
+  std::uint64_t steps = 0;
+  for (;;) {
+    if (++steps >= kStuckSteps) {
+      atomicAdd(v.stuck, 1ull);
+      return;
+    }
+    const gelado::StepStatus st = op.step(v.tree);
+    if (st == gelado::StepStatus::done) return;
+    if (st == gelado::StepStatus::spinning) tbuddy_back_off(steps);
+  }
+}
+
+class TBuddyPool final : public PoolPolicy {
+ public:
+  using View = TBuddyView;
+
+  // The GPU runs every request of a launch at once, up to the resident threads (their waits hold
+  // E and R units of a semaphore).
+  static void check(const Scenario& s, const MeasureOptions& o) {
+    gelado::check_tbuddy_scenario(s, {},
+                                  std::min<std::uint64_t>(s.N * o.per_thread, 160ull * 2048));
+  }
+  TBuddyPool(const Scenario&, const MeasureOptions&, const KernelArgs& a)
+      : T_(a.T), A_(a.A), seed_(a.seed), height_(gelado::tbuddy_height_of(a.T)) {}
+
+  View view() const {
+    View v;
+    v.tree.height = height_;
+    v.tree.nodes = nodes_.get();
+    v.tree.sems = sems_.get();
+    v.stuck = stuck_.get();
+    return v;
+  }
+
+  std::uint64_t device_bytes() const override {
+    const std::uint64_t nodes = std::uint64_t{2} << height_;
+    return 2 * (nodes * 4 + (height_ + 1) * 8) + 8;  // the tree and its pristine copy
+  }
+  const char* size_parameter() const override { return "--T"; }
+
+  void set_up() override {
+    gelado::TBuddyStorage host(height_);
+    std::vector<std::uint8_t> free_page(std::size_t{1} << height_, 0);
+    const PagePermutation pi(T_, seed_);
+    for (std::uint64_t p = 0; p < T_; ++p) free_page[p] = initially_free(pi, p, A_) ? 1 : 0;
+    application_ = gelado::tbuddy_build(host.tree, free_page);
+    pristine_nodes_ = host.nodes;
+    pristine_sems_ = host.sems;
+    pristine_free_ = A_;
+    if (const std::string e = gelado::tbuddy_check(host.tree, application_); !e.empty())
+      throw VerificationError("gg-tbuddy: the pristine tree: " + e);
+    nodes_.resize(host.nodes.size());
+    sems_.resize(host.sems.size());
+    stuck_.resize(1);
+    reset();
+  }
+
+  void reset() override {
+    ALLOCLAB_CUDA(
+        cudaMemcpy(nodes_.get(), pristine_nodes_.data(), nodes_.bytes(), cudaMemcpyHostToDevice));
+    ALLOCLAB_CUDA(
+        cudaMemcpy(sems_.get(), pristine_sems_.data(), sems_.bytes(), cudaMemcpyHostToDevice));
+    ALLOCLAB_CUDA(cudaMemset(stuck_.get(), 0, stuck_.bytes()));
+  }
+
+  std::optional<std::uint64_t> pages_in_use() const override {
+    const Tree t = read("between phases");
+    return pristine_free_ - free_pages_of(t);
+  }
+
+  void verify_allocated(const Allocation& run) const override {
+    const Tree t = read("after the allocation");
+    std::vector<std::uint64_t> first(run.taken);
+    if (run.taken)
+      ALLOCLAB_CUDA(cudaMemcpy(first.data(), run.sorted, run.taken * sizeof(std::uint64_t),
+                               cudaMemcpyDeviceToHost));
+    const std::uint32_t order = gelado::tbuddy_order_of(run.pages);
+    std::vector<std::uint32_t> held = application_;
+    for (const std::uint64_t p : first) {
+      if (p % (std::uint64_t{1} << order) != 0 || p + run.pages > T_)
+        throw VerificationError("gg-tbuddy handed out page " + std::to_string(p) +
+                                ", not the start of a block of order " + std::to_string(order) +
+                                " inside the pool");
+      held.push_back(gelado::tb_node(height_, static_cast<std::uint32_t>(p), order));
+    }
+    check(t, held, "after the allocation");
+    const std::uint64_t in_blocks = run.taken << order;
+    if (pristine_free_ - free_pages_of(t) != in_blocks)
+      throw VerificationError("gg-tbuddy: " + std::to_string(pristine_free_ - free_pages_of(t)) +
+                              " pages left the free blocks, the " + std::to_string(run.taken) +
+                              " requests hold " + std::to_string(in_blocks));
+  }
+
+  void verify_freed(const Allocation&) const override {
+    const Tree t = read("after the free");
+    check(t, application_, "after the free");
+    if (t.nodes != pristine_nodes_ || t.sems != pristine_sems_)
+      throw VerificationError("gg-tbuddy: after the free the tree differs from the pristine one");
+  }
+
+  std::optional<std::vector<std::uint64_t>> free_pages() const override {
+    const Tree t = read("between phases");
+    std::vector<std::uint64_t> out;
+    for (std::uint32_t i = 1; i <= gelado::tb_node_count(height_); ++i)
+      if (gelado::node_state(t.nodes[i]) == gelado::NodeState::available) {
+        const std::uint64_t first = gelado::tb_offset(height_, i);
+        for (std::uint64_t p = 0; p < (std::uint64_t{1} << gelado::tb_height(height_, i)); ++p)
+          out.push_back(first + p);
+      }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::vector<std::string> notes() const override {
+    return {
+        "gg-tbuddy: a request of n pages holds a block of 2^ceil(log2 n) pages (what the "
+        "workloads count as held); every run starts from the pristine tree"};
+  }
+
+ private:
+  struct Tree {
+    std::vector<std::uint32_t> nodes;
+    std::vector<std::uint64_t> sems;
+  };
+  Tree read(const char* when) const {
+    unsigned long long stuck = 0;
+    ALLOCLAB_CUDA(cudaMemcpy(&stuck, stuck_.get(), sizeof stuck, cudaMemcpyDeviceToHost));
+    if (stuck)
+      throw VerificationError("gg-tbuddy: " + std::to_string(stuck) +
+                              " operations spun past their bound " + when);
+    Tree t{std::vector<std::uint32_t>(nodes_.size()), std::vector<std::uint64_t>(sems_.size())};
+    ALLOCLAB_CUDA(cudaMemcpy(t.nodes.data(), nodes_.get(), nodes_.bytes(), cudaMemcpyDeviceToHost));
+    ALLOCLAB_CUDA(cudaMemcpy(t.sems.data(), sems_.get(), sems_.bytes(), cudaMemcpyDeviceToHost));
+    return t;
+  }
+  std::uint64_t free_pages_of(const Tree& t) const {
+    std::uint64_t free = 0;
+    for (std::uint32_t i = 1; i <= gelado::tb_node_count(height_); ++i)
+      if (gelado::node_state(t.nodes[i]) == gelado::NodeState::available)
+        free += std::uint64_t{1} << gelado::tb_height(height_, i);
+    return free;
+  }
+  void check(Tree t, const std::vector<std::uint32_t>& held, const char* when) const {
+    gelado::TBuddyTree view{height_, t.nodes.data(), t.sems.data()};
+    if (const std::string e = gelado::tbuddy_check(view, held); !e.empty())
+      throw VerificationError("gg-tbuddy: " + e + " " + when);
+  }
+
+  std::uint64_t T_, A_, seed_;
+  std::uint32_t height_;
+  std::uint64_t pristine_free_ = 0;
+  std::vector<std::uint32_t> application_;
+  std::vector<std::uint32_t> pristine_nodes_;
+  std::vector<std::uint64_t> pristine_sems_;
+  DeviceBuffer<std::uint32_t> nodes_;
+  DeviceBuffer<std::uint64_t> sems_;
+  DeviceBuffer<unsigned long long> stuck_;
+};
+
+void launch_tbuddy_alloc(const KernelArgs& a, const TBuddyView& v, bool counters) {
+  if (counters)
+    tbuddy_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  else
+    tbuddy_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_tbuddy_free(const KernelArgs& a, const TBuddyView& v) {
+  tbuddy_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_tbuddy,
+                        (gpu_entry(GpuTraits<TBuddyPool>{.alloc = &launch_tbuddy_alloc,
+                                                         .free = &launch_tbuddy_free,
+                                                         .out_of_memory = OutOfMemory::exhausted,
+                                                         .op_count_names = kTBuddyCountNames})))
+
+}  // namespace alloclab::gpu::detail
