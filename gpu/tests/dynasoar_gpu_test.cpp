@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "alloclab/testing/workload_support.hpp"
@@ -244,6 +245,31 @@ TEST_CASE("DynaSOAr GPU coalescing reserves a warp's slots with one atomicOr", "
       for (auto steps : p.steps) CHECK(steps == 17);
     } else {
       CHECK(c.at("reserves") >= 32);
+    }
+  }
+}
+
+// Without contention the GPU and the simulator drive the same step machines from the same pool,
+// seeds and warp ids, so they must agree request for request: one thread (the simulator's
+// sequential mode) for all four, and one whole warp coalesced into one group (its lockstep mode:
+// one machine, the slots handed to the lanes in lane order) for dynasoar and dynasoar-norot. A
+// half-free pool, so the rotation decides which application block's free slots are taken.
+TEST_CASE("DynaSOAr GPU without contention matches the simulator request for request",
+          "[gpu][dynasoar]") {
+  require_device();
+  for (std::uint64_t seed : {1ull, 2ull, 99ull}) {
+    for (Algorithm a : kAll) {
+      for (std::uint64_t lanes : {1ull, 32ull}) {
+        if (lanes > 1 && !caps(a).warp_collective) continue;  // 32 machines race otherwise
+        INFO(name(a) << " seed " << seed << " threads " << lanes);
+        const auto s = scenario(a, lanes, 32768, 65536, seed);
+        const auto gpu = measure(a, s, quick());
+        sim::SimOptions o;
+        o.mode = lanes > 1 ? sim::Mode::lockstep : sim::Mode::sequential;
+        const auto ref = sim::run_once(s, o, 0);
+        CHECK(gpu.first_page == ref.first_page);
+        CHECK(gpu.steps == ref.steps);
+      }
     }
   }
 }
