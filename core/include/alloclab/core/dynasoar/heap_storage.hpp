@@ -32,21 +32,24 @@ struct HeapStorage {
     slots.assign(M, kAllOnes);
     types.assign(M, 0);
     heap = Heap{M, pages, free_words.data(), type_words.data(), slots.data(), types.data()};
-    std::vector<bool> is_free(M, false), allocated(M, false), active(M, false);
+    // Level 0 of free, allocated[1] and active[1] word by word, then the levels above: a GPU heap
+    // has millions of blocks.
+    const HBitmap is_free = heap.free(), allocated = heap.allocated(1), active = heap.active(1);
     for (std::uint64_t b = 0; b < M; ++b) {
+      const std::uint64_t bit = std::uint64_t{1} << (b % 64);
       const std::uint64_t used = app_words[b];
       if (used == 0) {
-        is_free[b] = true;
+        is_free.word(0, b / 64) |= bit;
         continue;
       }
       types[b] = 1;
       slots[b] = used | preset_mask(1, b, pages);
-      allocated[b] = true;
-      active[b] = slots[b] != kAllOnes;
+      allocated.word(0, b / 64) |= bit;
+      if (slots[b] != kAllOnes) active.word(0, b / 64) |= bit;
     }
-    hbitmap_assign(heap.free(), is_free);
-    hbitmap_assign(heap.allocated(1), allocated);
-    hbitmap_assign(heap.active(1), active);
+    hbitmap_build_upper(is_free);
+    hbitmap_build_upper(allocated);
+    hbitmap_build_upper(active);
   }
   // The application's pages of each block as words (bit k of word b: page 64 b + k).
   static std::vector<std::uint64_t> app_block_words(std::uint64_t pages,
