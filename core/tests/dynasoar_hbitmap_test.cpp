@@ -191,3 +191,26 @@ TEST_CASE("dynasoar bitmap: clear() claims a set bit and fails only on an empty 
   }
   CHECK(claimed.size() == 43);  // 0, 7, ..., 294
 }
+
+// The GPU builds level 0 on the device and the levels above on the host (hbitmap_build_upper):
+// the result must be the bitmap hbitmap_assign builds bit by bit from the same set, and stale
+// upper words must not survive. Sizes across one, two and three levels, a short last word.
+TEST_CASE("dynasoar bitmap: upper levels built from level 0 equal the assigned bitmap",
+          "[dynasoar][hbitmap]") {
+  std::mt19937_64 rng(5);
+  for (const std::uint64_t n : {1ull, 64ull, 65ull, 4097ull, 64ull * 64 * 3 + 5}) {
+    INFO("N = " << n);
+    for (const double density : {0.0, 0.001, 0.5}) {
+      std::vector<bool> set(n);
+      std::bernoulli_distribution bit(density);
+      for (std::uint64_t i = 0; i < n; ++i) set[i] = bit(rng);
+      HBitmapStorage expect(n), built(n);
+      hbitmap_assign(expect.bitmap, set);
+      for (auto& w : built.words) w = ~std::uint64_t{0};  // stale upper levels
+      for (std::uint64_t k = 0; k < hb_level_words(n, 0); ++k) built.words[k] = expect.words[k];
+      hbitmap_build_upper(built.bitmap);
+      CHECK(built.words == expect.words);
+      CHECK(hbitmap_consistency_error(built.bitmap).empty());
+    }
+  }
+}

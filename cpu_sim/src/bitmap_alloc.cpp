@@ -16,6 +16,7 @@
 #include "alloclab/core/dynasoar/alloc.hpp"
 #include "alloclab/core/dynasoar/bitmap_alloc.hpp"
 #include "alloclab/core/dynasoar/hbitmap_check.hpp"
+#include "alloclab/core/dynasoar/op_counts.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
@@ -30,9 +31,9 @@ using dynasoar::BitmapAllocOp;
 using dynasoar::BitmapCounts;
 using dynasoar::BitStatus;
 
-enum Count : unsigned { levels, find_fails, lost_claims, gave_up, free_levels, kCounts };
-const char* const kCountNames[kCounts] = {"levels", "find_fails", "lost_claims", "gave_up",
-                                          "free_levels"};
+// core/dynasoar/op_counts.hpp's names, shared with the GPU backend.
+using namespace dynasoar::ba_count;
+const auto& kCountNames = dynasoar::kBaCountNames;
 constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 32;
 
 std::uint64_t ba_step_bound(const Scenario& s) {

@@ -31,6 +31,7 @@
 
 #include "alloclab/core/dynasoar/alloc.hpp"
 #include "alloclab/core/dynasoar/heap_storage.hpp"
+#include "alloclab/core/dynasoar/op_counts.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
@@ -46,49 +47,9 @@ using dynasoar::BitStatus;
 using dynasoar::DeallocOp;
 using dynasoar::DsCounts;
 
-// RunResult::op_counts: the allocation's counts, then the invalidations of the allocation's
-// rollbacks and of the frees made since the previous allocate(), and the frees' spins.
-enum Count : unsigned {
-  levels,
-  set_spins,
-  clear_spins,
-  find_fails,
-  lookups,
-  lookup_fails,
-  reserves,
-  reserve_lost,
-  reserve_fails,
-  blocks_initialised,
-  free_lookup_fails,
-  tail_skips,
-  rollbacks,
-  gave_up,
-  invalidations,
-  invalidated,
-  inval_rollbacks,
-  inval_retries,
-  free_spins,
-  kCounts
-};
-const char* const kCountNames[kCounts] = {"levels",
-                                          "set_spins",
-                                          "clear_spins",
-                                          "find_fails",
-                                          "lookups",
-                                          "lookup_fails",
-                                          "reserves",
-                                          "reserve_lost",
-                                          "reserve_fails",
-                                          "blocks_initialised",
-                                          "free_lookup_fails",
-                                          "tail_skips",
-                                          "rollbacks",
-                                          "gave_up",
-                                          "invalidations",
-                                          "invalidated",
-                                          "inval_rollbacks",
-                                          "inval_retries",
-                                          "free_spins"};
+// RunResult::op_counts: core/dynasoar/op_counts.hpp's names, shared with the GPU backend.
+using namespace dynasoar::ds_count;
+const auto& kCountNames = dynasoar::kDsCountNames;
 static_assert(kCounts <= Counters::kExtra);
 
 // A machine that never ends is a defect (every spin waits for an operation in flight).
@@ -129,11 +90,9 @@ class DynasoarAllocator final : public Allocator {
         [&](std::uint64_t i, Counters& ci) { serve_alone(i, seed, bound, r, ci); },
         [&](Counters& c0) { run_lockstep(seed, bound, r, c0); });
     const DsCounts f = take_free_counts();
-    c[0].extra[invalidations] += f.invalidations;
-    c[0].extra[invalidated] += f.invalidated;
-    c[0].extra[inval_rollbacks] += f.inval_rollbacks;
-    c[0].extra[inval_retries] += f.inval_retries;
-    c[0].extra[free_spins] += f.bitmap.set_spins + f.bitmap.clear_spins;
+    std::uint32_t fv[dynasoar::kDsFreeCounts];
+    dynasoar::free_count_values(f, fv);
+    for (unsigned k = 0; k < dynasoar::kDsFreeCounts; ++k) c[0].extra[invalidations + k] += fv[k];
     finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
     check_at_rest("after an allocation");
     return r;
@@ -257,12 +216,8 @@ class DynasoarAllocator final : public Allocator {
     c.atomics += d.atomics();
     c.collisions += d.lost_atomics();
     c.failed_claims += d.lost_atomics();
-    const std::uint32_t v[] = {d.bitmap.levels,      d.bitmap.set_spins,  d.bitmap.clear_spins,
-                               d.bitmap.find_fails,  d.lookups,           d.lookup_fails,
-                               d.reserves,           d.reserve_lost,      d.reserve_fails,
-                               d.blocks_initialised, d.free_lookup_fails, d.tail_skips,
-                               d.rollbacks,          d.gave_up,           d.invalidations,
-                               d.invalidated,        d.inval_rollbacks,   d.inval_retries};
+    std::uint32_t v[kCounts];
+    dynasoar::alloc_count_values(d, v);
     for (unsigned k = 0; k < std::size(v); ++k) c.extra[k] += v[k];
   }
   void count_taken(const RunResult& r, Counters& c) const {

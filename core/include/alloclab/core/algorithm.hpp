@@ -239,44 +239,44 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
     {Algorithm::bitmap_alloc,
      "bitmap-alloc",
      "BitmapAlloc: one object array with a hierarchical bitmap of its free slots, clear() to "
-     "allocate and set() to free (Springer & Masuhara, ECOOP'19 Sec. 6 baseline; simulator only)",
+     "allocate and set() to free (Springer & Masuhara, ECOOP'19 Sec. 6 baseline)",
      "one memory operation on a bitmap word (a load of try_find_set, an atomic of try_clear, set "
      "or clear); in lockstep, one per simulated thread per round",
      {.requests = RequestKind::one_page,
       .bitmap_words = false,
-      .backends = static_cast<unsigned>(BackendKind::sim)}},
+      .backends = BackendKind::sim | BackendKind::gpu}},
     {Algorithm::dynasoar,
      "dynasoar",
      "DynaSOAr: typed objects in blocks of 64 slots, free/allocated/active hierarchical bitmaps, "
      "warp coalescing, bitmap rotation, r = 5 (Springer & Masuhara, ECOOP'19 Alg. 1-9; n pages "
-     "= a type n times the smallest, n <= 64; simulator only)",
+     "= a type n times the smallest, n <= 64)",
      "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
      "lockstep, one per warp group of one type per round",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
       .warp_collective = true,
-      .backends = static_cast<unsigned>(BackendKind::sim),
+      .backends = BackendKind::sim | BackendKind::gpu,
       .typed_blocks = true}},
     {Algorithm::dynasoar_nocoal,
      "dynasoar-nocoal",
      "DynaSOAr without warp coalescing: every lane reserves its own slot (the paper's "
-     "DynaSOAr-NoCoal, Table 2; simulator only)",
+     "DynaSOAr-NoCoal, Table 2)",
      "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
      "lockstep, one per simulated thread per round",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = static_cast<unsigned>(BackendKind::sim),
+      .backends = BackendKind::sim | BackendKind::gpu,
       .typed_blocks = true}},
     {Algorithm::dynasoar_norot,
      "dynasoar-norot",
      "DynaSOAr without bitmap rotation: try_find_set and reserve take the first set or free bit "
-     "(the paper's -NoShift, Fig. 12c; simulator only)",
+     "(the paper's -NoShift, Fig. 12c)",
      "one memory operation on the heap (a block's bitmap or type, a block-bitmap word); in "
      "lockstep, one per warp group of one type per round",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
       .warp_collective = true,
-      .backends = static_cast<unsigned>(BackendKind::sim),
+      .backends = BackendKind::sim | BackendKind::gpu,
       .typed_blocks = true}},
     {Algorithm::gallatin,
      "gallatin",

@@ -74,4 +74,14 @@ inline void hbitmap_assign(const HBitmap& b, const std::vector<bool>& set) {
   }
 }
 
+// Writes levels 1.. from level 0 as it stands (consistent by construction), at rest: a bitmap
+// whose level 0 was filled elsewhere (the GPU's, computed on the device) gets its upper levels.
+inline void hbitmap_build_upper(const HBitmap& b) {
+  for (unsigned l = 0; l + 1 < b.levels(); ++l) {
+    for (std::uint64_t k = 0; k < hb_level_words(b.bits, l + 1); ++k) b.word(l + 1, k) = 0;
+    for (std::uint64_t i = 0; i < hb_level_words(b.bits, l); ++i)
+      if (b.word(l, i) != 0) b.word(l + 1, i / 64) |= std::uint64_t{1} << (i % 64);
+  }
+}
+
 }  // namespace alloclab::dynasoar

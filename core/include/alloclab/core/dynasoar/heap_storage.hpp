@@ -21,30 +21,43 @@ struct HeapStorage {
   Heap heap;
 
   // `app_page[p]`: page p is the application's (used before any request).
-  HeapStorage(std::uint64_t pages, const std::vector<bool>& app_page) {
+  HeapStorage(std::uint64_t pages, const std::vector<bool>& app_page)
+      : HeapStorage(pages, app_block_words(pages, app_page)) {}
+  // `app_words[b]`: bit k set = page 64 b + k is the application's (bits past `pages` clear). The
+  // GPU computes these words on the device (one per block) and builds the heap from them here.
+  HeapStorage(std::uint64_t pages, const std::vector<std::uint64_t>& app_words) {
     const std::uint64_t M = heap_blocks(pages);
     free_words.assign(hb_total_words(M), 0);
     type_words.assign(heap_type_words(M), 0);
     slots.assign(M, kAllOnes);
     types.assign(M, 0);
     heap = Heap{M, pages, free_words.data(), type_words.data(), slots.data(), types.data()};
-    std::vector<bool> is_free(M, false), allocated(M, false), active(M, false);
+    // Level 0 of free, allocated[1] and active[1] word by word, then the levels above: a GPU heap
+    // has millions of blocks.
+    const HBitmap is_free = heap.free(), allocated = heap.allocated(1), active = heap.active(1);
     for (std::uint64_t b = 0; b < M; ++b) {
-      std::uint64_t used = 0;
-      for (unsigned k = 0; k < 64 && 64 * b + k < pages; ++k)
-        if (app_page[64 * b + k]) used |= std::uint64_t{1} << k;
+      const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+      const std::uint64_t used = app_words[b];
       if (used == 0) {
-        is_free[b] = true;
+        is_free.word(0, b / 64) |= bit;
         continue;
       }
       types[b] = 1;
       slots[b] = used | preset_mask(1, b, pages);
-      allocated[b] = true;
-      active[b] = slots[b] != kAllOnes;
+      allocated.word(0, b / 64) |= bit;
+      if (slots[b] != kAllOnes) active.word(0, b / 64) |= bit;
     }
-    hbitmap_assign(heap.free(), is_free);
-    hbitmap_assign(heap.allocated(1), allocated);
-    hbitmap_assign(heap.active(1), active);
+    hbitmap_build_upper(is_free);
+    hbitmap_build_upper(allocated);
+    hbitmap_build_upper(active);
+  }
+  // The application's pages of each block as words (bit k of word b: page 64 b + k).
+  static std::vector<std::uint64_t> app_block_words(std::uint64_t pages,
+                                                    const std::vector<bool>& app_page) {
+    std::vector<std::uint64_t> words(heap_blocks(pages), 0);
+    for (std::uint64_t p = 0; p < pages; ++p)
+      if (app_page[p]) words[p / 64] |= std::uint64_t{1} << (p % 64);
+    return words;
   }
   // Makes block bid, at rest, a block of type n whose held slots are `live` (not empty): out of
   // free, in allocated[n], in active[n] unless full. For hand-built states (tests).
@@ -87,31 +100,42 @@ struct HeapStorage {
     auto bit = [](const HBitmap& b, std::uint64_t i) {
       return (b.word(0, i / 64) >> (i % 64)) & 1u;
     };
+    // Per block, the type whose allocated / active bitmap holds it, 0 for none, 65 for more than
+    // one: read from the set bits of each level 0 (a GPU heap has millions of blocks; asking
+    // every typed bitmap about every block would take 128 reads a block).
+    std::vector<std::uint8_t> in_allocated_of(M, 0), in_active_of(M, 0);
+    auto mark = [M](const HBitmap& b, unsigned n, std::vector<std::uint8_t>& in) {
+      for (std::uint64_t j = 0; j < hb_level_words(M, 0); ++j)
+        for (std::uint64_t w = b.word(0, j); w != 0; w &= w - 1) {
+          const std::uint64_t i = j * 64 + bits::count_trailing_zeros(w);
+          if (i < M) in[i] = static_cast<std::uint8_t>(in[i] ? 65 : n);
+        }
+    };
+    for (unsigned n = 1; n <= kMaxTypePages; ++n) {
+      mark(heap.allocated(n), n, in_allocated_of);
+      mark(heap.active(n), n, in_active_of);
+    }
     for (std::uint64_t b = 0; b < M; ++b) {
-      const std::string at = "block " + std::to_string(b) + ": ";
+      // Built only for the message (millions of blocks on a GPU heap).
+      auto at = [b] { return "block " + std::to_string(b) + ": "; };
       const bool is_free = bit(heap.free(), b);
-      // The type whose bitmap holds the block, 0 for none, 65 for more than one.
-      unsigned in_allocated = 0, in_active = 0;
-      for (unsigned n = 1; n <= kMaxTypePages; ++n) {
-        if (bit(heap.allocated(n), b)) in_allocated = in_allocated ? 65 : n;
-        if (bit(heap.active(n), b)) in_active = in_active ? 65 : n;
-      }
+      const unsigned in_allocated = in_allocated_of[b], in_active = in_active_of[b];
       if (is_free) {
-        if (slots[b] != kAllOnes) return at + "free but its bitmap is not all ones";
-        if (in_allocated || in_active) return at + "free but in allocated[] or active[]";
+        if (slots[b] != kAllOnes) return at() + "free but its bitmap is not all ones";
+        if (in_allocated || in_active) return at() + "free but in allocated[] or active[]";
         continue;
       }
       const unsigned n = types[b];
-      if (n < 1 || n > kMaxTypePages) return at + "neither free nor of a type";
-      if (in_allocated != n) return at + "not in allocated[its type] alone";
+      if (n < 1 || n > kMaxTypePages) return at() + "neither free nor of a type";
+      if (in_allocated != n) return at() + "not in allocated[its type] alone";
       const bool full = slots[b] == kAllOnes;
       if (in_active != (full ? 0u : n))
-        return at + (full ? "full but active" : "not full but not active[its type]");
+        return at() + (full ? "full but active" : "not full but not active[its type]");
       std::uint64_t expect = preset_mask(n, b, heap.pages);
       for (unsigned k = 0; k < valid_slots(n, b, heap.pages); ++k)
         if (live(slot_first_page(b, k, n))) expect |= std::uint64_t{1} << k;
-      if (expect == preset_mask(n, b, heap.pages)) return at + "allocated but empty";
-      if (slots[b] != expect) return at + "its bitmap differs from the slots held";
+      if (expect == preset_mask(n, b, heap.pages)) return at() + "allocated but empty";
+      if (slots[b] != expect) return at() + "its bitmap differs from the slots held";
     }
     return "";
   }

@@ -1,0 +1,188 @@
+// dynasoar, dynasoar-nocoal and dynasoar-norot on the GPU: DynaSOAr's allocate (Alg. 1, 6, 8) and
+// deallocate (Alg. 2, 7, 9) as the step machines of core/dynasoar/alloc.hpp and free.hpp (the
+// simulator drives the same ones) with device atomics, over the heap of dynasoar_pool.cuh
+// (docs/dynasoar.md, "The GPU backend").
+//
+// Warp coalescing (§4.2): the lanes of a warp that ask for one type in the same round
+// (`__match_any_sync` of the type and the request's index) elect their lowest lane; it runs one
+// AllocOp for all of them (want = the group's size), whose Block::reserve takes as many free slots
+// of one block as lanes still wait for with ONE atomicOr on the block's bitmap, and hands the
+// slots to the group's lanes in lane order (the simulator's lockstep order), writing their
+// results itself. A lane's steps are the group's until its slot came, as in the simulator.
+// dynasoar-nocoal: every lane is its own group (want = 1). Rotation: try_find_set and reserve
+// start at (seed + warp id) mod 64, the seed the group's first lane's Philox number, incremented
+// on every retry; dynasoar-norot: 0 everywhere.
+//
+// Bounds, so that no kernel can hang: an allocation gives up at the start of a round after
+// kMaxEmptyRounds rounds that found active[T] and free empty, or once it has made --max-steps
+// steps (alloc.hpp), and its unserved lanes fail (null, counted as gave_up); a machine still
+// running kDsStuckSteps steps past --max-steps (a set or clear spinning on another thread's
+// update) and a free running kDsStuckSteps steps are abandoned and counted in DsMisc::stuck, which
+// fails verification.
+#include "alloclab/core/dynasoar/alloc.hpp"
+#include "dynasoar_pool.cuh"
+#include "gpu_entry.cuh"
+#include "ouro_atomics.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+using dynasoar::AllocOp;
+using dynasoar::BitStatus;
+using dynasoar::DeallocOp;
+using dynasoar::DsCounts;
+namespace ds_count = dynasoar::ds_count;
+
+// The leader's part: one AllocOp for the `group`'s lanes (lane0: the warp's first thread), run to
+// its end. Slots go to the group's lanes in lane order; the other lanes' results are written
+// here, the leader's (`leader_page`, `leader_steps`) by the caller with the group's counts.
+template <bool kCounters, bool kRotate>
+__device__ __noinline__ DsCounts serve_group(const KernelArgs& a, const DsHeapView& v, unsigned r,
+                                             std::uint64_t lane0, unsigned group, unsigned n,
+                                             std::uint64_t& leader_page,
+                                             std::uint32_t& leader_steps) {
+  const unsigned leader = __ffs(group) - 1;
+  dynasoar::AllocConfig cfg;
+  cfg.rotate = kRotate;
+  cfg.max_steps = a.max_steps;
+  AllocOp<DeviceAtomics> op(n, __popc(group), static_cast<unsigned>(lane0 / 32),
+                            ds_seed(a, lane0 + leader, r), cfg);
+  DsCounts c;
+  unsigned waiting = group;  // lanes not served yet
+  const std::uint64_t stuck_at =
+      a.max_steps < ~std::uint64_t{0} - kDsStuckSteps ? a.max_steps + kDsStuckSteps : a.max_steps;
+  std::uint32_t spins = 0;
+  auto deliver = [&](unsigned lane, std::uint64_t page) {
+    const std::uint32_t steps = ds_steps(op.steps());
+    if (lane == leader) {
+      leader_page = page;
+      leader_steps = steps;
+    } else {
+      record_request<kCounters>(a, r, lane0 + lane, page, steps, 0, 0);
+    }
+  };
+  for (;;) {
+    const BitStatus st = op.step(v.heap, c);
+    if (op.pending()) {
+      for (std::uint64_t m = op.pending_mask(); m != 0; m &= m - 1) {
+        const unsigned lane = __ffs(waiting) - 1;
+        waiting &= waiting - 1;
+        deliver(lane,
+                dynasoar::slot_first_page(op.pending_block(), bits::count_trailing_zeros(m), n));
+      }
+      op.take();
+    }
+    if (st == BitStatus::done || op.finished()) break;
+    if (op.steps() >= stuck_at) {
+      atomicAdd(&v.misc->stuck, 1ull);
+      break;
+    }
+    if (st == BitStatus::spinning)
+      ds_back_off(spins);
+    else
+      spins = 0;
+  }
+  if (op.broken()) atomicAdd(&v.misc->broken, 1ull);
+  for (; waiting != 0; waiting &= waiting - 1) deliver(__ffs(waiting) - 1, kFailed);
+  return c;
+}
+
+template <bool kCounters, bool kCoalesce, bool kRotate>
+__global__ void __launch_bounds__(1024)
+    ds_alloc_kernel(const __grid_constant__ KernelArgs a, const __grid_constant__ DsHeapView v) {
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    take_free_counts<kCounters>(a, v.misc, ds_count::invalidations, dynasoar::kDsFreeCounts);
+  __syncwarp();  // the warp converged again: its lanes of one type meet in one group below
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N || !asks(a, i)) return;
+  const unsigned n = a.pages_of ? a.pages_of[i] : a.pages;
+  const std::uint64_t lane0 = i - lane_id();  // blocks are whole warps (KernelArgs::block)
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    // n <= 64: the request index above it keeps a lane that runs ahead out of another's group.
+    const unsigned group =
+        kCoalesce ? __match_any_sync(__activemask(), n | (r << 8)) : 1u << lane_id();
+    DsCounts c;
+    if (lane_id() == static_cast<unsigned>(__ffs(group) - 1)) {
+      std::uint64_t page = kFailed;
+      std::uint32_t steps = 0;
+      c = serve_group<kCounters, kRotate>(a, v, r, lane0, group, n, page, steps);
+      // The group's atomics and lost atomics are its leader's (the simulator sums them per
+      // group); its other lanes issued none.
+      record_request<kCounters>(a, r, i, page, steps, c.lost_atomics(), c.atomics());
+    }
+    __syncwarp(group);
+    if constexpr (kCounters) {
+      std::uint32_t values[ds_count::kCounts];
+      dynasoar::alloc_count_values(c, values);
+      record_op_counts<kCounters>(a, values);
+    }
+  }
+}
+
+// Frees every served request: slot (p mod 64) / n of block p / 64 of its type n (Alg. 2).
+__global__ void ds_free_kernel(const __grid_constant__ KernelArgs a,
+                               const __grid_constant__ DsHeapView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
+  const std::uint64_t p = a.page[i];
+  const unsigned n = a.pages_of ? a.pages_of[i] : a.pages;
+  DeallocOp<DeviceAtomics> op(p / 64, static_cast<unsigned>((p % 64) / n), n);
+  DsCounts c;
+  std::uint32_t spins = 0;
+  for (std::uint64_t k = 0;; ++k) {
+    if (k >= kDsStuckSteps) {
+      atomicAdd(&v.misc->stuck, 1ull);
+      break;
+    }
+    const BitStatus st = op.step(v.heap, c);
+    if (st == BitStatus::done) break;
+    if (st == BitStatus::spinning)
+      ds_back_off(spins);
+    else
+      spins = 0;
+  }
+  if (op.double_free()) atomicAdd(&v.misc->broken, 1ull);
+  std::uint32_t f[dynasoar::kDsFreeCounts];
+  dynasoar::free_count_values(c, f);
+  for (unsigned k = 0; k < dynasoar::kDsFreeCounts; ++k)
+    if (f[k]) atomicAdd(&v.misc->free_counts[k], static_cast<unsigned long long>(f[k]));
+}
+
+template <bool kCoalesce, bool kRotate>
+void launch_ds_alloc(const KernelArgs& a, const DsHeapView& v, bool counters) {
+  if (counters)
+    ds_alloc_kernel<true, kCoalesce, kRotate><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  else
+    ds_alloc_kernel<false, kCoalesce, kRotate><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_ds_free(const KernelArgs& a, const DsHeapView& v) {
+  ds_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+}  // namespace
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar,
+                        (gpu_entry(GpuTraits<DsHeapPool>{
+                            .alloc = &launch_ds_alloc<true, true>,
+                            .free = &launch_ds_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = dynasoar::kDsCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_nocoal,
+                        (gpu_entry(GpuTraits<DsHeapPool>{
+                            .alloc = &launch_ds_alloc<false, true>,
+                            .free = &launch_ds_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = dynasoar::kDsCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_norot,
+                        (gpu_entry(GpuTraits<DsHeapPool>{
+                            .alloc = &launch_ds_alloc<true, false>,
+                            .free = &launch_ds_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = dynasoar::kDsCountNames})))
+
+}  // namespace alloclab::gpu::detail

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# DynaSOAr on the GPU (issue 15), on the device machine from the repository root: the GPU tests of
+# these allocators (their own file, and the generic contract, workload and registry tests, which
+# iterate over every GPU allocator), compute-sanitizer (memcheck, racecheck, synccheck) on small
+# cases, then the alloc workload at 2^20 threads x one object of 16 / 64 / 256 B (the page = the
+# object: one type, N_T = 64) in an 8 GiB pool, cold (the heap pristine before every timed phase)
+# and warm (after a warm-up on the same heap), with the allocators' own counts, then the other
+# workload families at smaller scale. Every run checks the heap after each phase (docs/dynasoar.md,
+# "The GPU backend"); a failure is a non-zero exit and a line in the log.
+# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all]   (default all; tests = build, GPU
+# tests, sanitizers; measure = build, the workloads)
+set -euo pipefail
+OUT=$1
+STAGE=${2:-all}
+TRIALS=${TRIALS:-3}
+DS=${DS:-dynasoar,dynasoar-nocoal,dynasoar-norot,bitmap-alloc}
+SIZES=${SIZES:-16 64 256}
+. scripts/gpu-setup.sh
+gpu_log_start dynasoar
+stamp configure
+gpu_configure
+stamp build
+gpu_build alloclab gpu_tests
+gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
+AL=$BUILD/cli/alloclab
+if [ "$STAGE" != measure ]; then
+  stamp "gpu_tests: dynasoar, and the generic tests over every GPU allocator"
+  # -#: Catch2 tags each test with its file ([#file]); a comma is "or".
+  "$BUILD/gpu/gpu_tests" -# "[#dynasoar_gpu_test],[#gpu_test],[#workload_test],[#registry_test]" \
+    >"$OUT/gpu_tests.txt" 2>&1 || {
+    tail -80 "$OUT/gpu_tests.txt"
+    fail "GPU tests (see $OUT/gpu_tests.txt)"
+  }
+  tail -3 "$OUT/gpu_tests.txt"
+  stamp sanitizers
+  : >"$OUT/sanitizer.txt"
+  bad=0
+  # Small cases: each allocator alone on a half-free pool (one-page objects use the free slots of
+  # the application's blocks), three-page objects on a free one, and a churn whose frees empty
+  # blocks (invalidation, deletion, re-initialisation). memcheck on all of them; racecheck and
+  # synccheck (shared memory and warp synchronisation: __match_any_sync, __syncwarp) on dynasoar's
+  # coalesced kernels and bitmap-alloc's.
+  half="--N 3000 --T 65536 --free 0.5 --pages 1 --repeats 1 --warmup 1"
+  churn="--workload churn --N 4096 --size 64 --page-bytes 64 --pool 1MiB --rounds 2 --trials 1"
+  cases=()
+  for algo in ${DS//,/ }; do cases+=("memcheck measure --algo $algo $half"); done
+  cases+=("memcheck measure --algo dynasoar --N 3000 --T 65536 --free 1 --pages 3 --repeats 1"
+    "memcheck workload --backend gpu --allocator dynasoar $churn")
+  for tool in racecheck synccheck; do
+    cases+=("$tool measure --algo dynasoar $half" "$tool measure --algo bitmap-alloc $half"
+      "$tool workload --backend gpu --allocator dynasoar $churn")
+  done
+  for c in "${cases[@]}"; do
+    tool=${c%% *}
+    echo "### $c" >>"$OUT/sanitizer.txt"
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$AL" ${c#* } --format csv \
+      >>"$OUT/sanitizer.txt" 2>&1 || bad=1
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer.txt" | sort | uniq -c
+  [ $bad = 0 ] || fail "a sanitizer or a run reported an error (see $OUT/sanitizer.txt)"
+fi
+[ "$STAGE" = tests ] && {
+  stamp "done"
+  exit 0
+}
+stamp "alloc workload, 2^20 threads, 8 GiB"
+f=$OUT/alloc.csv
+for warm in "" --warm; do
+  for size in $SIZES; do
+    if [ -s "$f" ]; then h="tail -n +2"; else h="cat"; fi
+    # shellcheck disable=SC2086
+    "$AL" workload --backend gpu --format csv --allocator "$DS" --workload alloc --N '2^20' \
+      --size "$size" --page-bytes "$size" --pool 8GiB --trials "$TRIALS" $warm | $h >>"$f"
+  done
+done
+stamp "families"
+for fam in mixed churn oom fragmentation; do
+  algos=$DS
+  extra="--size 64 --page-bytes 64 --pool 1GiB"
+  # bitmap-alloc serves one page per request: mixed sizes are the three DynaSOAr allocators'.
+  [ $fam = mixed ] && algos=${DS//,bitmap-alloc/} &&
+    extra="--size 16..1024 --page-bytes 16 --N 2^18 --pool 1GiB"
+  [ $fam = churn ] && extra="$extra --N 2^18 --rounds 10"
+  [ $fam = oom ] && extra="--size 64 --page-bytes 64 --pool 64MiB --batch 65536"
+  [ $fam = fragmentation ] && extra="$extra --N 100000"
+  # shellcheck disable=SC2086
+  "$AL" workload --backend gpu --format csv --allocator "$algos" --workload $fam \
+    --trials 2 $extra >"$OUT/$fam.csv" 2>"$OUT/$fam.err" || echo "$fam FAILED: $(tail -2 "$OUT/$fam.err")"
+done
+stamp "done"
