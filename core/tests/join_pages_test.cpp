@@ -77,7 +77,8 @@ HostPageJoin host_page_join(const JoinTables& t, const std::vector<std::uint32_t
 JoinOutput read_all(HostPageJoin& j, std::uint64_t* pages, bool* broken) {
   JoinOutput sum;
   for (std::uint32_t last : j.last_pages) {
-    const ChainOutput c = read_chain(j.arena.data(), last, j.arena.size() / kPageBytes);
+    const ChainOutput c =
+        read_chain(j.arena.data(), j.arena.size() / kPageBytes, last, j.arena.size() / kPageBytes);
     sum.tuples += c.output.tuples;
     sum.checksum += c.output.checksum;
     *pages += c.pages;
@@ -158,6 +159,8 @@ TEST_CASE("join page chains that repeat a page are reported broken") {
   unsigned k = 0;
   for (std::uint32_t i = 0; i < kTuplesPerPage + 1; ++i)
     w.append({i, i}, [&] { return given[k++]; });
-  const ChainOutput c = read_chain(arena.data(), w.finish(), 4);
+  const ChainOutput c = read_chain(arena.data(), 4, w.finish(), 4);
   CHECK(c.broken);
+  // A page id past the arena (a corrupted header) is reported, not followed.
+  CHECK(read_chain(arena.data(), 2, 3, 4).broken);
 }

@@ -77,12 +77,12 @@ __device__ void add_over_block(unsigned long long* total, unsigned long long v) 
 }
 
 // One thread per probe thread: its chain of pages read back (core/join/pages.hpp).
-__global__ void read_output_kernel(unsigned char* arena, const std::uint32_t* last_page,
-                                   std::uint64_t threads, std::uint64_t max_chain,
-                                   unsigned long long* totals) {
+__global__ void read_output_kernel(unsigned char* arena, std::uint64_t pages,
+                                   const std::uint32_t* last_page, std::uint64_t threads,
+                                   std::uint64_t max_chain, unsigned long long* totals) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   join::ChainOutput c;
-  if (i < threads) c = join::read_chain(arena, last_page[i], max_chain);
+  if (i < threads) c = join::read_chain(arena, pages, last_page[i], max_chain);
   add_over_block(&totals[0], c.output.tuples);
   add_over_block(&totals[1], c.output.checksum);
   add_over_block(&totals[2], c.pages);
@@ -186,8 +186,8 @@ OutputTotals JoinWorkspace::read_output(unsigned char* arena, std::uint64_t page
   // A thread's chain holds at most ceil(its S tuples / 31) pages; longer is a cycle.
   const std::uint64_t max_chain =
       std::min<std::uint64_t>(pages, tuples_per_thread_ / join::kTuplesPerPage + 1);
-  read_output_kernel<<<blocks_for(threads, 256), 256>>>(arena, last_page_.get(), threads, max_chain,
-                                                        totals.get());
+  read_output_kernel<<<blocks_for(threads, 256), 256>>>(arena, pages, last_page_.get(), threads,
+                                                        max_chain, totals.get());
   ALLOCLAB_CUDA_LAUNCH();
   unsigned long long h[4] = {};
   ALLOCLAB_CUDA(cudaMemcpy(h, totals.get(), sizeof h, cudaMemcpyDeviceToHost));

@@ -72,19 +72,23 @@ class PageWriter {
 };
 
 // What a chain of pages holds: its tuples' count and checksum (reference.hpp's), its pages, and
-// whether it is broken (a header claiming more than a page holds, or more pages than max_pages:
-// a page handed out twice can make a cycle).
+// whether it is broken (a page id outside the arena's `pages`, a header claiming 0 tuples or more
+// than a page holds, or more pages than max_pages: a page handed out twice can make a cycle).
 struct ChainOutput {
   JoinOutput output;
   std::uint64_t pages = 0;
   bool broken = false;
 };
-ALLOCLAB_HD ChainOutput read_chain(unsigned char* arena, std::uint32_t last,
+ALLOCLAB_HD ChainOutput read_chain(unsigned char* arena, std::uint64_t pages, std::uint32_t last,
                                    std::uint64_t max_pages) {
   ChainOutput c;
   for (std::uint32_t p = last; p != kNoPage; p = page_header(arena, p)->previous) {
+    if (p >= pages || ++c.pages > max_pages) {
+      c.broken = true;
+      break;
+    }
     const std::uint32_t n = page_header(arena, p)->tuples;
-    if (++c.pages > max_pages || n > kTuplesPerPage || n == 0) {
+    if (n > kTuplesPerPage || n == 0) {
       c.broken = true;
       break;
     }
