@@ -39,6 +39,13 @@ TEST_CASE("join allocators: direct and every allocator with a page heap", "[gpu]
   if (!built_with_cuda()) return;  // the stub has only the join's own baseline
   for (const char* a : {"queue", "rw", "rwbm", "corw", "rwmalloc"})
     CHECK(std::find(names.begin(), names.end(), a) != names.end());
+  // A page heap is an allocator of the registry that runs on the GPU.
+  for (std::size_t i = 1; i < names.size(); ++i) {
+    INFO(names[i]);
+    const auto algo = parse_algorithm(names[i]);
+    REQUIRE(algo.has_value());
+    CHECK(caps(*algo).has(BackendKind::gpu));
+  }
 }
 
 TEST_CASE("join input errors name the parameter without a device", "[gpu][join]") {
