@@ -122,6 +122,9 @@ TEST_CASE("join on the GPU: a pool too small is reported as out of memory", "[gp
     CHECK(run.out_of_memory);
     CHECK(run.verification == "");  // the pages written are consistent
     CHECK(run.pages_taken <= pages);
+    // The counter and the queue hand out every page before they fail; the probing allocators
+    // may fail a search at --max-steps with a few pages left.
+    if (a == kDirectOutput || a == "queue") CHECK(run.pages_taken == pages);
     CHECK(run.result_tuples > 0);
     CHECK(run.result_tuples < want.tuples);
     CHECK(run.result_tuples <= run.pages_taken * join::kTuplesPerPage);
