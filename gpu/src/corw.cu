@@ -7,6 +7,7 @@
 #include "bit_choice_dispatch.cuh"
 #include "corw.cuh"
 #include "gpu_entry.cuh"
+#include "page_heap_entry.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -74,5 +75,9 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::corw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_corw_alloc,
                                                          .free = &launch_bitmap_free,
                                                          .check = &check_corw})))
+
+// Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::corw,
+                        (page_heap_entry<CorwDevice<std::uint32_t, BitChoice::lowest>>()))
 
 }  // namespace alloclab::gpu::detail

@@ -85,8 +85,7 @@ class DevicePageHeap {
     if constexpr (Heap::kRuns) run_pages_.resize(p.pages);
     EventTimer timer;
     timer.start();
-    pool_->make_all_free();
-    if constexpr (Heap::kRuns) ALLOCLAB_CUDA(cudaMemset(run_pages_.get(), 0, run_pages_.bytes()));
+    reset();
     init_ms_ = timer.stop();
   }
   DevicePageHeap(const DevicePageHeap&) = delete;
@@ -97,11 +96,16 @@ class DevicePageHeap {
     return {Api::on_pool(pool_->view(), p_.pages, p_.seed, p_.max_steps), arena_.get(),
             p_.page_bytes, p_.pages, run_pages_.get()};
   }
+  // Every page free again (a case study's next run over the same heap); device work only.
+  void reset() {
+    pool_->make_all_free();
+    if constexpr (Heap::kRuns) ALLOCLAB_CUDA(cudaMemset(run_pages_.get(), 0, run_pages_.bytes()));
+  }
   // Device time of making the pool all free (CUDA events around the initialising launches and
   // copies; the allocations are not timed).
   double init_ms() const { return init_ms_; }
   const PageHeapParams& params() const { return p_; }
-  const unsigned char* arena() const { return arena_.get(); }
+  unsigned char* arena() const { return arena_.get(); }
   std::uint64_t arena_bytes() const { return arena_.bytes(); }
   // The pool's free pages now, copied back in increasing order (checks, not a hot path); call
   // between kernels.

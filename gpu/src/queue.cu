@@ -4,6 +4,7 @@
 // position in the launch + 1 (the thread served k-th waits for k positions), as the registry
 // defines it.
 #include "gpu_entry.cuh"
+#include "page_heap_entry.cuh"
 #include "queue.cuh"
 
 namespace alloclab::gpu::detail {
@@ -47,5 +48,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::queue,
                             .alloc = &launch_queue_alloc,
                             .free = &launch_queue_free,
                             .out_of_memory = OutOfMemory::counted_by_pool})))
+
+// Its page heap for the case studies (page_heap_entry.cuh).
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::queue, (page_heap_entry<QueueDevice>()))
 
 }  // namespace alloclab::gpu::detail

@@ -3,6 +3,7 @@
 // at 1/32 of the memory). The device-side API is rw.cuh; this file is its allocation kernel and
 // registration.
 #include "gpu_entry.cuh"
+#include "page_heap_entry.cuh"
 #include "rw.cuh"
 
 namespace alloclab::gpu::detail {
@@ -34,5 +35,8 @@ void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters)
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rw_alloc,
                                                          .free = &launch_bitmap_free})))
+
+// Its page heap for the case studies (page_heap_entry.cuh).
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rw, (page_heap_entry<RwDevice>()))
 
 }  // namespace alloclab::gpu::detail

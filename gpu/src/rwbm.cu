@@ -7,6 +7,7 @@
 // launch_bitmap_free).
 #include "bit_choice_dispatch.cuh"
 #include "gpu_entry.cuh"
+#include "page_heap_entry.cuh"
 #include "rwbm.cuh"
 
 namespace alloclab::gpu::detail {
@@ -52,5 +53,9 @@ void launch_rwbm_alloc(const KernelArgs& a, const BitmapView& pool, bool counter
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwbm,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwbm_alloc,
                                                          .free = &launch_bitmap_free})))
+
+// Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rwbm,
+                        (page_heap_entry<RwbmDevice<std::uint32_t, BitChoice::lowest>>()))
 
 }  // namespace alloclab::gpu::detail

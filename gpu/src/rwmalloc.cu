@@ -4,6 +4,7 @@
 // and registration.
 #include "alloclab/core/errors.hpp"
 #include "gpu_entry.cuh"
+#include "page_heap_entry.cuh"
 #include "rwmalloc.cuh"
 
 namespace alloclab::gpu::detail {
@@ -62,5 +63,9 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwmalloc,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwmalloc_alloc,
                                                          .free = &launch_bitmap_free,
                                                          .check = &check_rwmalloc})))
+
+// Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rwmalloc,
+                        (page_heap_entry<RwmallocDevice<std::uint32_t>>()))
 
 }  // namespace alloclab::gpu::detail

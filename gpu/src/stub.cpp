@@ -1,10 +1,12 @@
 // Host-only stub of the gpu/ module, built when no CUDA compiler was found: no allocator has a
 // GPU entry, the registry's input checks still apply, and every entry point that needs a device
 // reports "built without CUDA".
+#include "alloclab/gpu/join.hpp"
 #include "alloclab/gpu/measure.hpp"
 #include "alloclab/gpu/semaphore_bench.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "input_checks.hpp"
+#include "join_input.hpp"
 #include "workload_input.hpp"
 
 namespace alloclab::gpu {
@@ -72,6 +74,20 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
 
 SemaphoreBenchGpuRun run_semaphore_bench_gpu(const SemaphoreBenchGpuOptions& o) {
   check_semaphore_bench_gpu(o);
+  throw NoDevice(kNoCuda);
+}
+
+// Only the join's own baseline: the page heaps are CUDA code.
+std::vector<std::string> join_allocators() {
+  return {kDirectOutput};
+}
+
+void check_join(const JoinOptions& o) {
+  detail::check_join_input(o, join_allocators());
+}
+
+JoinRun run_join(const JoinOptions& o, const join::JoinOutput&) {
+  check_join(o);
   throw NoDevice(kNoCuda);
 }
 
