@@ -63,12 +63,11 @@ constexpr unsigned kMostWarps = kMostThreads / 32;
 // One extra read of the slot per team; not in the shared operations' counts.
 constexpr std::uint32_t kFillWaitSpins = 1u << 14;
 
-__device__ bool fill_gate(const GallatinView& v, unsigned k, std::uint32_t slot) {
-  const std::uint32_t at = v.st.slot_offset[k] + slot;
-  if (load_word(&v.st.buffer[at]) != 0) return false;
-  if (atomicCAS(&v.fill[at], 0u, 1u) == 0u) return true;
+__device__ bool fill_gate(const std::uint32_t* slot_cell, std::uint32_t* token) {
+  if (load_word(slot_cell) != 0) return false;
+  if (atomicCAS(token, 0u, 1u) == 0u) return true;
   for (std::uint32_t spin = 0; spin < kFillWaitSpins; ++spin) {
-    if (load_word(&v.st.buffer[at]) != 0 || load_word(&v.fill[at]) == 0) break;
+    if (load_word(slot_cell) != 0 || load_word(token) == 0) break;
     __nanosleep(spin < 32 ? 64 : 512);
   }
   return false;
@@ -98,6 +97,9 @@ __global__ void __launch_bounds__(kMostThreads)
   const unsigned k = gallatin::size_class_of(std::uint64_t{units} * kGallatinUnitBytes);
   const unsigned lane = lane_id();
   std::uint64_t* warp_slices = lane_slice[threadIdx.x / 32];
+  // The team's buffer slot (its class's slot of this SM) and that slot's fill token.
+  const std::uint32_t slot = sm_id() % v.st.slots[k];
+  const std::uint32_t at = v.st.slot_offset[k] + slot;
   for (unsigned r = 0; r < a.per_thread; ++r) {
     const unsigned team = __match_any_sync(__activemask(), k);
     const unsigned leader = __ffs(team) - 1;
@@ -106,10 +108,9 @@ __global__ void __launch_bounds__(kMostThreads)
     std::uint32_t served = 0;
     if (lane == leader) {
       std::uint64_t got[32];
-      const std::uint32_t slot = sm_id() % v.st.slots[k];
-      const bool filler = fill_gate(v, k, slot);
+      const bool filler = fill_gate(&v.st.buffer[at], &v.fill[at]);
       served = Op::malloc_team(v.st, k, slot, size, got, c);
-      if (filler) atomicExch(&v.fill[v.st.slot_offset[k] + slot], 0u);
+      if (filler) atomicExch(&v.fill[at], 0u);
       if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
       // Slice j goes to the team's j-th lane.
       unsigned rest = team;
