@@ -23,9 +23,11 @@
 //    all find their slots empty and fetch blocks at once; the simulator fills them on demand
 //    instead, so its refills include the first block of every slot (docs/gallatin.md).
 // Verification after every phase: the state is copied back and checked at rest on the host
-// (state_check: the vEB trees, segments, rings, block counters and buffers consistent); after an
-// allocation kernel each block's live slices come from the results handed out (not from the
-// counters), so "handed out = freed + live" is checked against an independent count.
+// (state_check: the vEB trees, segments, rings, block counters and buffers consistent). After a
+// measure() allocation kernel each block's live slices come from the results handed out (not from
+// the counters), so "handed out = freed + live" is checked against an independent count; in
+// workloads they come from the counters and the driver checks their units against the census of
+// the live objects.
 #include <string>
 
 #include "alloclab/core/errors.hpp"
