@@ -179,6 +179,15 @@ for sem_rows in reports/data/*/semaphore; do
   cp "$sem_rows"/*.csv "$out/semaphore/$gpu/"
 done
 
+# The hash join's Figure 12 on the GPUs (`alloclab join`, issue 17), for the report's case
+# study: reports/data/<gpu>/join-*/figure12-*.csv to $out/join/<gpu>/.
+for join_rows in reports/data/*/join-*; do
+  [ -d "$join_rows" ] || continue
+  gpu=$(basename "$(dirname "$join_rows")")
+  mkdir -p "$out/join/$gpu"
+  cp "$join_rows"/figure12-*.csv "$out/join/$gpu/"
+done
+
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
 # installed (scripts/setup.sh installs it).

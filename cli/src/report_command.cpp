@@ -16,6 +16,7 @@
 #include "alloclab/validation/gallatin_claims.hpp"
 #include "alloclab/validation/gelado_claims.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
+#include "alloclab/validation/join_claims.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
@@ -98,6 +99,14 @@ void run(const std::string& dir) {
       "allocation from the model beside the simulator (evaluated now). The GPU column waits for "
       "Gallatin's GPU backend. docs/gallatin.md discusses each verdict.",
       validation::gallatin_claims()));
+  // Paper 000's hash-join case study: the GPU join rows of DIR/join/.
+  in.extra_sections.push_back(render::claims_section(
+      "join-claims", "Case study: hash join (paper 000, Figure 12)",
+      "The partitioned GPU hash join whose probe threads take 256-byte output pages from each "
+      "allocator (`alloclab join`), against Direct Output (one atomic counter): the claims of "
+      "Pham et al. §5.2.3 and the allocators ranked, read from DIR/join/**.csv. Every run's "
+      "output is checked against a host reference join. docs/hash-join.md discusses them.",
+      validation::join_claims(validation::read_join_dir(dir))));
   // Seed 004's errata, replayed on the hierarchical bitmap's step machines now.
   in.extra_sections.push_back(render::errata_section(
       "dynasoar-errata", "Errata of DynaSOAr (seed 004)", validation::dynasoar_errata()));

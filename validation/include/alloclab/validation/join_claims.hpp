@@ -1,0 +1,26 @@
+// Paper 000's hash-join case study (Pham et al. §5.2.3, Figure 12; issue 17): its claims checked
+// against the GPU rows of `alloclab join --format csv` the report is given (DIR/join/**.csv), as
+// ClaimCheck rows (ouroboros_claims.hpp), with the ranking of the allocators at the largest
+// tables. The model and simulator columns say what is not built yet: the replay of the probe's
+// page-request trace in the simulator and the model. docs/hash-join.md discusses the verdicts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/validation/ouroboros_claims.hpp"
+
+namespace alloclab::validation {
+
+// The directory under a report's DIR that holds `alloclab join --format csv` files.
+inline constexpr const char* kJoinDir = "join";
+
+// Every record of every DIR/join/**.csv (none when the directory is missing).
+std::vector<Record> read_join_dir(const std::string& dir);
+
+// The checks: every run verified; CoRW close to Direct Output; Ouroboros slower by a large
+// margin; the allocators ranked at the largest tables.
+std::vector<ClaimCheck> join_claims(const std::vector<Record>& rows);
+
+}  // namespace alloclab::validation

@@ -1,0 +1,58 @@
+// The hash join's claims (validation/join_claims.hpp) from hand-made rows: ratios and the ranking
+// worked by hand, unverified runs refused, and no rows said as such.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "alloclab/validation/join_claims.hpp"
+
+using namespace alloclab;
+using namespace alloclab::validation;
+
+namespace {
+
+Record row(const std::string& allocator, double tuples, double join_ms, bool ok = true) {
+  Record r;
+  r.set("allocator", allocator);
+  r.set("tuples", tuples);
+  r.set("skew", 0.0);
+  r.set("join_ms", join_ms);
+  r.set("verified", ok);
+  r.set("out_of_memory", std::string("false"));
+  r.set("device", std::string("test GPU"));
+  return r;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("join claims: no rows said as such", "[claims][join]") {
+  const auto claims = join_claims({});
+  REQUIRE(claims.size() == 4);
+  CHECK(has(claims[0].hardware, "no GPU join rows"));
+  CHECK(has(claims[1].verdict, "not measured"));
+  CHECK(has(claims[2].verdict, "not measured: Ouroboros has no page heap"));
+}
+
+TEST_CASE("join claims: CoRW against Direct Output and the ranking, worked by hand",
+          "[claims][join]") {
+  // 1M tuples: CoRW 2.1 / 2.0 = 1.05; 10M: 8.8 / 8.0 = 1.10 (the worst, still within 10%).
+  std::vector<Record> rows{row("direct", 1e6, 2.0), row("corw", 1e6, 2.1),
+                           row("direct", 1e7, 8.0), row("corw", 1e7, 8.8),
+                           row("rwbm", 1e7, 8.5),   row("rw", 1e7, 9.0, false)};
+  auto claims = join_claims(rows);
+  CHECK(has(claims[0].hardware, "5 of 6 runs verified"));
+  CHECK(has(claims[0].verdict, "does not hold"));
+  CHECK(has(claims[1].hardware, "10000000 tuples, skew 0: 8.8 / 8 ms = 1.100"));
+  CHECK(has(claims[1].verdict, "holds with uniform keys (the paper's setting): CoRW within 10.0%"));
+  // The unverified rw row is left out of the ranking: direct 8, rwbm 8.5, corw 8.8.
+  CHECK(has(claims[3].hardware, "direct 8; rwbm 8.5; corw 8.8"));
+  rows.push_back(row("corw", 4e6, 5.0));
+  rows.push_back(row("direct", 4e6, 4.0));  // 1.25: beyond 10%
+  claims = join_claims(rows);
+  CHECK(has(claims[1].verdict, "does not hold: CoRW up to 1.25x Direct Output with uniform keys"));
+}
