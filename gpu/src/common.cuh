@@ -178,4 +178,15 @@ __device__ __forceinline__ Word load_word(const Word* p) {
   return __ldcg(p);
 }
 
+// Requests in flight at once on any current GPU: at most 2048 resident threads per SM, and no
+// GPU has more than 160 SMs (H100/H200: 132). Allocators whose counters bound the requests in
+// flight (a semaphore's E and R) check their input against this.
+inline constexpr std::uint64_t kMostResidentThreads = 160ull * 2048;
+
+// The back-off of a thread that waits for another (a lock held, a CAS lost, a reservation not
+// yet served): short sleeps for the first spins, longer ones after.
+__device__ __forceinline__ void spin_back_off(std::uint32_t spins) {
+  __nanosleep(spins < 8 ? 32 : 256);
+}
+
 }  // namespace alloclab::gpu::detail

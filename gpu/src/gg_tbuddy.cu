@@ -78,10 +78,6 @@ struct TBuddyView {
   unsigned long long* stuck = nullptr;
 };
 
-__device__ __forceinline__ void tbuddy_back_off(std::uint64_t spins) {
-  __nanosleep(spins < 8 ? 32 : 256);
-}
-
 template <bool kCounters>
 __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddyView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
@@ -104,7 +100,7 @@ __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddy
       }
       const gelado::StepStatus st = op.step(v.tree);
       ++steps;
-      if (st == gelado::StepStatus::spinning) tbuddy_back_off(++spins);
+      if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(++spins));
     }
     const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
     const std::uint64_t page =
@@ -139,7 +135,7 @@ __global__ void __launch_bounds__(1024) tbuddy_free_kernel(KernelArgs a, TBuddyV
     }
     const gelado::StepStatus st = op.step(v.tree);
     if (st == gelado::StepStatus::done) return;
-    if (st == gelado::StepStatus::spinning) tbuddy_back_off(steps);
+    if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(steps));
   }
 }
 
@@ -150,8 +146,8 @@ class TBuddyPool final : public PoolPolicy {
   // The GPU runs every request of a launch at once, up to the resident threads (their waits hold
   // E and R units of a semaphore).
   static void check(const Scenario& s, const MeasureOptions& o) {
-    gelado::check_tbuddy_scenario(s, {},
-                                  std::min<std::uint64_t>(s.N * o.per_thread, 160ull * 2048));
+    gelado::check_tbuddy_scenario(
+        s, {}, std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
   }
   TBuddyPool(const Scenario&, const MeasureOptions&, const KernelArgs& a)
       : T_(a.T), A_(a.A), seed_(a.seed), height_(gelado::tbuddy_height_of(a.T)) {}

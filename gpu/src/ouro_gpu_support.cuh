@@ -14,18 +14,10 @@ namespace alloclab::gpu::detail {
 // defect: it gives up and is counted in the pool's `stuck` word, which fails verification.
 inline constexpr std::uint32_t kOuroStuckSpins = 1u << 22;
 
-// Requests in flight at once on any current GPU: at most 2048 resident threads per SM, and no
-// GPU has more than 160 SMs (H100/H200: 132). The semaphore's range is checked against this.
-inline constexpr std::uint64_t kMostResidentThreads = 160ull * 2048;
-
-__device__ __forceinline__ void ouro_back_off(std::uint32_t spins) {
-  __nanosleep(spins < 8 ? 32 : 256);
-}
-
 // After a reserver's or a grower's spin: back off and go on (the thread it waits for is running).
 struct BackOff {
   __device__ bool operator()(std::uint64_t spins) const {
-    ouro_back_off(static_cast<std::uint32_t>(spins));
+    spin_back_off(static_cast<std::uint32_t>(spins));
     return true;
   }
 };
@@ -38,7 +30,7 @@ struct BackOffOrGiveUp {
       atomicAdd(stuck, 1ull);
       return false;
     }
-    ouro_back_off(static_cast<std::uint32_t>(spins));
+    spin_back_off(static_cast<std::uint32_t>(spins));
     return true;
   }
 };

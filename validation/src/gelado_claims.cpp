@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,17 +97,7 @@ Speedups speedups(const std::vector<GpuPoint>& points, std::uint64_t units) {
 }  // namespace
 
 std::vector<Record> read_semaphore_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  const fs::path root = fs::path(dir) / kSemaphoreDir;
-  if (!fs::is_directory(root)) return {};
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<Record> out;
-  for (const auto& f : files)
-    for (auto& r : read_records_csv(f.string())) out.push_back(std::move(r.record));
-  return out;
+  return read_records_dir(dir, kSemaphoreDir);
 }
 
 std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -58,17 +57,7 @@ std::string join_list(const std::vector<std::string>& items) {
 }  // namespace
 
 std::vector<Record> read_join_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  const fs::path root = fs::path(dir) / kJoinDir;
-  if (!fs::is_directory(root)) return {};
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  std::vector<Record> out;
-  for (const auto& f : files)
-    for (auto& r : read_records_csv(f.string())) out.push_back(std::move(r.record));
-  return out;
+  return read_records_dir(dir, kJoinDir);
 }
 
 std::vector<ClaimCheck> join_claims(const std::vector<Record>& rows) {

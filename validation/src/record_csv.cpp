@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -88,6 +90,20 @@ std::vector<CsvRecord> read_records_csv(const std::string& path) {
   if (!text.empty())
     throw std::runtime_error(fmt::format("{}:{}: a quoted cell is not closed", path, start));
   if (keys.empty()) throw std::runtime_error(path + ": empty file (no header)");
+  return out;
+}
+
+std::vector<Record> read_records_dir(const std::string& dir, const std::string& subdir) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(dir) / subdir;
+  if (!fs::is_directory(root)) return {};
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Record> out;
+  for (const auto& f : files)
+    for (auto& r : read_records_csv(f.string())) out.push_back(std::move(r.record));
   return out;
 }
 

@@ -32,4 +32,8 @@ struct CsvRecord {
 // an unterminated quote, and for a file without a header.
 std::vector<CsvRecord> read_records_csv(const std::string& path);
 
+// The records of every DIR/<subdir>/**.csv, files in path order (none when the directory is
+// missing): the rows of `alloclab semaphore` and `alloclab join` a report is given.
+std::vector<Record> read_records_dir(const std::string& dir, const std::string& subdir);
+
 }  // namespace alloclab::validation
