@@ -38,6 +38,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/gallatin/allocator.hpp"
+#include "alloclab/core/gallatin/op_counts.hpp"
 #include "alloclab/core/gallatin/state_check.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "detail.hpp"
@@ -54,28 +55,10 @@ constexpr std::uint64_t kWarpsPerThreadBlock = 8;
 constexpr unsigned kMaxPages = gallatin::kMaxSliceBytes / kPageBytes;  // 256
 
 // RunResult::op_counts, per run (Counters::extra): the allocations', then the frees' made since
-// the previous allocate().
-enum Count : unsigned {
-  teams,
-  team_lanes,
-  block_refills,
-  segments_formatted,
-  veb_loads,
-  veb_levels,
-  veb_atomics,
-  veb_restarts,
-  restarts,
-  init_writes,
-  free_blocks_returned,
-  free_segments_returned,
-  free_atomics,
-  kCounts
-};
-const char* const kCountNames[kCounts] = {
-    "teams",       "team_lanes",  "block_refills",        "segments_formatted",
-    "veb_loads",   "veb_levels",  "veb_atomics",          "veb_restarts",
-    "restarts",    "init_writes", "free_blocks_returned", "free_segments_returned",
-    "free_atomics"};
+// the previous allocate() (the list the GPU reports too: core/gallatin/op_counts.hpp).
+using namespace gallatin;  // the OpCount names
+constexpr unsigned kCounts = kOpCounts;
+const char* const* const kCountNames = kOpCountNames;
 static_assert(kCounts <= Counters::kExtra);
 
 gallatin::Geometry geometry_of(const Scenario& s) {
@@ -137,7 +120,7 @@ class GallatinAllocator final : public Allocator {
     }
     for (unsigned k = free_blocks_returned; k < kCounts; ++k)
       c[0].extra[k] += free_counts_[k - free_blocks_returned].exchange(0);
-    finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
+    finish(r, c, {kCountNames, kCountNames + kCounts});
     check_at_rest("after an allocation");
     return r;
   }

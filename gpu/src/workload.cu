@@ -572,7 +572,19 @@ void check_workload_input(Algorithm algo, const Workload& given, const WorkloadO
   const Workload w = workload_for(algo, given);  // the allocator's own page size, if it has one
   check_workload_registry_input(algo, w, o);
   const Scenario s = workload_scenario(algo, w, w.seed);
-  gpu_entry_for(algo).check(s, workload_measure_options(algo, w, o));
+  try {
+    gpu_entry_for(algo).check(s, workload_measure_options(algo, w, o));
+  } catch (const InputError& e) {
+    // The scenario's parameters under the names a workload gives them (as the simulator does).
+    if (e.parameter() == "--T")  // the pool in the allocator's pages
+      throw InputError("--pool", std::string(name(algo)) + ": " + w.size.text() + " B objects in " +
+                                     std::to_string(w.pool_bytes) + " bytes: " + e.what());
+    if (e.parameter() == "--pages")
+      throw InputError("--size", std::string(name(algo)) + " cannot serve " + w.size.text() +
+                                     " bytes as pages of " + std::to_string(w.page_bytes) + " B (" +
+                                     e.what() + ")");
+    throw;
+  }
 }
 
 std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o) {

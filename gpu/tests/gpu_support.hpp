@@ -15,13 +15,25 @@ inline void require_device() {
   }
 }
 
+// Pages of one pool granule of `algo` (Capabilities::pool_granule_bytes in its fixed pages: a
+// Gallatin segment is 2^20 pages of 16 B); 0 where any pool will do.
+inline std::uint64_t granule_pages(Algorithm algo) {
+  const Capabilities& c = caps(algo);
+  return c.pool_granule_bytes == 0
+             ? 0
+             : c.pool_granule_bytes / (c.fixed_page_bytes ? c.fixed_page_bytes : 1);
+}
+
+// T is rounded up to the allocator's pool granule (Gallatin's 16 MiB segments), so that the
+// generic cases apply to it; A stays as given.
 inline Scenario scenario(Algorithm algo, std::uint64_t N, std::uint64_t A, std::uint64_t T,
                          std::uint64_t seed = 7) {
   Scenario s;
   s.algo = algo;
   s.N = N;
   s.A = A;
-  s.T = T;
+  const std::uint64_t g = granule_pages(algo);
+  s.T = g == 0 || T == 0 ? T : (T + g - 1) / g * g;
   s.seed = seed;
   return s;
 }

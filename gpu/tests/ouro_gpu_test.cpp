@@ -1,4 +1,4 @@
-// The Ouroboros allocators (ouro-p-*, ouro-c-*: every allocator with size classes) on the GPU:
+// The Ouroboros allocators (ouro-p-*, ouro-c-*) on the GPU:
 // requests served from an empty pool in every size class, disjoint pages
 // aligned to their class, out of memory exact to the page (warp groups that find too few pages
 // fall back lane by lane), several requests per thread. measure() also verifies every run: the
@@ -34,7 +34,8 @@ std::vector<std::uint64_t> units_handed_out(const MeasureResult& r, unsigned uni
   return out;
 }
 
-// Every allocator of the registry that serves size classes on the GPU.
+// Every Ouroboros allocator of the registry on the GPU (those with size classes whose names
+// start with "ouro-": Gallatin has size classes too, its cases are in gallatin_gpu_test.cpp).
 std::vector<Algorithm> ouroboros() {
   std::vector<Algorithm> out;
   for (const auto& a : kAlgorithms)

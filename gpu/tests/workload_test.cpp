@@ -31,6 +31,19 @@ WorkloadOptions heap_options() {
   return o;
 }
 
+// A workload pool of at least `bytes` the allocator accepts: rounded up to its pool granule
+// (Gallatin's 16 MiB segments).
+std::uint64_t pool_for(Algorithm algo, std::uint64_t bytes) {
+  const std::uint64_t g = caps(algo).pool_granule_bytes;
+  return g == 0 ? bytes : (bytes + g - 1) / g * g;
+}
+
+// The workload `w` on a pool `algo` accepts.
+Workload for_allocator(Algorithm algo, Workload w) {
+  w.pool_bytes = pool_for(algo, w.pool_bytes);
+  return w;
+}
+
 std::string input_error_parameter(Algorithm algo, const Workload& w,
                                   const WorkloadOptions& o = {}) {
   try {
@@ -91,7 +104,7 @@ TEST_CASE("GPU repeats: every repeat from the pristine pool, verified, counts of
   o.repeats = 3;
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     CAPTURE(name(algo));
-    const WorkloadRun c = run_workload(algo, churn, o, 0);
+    const WorkloadRun c = run_workload(algo, for_allocator(algo, churn), o, 0);
     REQUIRE(c.points.size() == 3);
     CHECK(c.points[0].allocs == 2048);
     for (std::uint64_t k = 1; k <= 2; ++k) {
@@ -117,8 +130,9 @@ TEST_CASE("every GPU allocator serves an alloc workload and gives every page bac
   const std::uint64_t N = 3000, size = 200, pool = 1 << 20;  // 4096 pages of 256 B
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     CAPTURE(name(algo));
-    const WorkloadRun r = run_workload(
-        algo, one_size_workload(WorkloadFamily::alloc, N, size, pool), heap_options(), 0);
+    const WorkloadRun r =
+        run_workload(algo, one_size_workload(WorkloadFamily::alloc, N, size, pool_for(algo, pool)),
+                     heap_options(), 0);
     REQUIRE(r.points.size() == 1);
     const WorkloadPoint& p = r.points[0];
     CHECK(p.requests == N);
@@ -129,7 +143,8 @@ TEST_CASE("every GPU allocator serves an alloc workload and gives every page bac
     CHECK(p.live_bytes == N * size);
     REQUIRE(p.address_range_bytes);
     CHECK(*p.address_range_bytes >= N * size);  // N disjoint objects of `size` bytes
-    if (caps(algo).requests != RequestKind::bytes) CHECK(*p.address_range_bytes <= pool);
+    if (caps(algo).requests != RequestKind::bytes)
+      CHECK(*p.address_range_bytes <= pool_for(algo, pool));
     CHECK(p.alloc_seconds > 0);
   }
 }
@@ -142,7 +157,7 @@ TEST_CASE("GPU churn: each round frees round(f N) objects and the same threads g
   w.free_fraction = 0.25;
   for (Algorithm algo : algorithms_on(BackendKind::gpu)) {
     CAPTURE(name(algo));
-    const WorkloadRun r = run_workload(algo, w, heap_options(), 0);
+    const WorkloadRun r = run_workload(algo, for_allocator(algo, w), heap_options(), 0);
     REQUIRE(r.points.size() == 4);
     for (std::uint64_t k = 1; k <= 3; ++k) {
       CHECK(r.points[k].round == k);
@@ -163,11 +178,12 @@ TEST_CASE("GPU oom: the queue fills the pool exactly, the others never beyond it
     CAPTURE(name(algo));
     WorkloadOptions o = heap_options();
     o.max_steps = 4096;
-    const WorkloadRun r = run_workload(algo, w, o, 0);
+    const Workload sized = for_allocator(algo, w);
+    const WorkloadRun r = run_workload(algo, sized, o, 0);
     const WorkloadPoint& p = r.points[0];
     REQUIRE(p.count_at_failure);
     CHECK(p.live_objects == p.allocs);
-    CHECK(p.allocs <= 4096);
+    CHECK(p.allocs <= sized.pool_bytes / 256);
     CHECK(p.live_bytes == p.allocs * 256);
     if (algo == Algorithm::queue) CHECK(p.allocs == 4096);
   }

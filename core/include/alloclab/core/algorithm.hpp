@@ -281,13 +281,13 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
     {Algorithm::gallatin,
      "gallatin",
      "Gallatin: vEB trees over 16 MiB segments and blocks of 4096 slices of 16 B-4096 B, one "
-     "atomicAdd per warp team (McCoy & Pandey, PPoPP'24 Alg. 1-4; pages = 16 B units, simulator "
-     "and model)",
+     "atomicAdd per warp team (McCoy & Pandey, PPoPP'24 Alg. 1-4; pages = 16 B units; simulator, "
+     "model and GPU)",
      "one attempt of Alg. 3's loop by the request's team (a read of its block-buffer slot and "
      "one atomicAdd on the block's counter, with a block refill when the slot needs one)",
      {.requests = RequestKind::pages,
       .bitmap_words = false,
-      .backends = BackendKind::model | BackendKind::sim,
+      .backends = BackendKind::model | BackendKind::sim | BackendKind::gpu,
       .fixed_page_bytes = 16,
       .size_classes = true,
       .pool_granule_bytes = std::uint64_t{16} << 20}},

@@ -1,0 +1,206 @@
+// gallatin on the GPU: Gallatin (McCoy & Pandey, PPoPP'24 Alg. 1-4) driving the shared operations
+// of core/gallatin/allocator.hpp (the simulator drives the same ones, cpu_sim/src/gallatin.cpp)
+// with device atomics, over a pool of whole 16 MiB segments in units of 16 B (docs/gallatin.md,
+// "The GPU backend").
+//
+//  * Warp teams (Alg. 3): the lanes of a warp that ask for one size class (`__match_any_sync`)
+//    form a team; its lowest lane runs Ops::malloc_team for all of them, which is ONE atomicAdd on
+//    the block counter of the team's buffer slot on the fast path; the team's lanes take the
+//    slices in rank order (the leader scatters them through shared memory).
+//  * Per-SM block buffers: the slot of class k is the SM the leader runs on (%smid) modulo the
+//    class's slots (buffer_slots: the SM count for 16 B, halved per class, at least 4), sized for
+//    the device's SM count.
+//  * Frees (Alg. 4): the lanes of a warp that free slices of one block form a team; its leader
+//    adds the team's size to the block's free counter in ONE atomicAdd (Ops::add_frees), which
+//    gives the block back when all its slices are free (and an emptied segment back to the
+//    segment tree, the paper's way).
+//  * Bounds: every loop of the shared code is bounded (kAttempts, kWaitBound, kVebMaxAttempts);
+//    out of memory returns null (kFailed) after at most kAttempts attempts; a wait that reached
+//    its bound is counted in the pool's `stuck` word, which fails verification.
+//  * One team fills an empty slot, the others on it wait (bounded): fill_gate below.
+//  * Pre-boot (the paper's init, at set-up, outside the timed kernels and the counts): the block
+//    buffers start filled (gallatin_host_state.hpp), so that the first teams of the launch do not
+//    all find their slots empty and fetch blocks at once; the simulator fills them on demand
+//    instead, so its refills include the first block of every slot (docs/gallatin.md).
+// Verification after every phase: the state is copied back and checked at rest on the host
+// (state_check: the vEB trees, segments, rings, block counters and buffers consistent). After a
+// measure() allocation kernel each block's live slices come from the results handed out (not from
+// the counters), so "handed out = freed + live" is checked against an independent count; in
+// workloads they come from the counters and the driver checks their units against the census of
+// the live objects.
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/gallatin/allocator.hpp"
+#include "alloclab/core/gallatin/op_counts.hpp"
+#include "gallatin_pool.cuh"
+#include "gpu_entry.cuh"
+#include "ouro_atomics.cuh"
+#include "warp.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+using Op = gallatin::Ops<DeviceAtomics>;
+using gallatin::kOpCounts;
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  return sm;
+}
+
+// Threads of an allocation block at most (--block): 512 leaves the kernel up to 128 registers,
+// which its slow path (a block refill: the vEB trees, a segment's ring) needs without spilling.
+constexpr unsigned kMostThreads = 512;
+constexpr unsigned kMostWarps = kMostThreads / 32;
+
+// A team that finds its buffer slot empty (the first teams on a slot the pre-boot did not fill, or
+// a block used up) would call get_block together with every other team on that slot: dozens to
+// thousands of teams fetching blocks at once, all but one giving theirs back, and meanwhile
+// taking blocks the others need (a transient out of memory). The GPU lets one team per slot fill
+// it: the first to take the slot's token goes on (and returns it after), the others wait until
+// the slot holds a block or the token is back, then go on too. A bounded wait: past it a team
+// goes on anyway (the shared operations are correct either way; the gate only spares work).
+// One extra read of the slot per team; not in the shared operations' counts.
+constexpr std::uint32_t kFillWaitSpins = 1u << 14;
+
+__device__ bool fill_gate(const std::uint32_t* slot_cell, std::uint32_t* token) {
+  if (load_word(slot_cell) != 0) return false;
+  if (atomicCAS(token, 0u, 1u) == 0u) return true;
+  for (std::uint32_t spin = 0; spin < kFillWaitSpins; ++spin) {
+    if (load_word(slot_cell) != 0 || load_word(token) == 0) break;
+    __nanosleep(spin < 32 ? 64 : 512);
+  }
+  return false;
+}
+
+// The launch's counts of the frees since the previous counted allocation launch go to that
+// launch's totals (as the simulator adds them to the next allocate()), and the free kernel keeps
+// counts only after a counted launch (no counters with --counters off).
+__device__ void start_alloc_launch(const KernelArgs& a, const GallatinView& v, bool counted) {
+  v.words->counting = counted ? 1u : 0u;
+  if (!counted) return;
+  for (unsigned j = 0; j < kOpCounts - gallatin::kAllocCounts; ++j) {
+    const unsigned long long n = atomicExch(&v.words->free_counts[j], 0ull);
+    if (n) atomicAdd(&a.op_counts[gallatin::kAllocCounts + j], n);
+  }
+}
+
+template <bool kCounters>
+__global__ void __launch_bounds__(kMostThreads)
+    gallatin_alloc_kernel(KernelArgs a, GallatinView v) {
+  // Per warp of the block, per lane: the slice its team's leader got for it.
+  __shared__ std::uint64_t lane_slice[kMostWarps][32];
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
+  if (i >= a.N || !asks(a, i)) return;
+  const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
+  const unsigned k = gallatin::size_class_of(std::uint64_t{units} * kGallatinUnitBytes);
+  const unsigned lane = lane_id();
+  std::uint64_t* warp_slices = lane_slice[threadIdx.x / 32];
+  // The team's buffer slot (its class's slot of this SM) and that slot's fill token.
+  const std::uint32_t slot = sm_id() % v.st.slots[k];
+  const std::uint32_t at = v.st.slot_offset[k] + slot;
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    const unsigned team = __match_any_sync(__activemask(), k);
+    const unsigned leader = __ffs(team) - 1;
+    const unsigned size = __popc(team);
+    gallatin::Counts c;
+    std::uint32_t served = 0;
+    if (lane == leader) {
+      std::uint64_t got[32];
+      const bool filler = fill_gate(&v.st.buffer[at], &v.fill[at]);
+      served = Op::malloc_team(v.st, k, slot, size, got, c);
+      if (filler) atomicExch(&v.fill[at], 0u);
+      if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+      // Slice j goes to the team's j-th lane.
+      unsigned rest = team;
+      for (std::uint32_t j = 0; j < served; ++j) {
+        warp_slices[__ffs(rest) - 1] = got[j];
+        rest &= rest - 1;
+      }
+    }
+    __syncwarp(team);
+    served = __shfl_sync(team, served, leader);
+    const unsigned rank = __popc(team & lanemask_lt());
+    const std::uint64_t unit = rank < served ? warp_slices[lane] / kGallatinUnitBytes : kFailed;
+    const bool lead = lane == leader;
+    if constexpr (kCounters) {
+      const std::uint32_t attempts = __shfl_sync(team, c.attempts, leader);
+      record_request<kCounters>(a, r, i, unit, attempts, lead ? c.restarts + c.veb.restarts : 0u,
+                                lead ? c.all_atomics() : 0u);
+      const std::uint32_t values[kOpCounts] = {lead ? 1u : 0u,
+                                               size,
+                                               c.block_refills,
+                                               c.segments_formatted,
+                                               c.veb.loads,
+                                               c.veb.levels,
+                                               c.veb.atomics,
+                                               c.veb.restarts,
+                                               c.restarts,
+                                               c.init_writes,
+                                               0,
+                                               0,
+                                               0};
+      record_op_counts<kCounters>(a, values);
+    } else {
+      record_request<kCounters>(a, r, i, unit, 0, 0, 0);
+    }
+    __syncwarp(team);  // warp_slices is written again by the next round's leaders
+  }
+}
+
+// Alg. 4: the lanes freeing slices of one block free them together.
+__global__ void gallatin_free_kernel(KernelArgs a, GallatinView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
+  const gallatin::State& st = v.st;
+  const std::uint64_t offset = a.page[i] * kGallatinUnitBytes;
+  const auto s = static_cast<std::uint32_t>(offset / st.g.segment_bytes);
+  const std::uint32_t k = load_word(&st.tree_id[s]);
+  const auto b = static_cast<std::uint32_t>((offset % st.g.segment_bytes) / st.g.block_bytes(k));
+  const std::uint64_t id = st.g.block_id(s, b);
+  const unsigned team = __match_any_sync(__activemask(), static_cast<unsigned long long>(id));
+  gallatin::Counts c;
+  if (lane_id() == static_cast<unsigned>(__ffs(team) - 1)) {
+    Op::add_frees(st, id, k, __popc(team), c);
+    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    if (load_word(&v.words->counting)) {
+      const unsigned long long n[] = {c.blocks_returned, c.segments_returned, c.all_atomics()};
+      for (unsigned j = 0; j < 3; ++j)
+        if (n[j]) atomicAdd(&v.words->free_counts[j], n[j]);
+    }
+  }
+}
+
+void check_gallatin(const Scenario&, const MeasureOptions& o) {
+  if (o.block > kMostThreads)
+    throw InputError("--block", "the gallatin kernel is compiled for at most " +
+                                    std::to_string(kMostThreads) + " threads per block");
+}
+
+}  // namespace
+
+void launch_gallatin_alloc(const KernelArgs& a, const GallatinView& v, bool counters) {
+  if (counters)
+    gallatin_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  else
+    gallatin_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_gallatin_free(const KernelArgs& a, const GallatinView& v) {
+  gallatin_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gallatin,
+                        (gpu_entry(GpuTraits<GallatinPool>{
+                            .alloc = &launch_gallatin_alloc,
+                            .free = &launch_gallatin_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .check = &check_gallatin,
+                            .op_count_names = gallatin::kOpCountNames})))
+
+}  // namespace alloclab::gpu::detail
