@@ -282,7 +282,7 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::gallatin,
                                   .pool_bytes = &gallatin_pool_bytes,
                                   .lane_bytes_per_thread = 16,
                                   .step_bound = [](const Scenario&) -> std::uint64_t {
-                                    return gallatin::kAttempts;
+                                    return gallatin::kRaceBound;
                                   }}))
 
 }  // namespace alloclab::sim::detail

@@ -14,9 +14,9 @@
 //    adds the team's size to the block's free counter in ONE atomicAdd (Ops::add_frees), which
 //    gives the block back when all its slices are free (and an emptied segment back to the
 //    segment tree, the paper's way).
-//  * Bounds: every loop of the shared code is bounded (kAttempts, kWaitBound, kVebMaxAttempts);
-//    out of memory returns null (kFailed) after at most kAttempts attempts; a wait that reached
-//    its bound is counted in the pool's `stuck` word, which fails verification.
+//  * Bounds: every loop of the shared code is bounded (kRaceBound, kWaitBound, kVebMaxAttempts);
+//    out of memory returns null (kFailed); a loop or wait that reached its bound is counted in
+//    the pool's `stuck` word, which fails verification.
 //  * One team fills an empty slot, the others on it wait (bounded): fill_gate below.
 //  * Pre-boot (the paper's init, at set-up, outside the timed kernels and the counts): the block
 //    buffers start filled (gallatin_host_state.hpp), so that the first teams of the launch do not

@@ -29,10 +29,15 @@ struct Array32 {
   std::uint64_t length;
 };
 std::vector<Array32> arrays32(gallatin::StateStorage& h) {
-  return {{&h.tree_id, h.tree_id.size()},   {&h.available, h.available.size()},
-          {&h.head, h.head.size()},         {&h.tail, h.tail.size()},
-          {&h.ring, h.ring.size()},         {&h.malloc_ctr, h.malloc_ctr.size()},
-          {&h.free_ctr, h.free_ctr.size()}, {&h.buffer, h.buffer.size()}};
+  return {{&h.tree_id, h.tree_id.size()},
+          {&h.available, h.available.size()},
+          {&h.head, h.head.size()},
+          {&h.tail, h.tail.size()},
+          {&h.ring, h.ring.size()},
+          {&h.malloc_ctr, h.malloc_ctr.size()},
+          {&h.free_ctr, h.free_ctr.size()},
+          {&h.buffer, h.buffer.size()},
+          {&h.formatting, h.formatting.size()}};
 }
 
 std::uint32_t device_sm_count() {
@@ -85,8 +90,9 @@ GallatinView GallatinPool::view() const {
   for (unsigned k = 0; k < kSizeClasses; ++k)
     v.st.block_trees[k].words = words64_.get() + (k + 1) * tree_words_;
   std::uint32_t* at = words32_.get();
-  std::uint32_t** fields[] = {&v.st.tree_id, &v.st.available,  &v.st.head,     &v.st.tail,
-                              &v.st.ring,    &v.st.malloc_ctr, &v.st.free_ctr, &v.st.buffer};
+  std::uint32_t** fields[] = {&v.st.tree_id,  &v.st.available, &v.st.head,
+                              &v.st.tail,     &v.st.ring,      &v.st.malloc_ctr,
+                              &v.st.free_ctr, &v.st.buffer,    &v.st.formatting};
   const auto arrays = arrays32(*host_);
   for (std::size_t j = 0; j < arrays.size(); ++j) {
     *fields[j] = at;
@@ -99,7 +105,7 @@ std::uint64_t GallatinPool::device_bytes() const {
   const std::uint64_t segments = g_.segments;
   std::uint32_t slots = 0;
   for (unsigned k = 0; k < kSizeClasses; ++k) slots += gallatin::buffer_slots(sms_, k);
-  const std::uint64_t words32 = 4 * segments + 3 * segments * g_.max_blocks() + slots;
+  const std::uint64_t words32 = 4 * segments + 3 * segments * g_.max_blocks() + slots + 1;
   // Working and pristine copies, the words beside, the set-up's scratch.
   return 2 * (8 * (kSizeClasses + 1) * tree_words_ + 4 * words32) + sizeof(GallatinPoolWords) +
          4 * slots + segments;

@@ -80,7 +80,8 @@ class GallatinPool final : public PoolPolicy {
   std::unique_ptr<gallatin::StateStorage> host_;  // the pristine state, then the copies back
   std::uint64_t tree_words_ = 0;                  // words of one vEB tree
   // The 64-bit tree words (segment tree, then the nine block trees) and the 32-bit arrays
-  // (tree_id, available, head, tail, ring, malloc_ctr, free_ctr, buffer, in this order).
+  // (tree_id, available, head, tail, ring, malloc_ctr, free_ctr, buffer, formatting, in this
+  // order).
   DeviceBuffer<std::uint64_t> words64_, pristine64_;
   DeviceBuffer<std::uint32_t> words32_, pristine32_;
   DeviceBuffer<GallatinPoolWords> pool_words_;

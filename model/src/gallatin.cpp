@@ -11,9 +11,11 @@
 //    D = floor(R / B) drained; each is inserted into the empty block tree and each drained one
 //    removed from it, L atomics each (the word turns non-empty / empty at every level), and each
 //    formatted segment s is removed from the full segment tree: 1 atomic plus one per level where
-//    s is the last index of its ancestor's span (the word turns empty).
-// So atomics = teams + 4 R + L (G + D) + sum_{s < G} p(s), and per request about 1 / team size
-// plus 4 / S per request of a slot: the digest's "1/|team| + one refill per 4096 slices per
+//    s is the last index of its ancestor's span (the word turns empty);
+//  * each format is counted in flight (get_segment's `formatting` word: 2 atomics, up and down),
+//    so that a caller finding no free segment can tell out of memory from a format under way.
+// So atomics = teams + 4 R + L (G + D) + 2 G + sum_{s < G} p(s), and per request about 1 / team
+// size plus 4 / S per request of a slot: the digest's "1/|team| + one refill per 4096 slices per
 // slot". Slots: requests form thread blocks of 8 warps of `lanes`; thread block b runs on SM
 // b mod 132 and uses slot (SM mod max(4, 132 >> k)) (cpu_sim/src/gallatin.cpp).
 #include <fmt/format.h>
@@ -78,6 +80,13 @@ Counts counts(const Scenario& s) {
   return c;
 }
 
+// The atomics beside the teams' own: 4 a refill, L a block-tree insert or remove, 2 a format
+// (get_segment's in-flight count, up and down) and the segment tree's removes.
+std::uint64_t fixed_atomics(const Counts& c) {
+  return 4 * c.refills + c.levels * (c.segments + c.drained) + 2 * c.segments +
+         c.segment_tree_atomics;
+}
+
 std::uint64_t segments_needed(const Scenario& s) {
   return counts(s).segments;
 }
@@ -93,8 +102,7 @@ bool applies(const Scenario& s) {
 Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
   const Counts c = counts(s);
-  const std::uint64_t fixed =
-      4 * c.refills + c.levels * (c.segments + c.drained) + c.segment_tree_atomics;
+  const std::uint64_t fixed = fixed_atomics(c);
   const double N = static_cast<double>(s.N);
   // Sequential: every request a team of one, one attempt.
   r.set("tas", 1.0).set("was", 1.0);
@@ -137,8 +145,7 @@ Explanation explain(const Scenario& s) {
   gallatin::Geometry g;
   g.segments = static_cast<std::uint32_t>(s.T / kPagesPerSegment);
   const std::uint64_t B = g.blocks_per_segment(k);
-  const std::uint64_t fixed =
-      4 * c.refills + c.levels * (c.segments + c.drained) + c.segment_tree_atomics;
+  const std::uint64_t fixed = fixed_atomics(c);
   const double N = static_cast<double>(s.N);
   ExplainSection geometry;
   geometry.title = "The class and the pool";
@@ -160,9 +167,9 @@ Explanation explain(const Scenario& s) {
                     static_cast<double>(c.segments), "segments formatted, front-first"},
                    {"D", "floor(R / B)", fmt::format("floor({} / {})", c.refills, B),
                     static_cast<double>(c.drained), "segments whose blocks were all handed out"},
-                   {"fixed", "4R + L(G + D) + the segment tree's removes",
-                    fmt::format("4 x {} + {} x ({} + {}) + {}", c.refills, c.levels, c.segments,
-                                c.drained, c.segment_tree_atomics),
+                   {"fixed", "4R + L(G + D) + 2G + the segment tree's removes",
+                    fmt::format("4 x {} + {} x ({} + {}) + 2 x {} + {}", c.refills, c.levels,
+                                c.segments, c.drained, c.segments, c.segment_tree_atomics),
                     static_cast<double>(fixed), "the atomics beside the teams' own"}};
   x.sections.push_back(std::move(refills));
   ExplainSection per_request;
@@ -187,8 +194,9 @@ constexpr std::string_view kHelp =
     "is one atomicAdd, a block refill 4 more; slot s serving n_s slices takes floor(n_s/S) + 1\n"
     "blocks (R in all), G = ceil(R/B) segments formatted and D = floor(R/B) drained, L vEB "
     "levels:\n"
-    "atomics = teams + 4R + L(G + D) + the segment tree's removes. atomics_per_request: teams of\n"
-    "one (sequential); atomics_per_request_teams: warps of `lanes` (lockstep).";
+    "atomics = teams + 4R + L(G + D) + 2G (a format counted in flight) + the segment tree's\n"
+    "removes. atomics_per_request: teams of one (sequential); atomics_per_request_teams: warps\n"
+    "of `lanes` (lockstep).";
 
 }  // namespace
 

@@ -8,7 +8,8 @@
 
 namespace alloclab::testing {
 
-// Exit code that ctest maps to "Skipped" (SKIP_RETURN_CODE in cmake/AlloclabTesting.cmake).
+// Exit code that ctest maps to "Skipped" (SKIP_RETURN_CODE in cmake/AlloclabTesting.cmake);
+// failures exit 1 (testing/catch_main.cpp), never this.
 inline constexpr int kSkipReturnCode = 4;
 
 // Skip the current test process with a reason, e.g. when no CUDA device is present.

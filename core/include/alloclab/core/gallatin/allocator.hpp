@@ -1,9 +1,10 @@
 // Gallatin's operations (McCoy & Pandey, PPoPP'24 Alg. 1-4) over the State of state.hpp, through
 // the atomics policy `Atomics` (core/ouroboros/host_atomics.hpp), counted in Counts. Shared by the
 // CPU simulator and the GPU. Each function runs one operation to its end; every loop is bounded
-// (kAttempts), and out of memory returns kNoBlock / fewer slices, never a hang.
+// (kRaceBound, kWaitBound), and out of memory returns kNoBlock / fewer slices, never a hang.
 //
-//  * get_segment(k) (Alg. 1, block trees only): claim the first free segment (segment tree,
+//  * get_segment(k) (Alg. 1, block trees only), counted in flight in `formatting` (two atomics
+//    a call): claim the first free segment (segment tree,
 //    lock_offset from 0: front-first, so segment s is used only when all before it are), format
 //    it for class k (ring of its 256 >> k blocks, then the available count published last) and
 //    insert it into block tree k.
@@ -13,11 +14,15 @@
 //    the search and the gate) and give the block back if it changed. A segment whose count the
 //    taker brought to 0 leaves the block tree; one whose count a return brings to 1 comes back
 //    (membership is settled like a vEB upward write: write, re-read, again if it changed).
+//    No segment in the tree and none free: out of memory, unless a get_segment is in flight
+//    (another caller claimed the last free segment and is formatting it): then it waits for that
+//    format and searches again. Without the wait, the callers that race the formatter for an
+//    empty block tree would all see null while a fresh segment is a few steps from the tree.
 //  * malloc_team(k, slot, n) (Alg. 3): a team of n lanes of one warp asking class k; the leader
 //    reads its SM's buffer slot and does ONE atomicAdd(n) on the block's malloc counter; lanes
 //    whose index is < slices_per_block get a slice; the team that took the last slice swaps the
-//    slot for a new block (get_block); lanes left over retry (bounded: Alg. 3 as printed loops
-//    for ever at out of memory; here they give up and get null).
+//    slot for a new block (get_block); lanes left over wait for that swap and retry (bounded:
+//    Alg. 3 as printed loops for ever at out of memory; here they give up and get null).
 //  * free_slices(offset, n) (Alg. 4): n slices of one block (a coalesced team) add n to its free
 //    counter in ONE atomicAdd; the team that brings it to slices_per_block gives the block back
 //    to its segment's ring; a segment whose blocks are all back is closed (a CAS of its count
@@ -34,8 +39,14 @@
 
 namespace alloclab::gallatin {
 
-inline constexpr std::uint32_t kAttempts = 64;         // per operation's outer loop
-inline constexpr std::uint32_t kWaitBound = 1u << 24;  // a ring slot an enqueuer is writing
+// Bounds. A lost race (a failed CAS, a stale tree, a used-up block) means another caller made
+// progress, so the retries of one operation are bounded by the contention: kRaceBound allows a
+// few thousand callers on one word (a GPU has up to ~2,000 warps resident a segment may serve).
+// A wait (a ring slot an enqueuer is writing, a segment being formatted, a used-up block in a
+// buffer slot its last taker is swapping) lasts as long as another caller's few steps. Reaching
+// either bound counts as stuck: a defect the verification reports, never a silent null.
+inline constexpr std::uint32_t kRaceBound = 1u << 12;
+inline constexpr std::uint32_t kWaitBound = 1u << 24;
 
 template <class Atomics>
 struct Ops {
@@ -68,7 +79,7 @@ struct Ops {
   // Makes segment s's membership of block tree k say whether it has blocks of class k to hand
   // out; re-reads after each write and writes again if it changed meanwhile.
   ALLOCLAB_HD static void settle(const State& st, std::uint32_t s, unsigned k, Counts& c) {
-    for (std::uint32_t attempt = 0; attempt < kAttempts; ++attempt) {
+    for (std::uint32_t attempt = 0; attempt < kRaceBound; ++attempt) {
       const bool want = positive(load(st.available[s], c)) && load(st.tree_id[s], c) == k;
       if (want)
         V::insert(st.block_trees[k], s, c.veb);
@@ -78,10 +89,29 @@ struct Ops {
       if (now == want) return;
       ++c.restarts;
     }
+    ++c.stuck;
   }
 
   // Alg. 1 for a block tree: false when no segment is free.
   ALLOCLAB_HD static bool get_segment(const State& st, unsigned k, Counts& c) {
+    add(*st.formatting, 1, c);
+    const bool got = format_segment(st, k, c);
+    add(*st.formatting, ~std::uint32_t{0}, c);  // - 1
+    return got;
+  }
+
+  // get_segment found no segment free: waits until no get_segment is in flight (false if that
+  // wait reached its bound), so that a segment another caller was formatting is in its tree.
+  ALLOCLAB_HD static bool awaited_formats(const State& st, Counts& c) {
+    std::uint32_t w = 0;
+    while (w < kWaitBound && load(*st.formatting, c) != 0) ++w;
+    if (w < kWaitBound) return true;
+    ++c.stuck;
+    return false;
+  }
+
+  // Alg. 1's body: claim the first free segment, format it for class k, publish it.
+  ALLOCLAB_HD static bool format_segment(const State& st, unsigned k, Counts& c) {
     const std::uint64_t s64 = V::lock_offset(st.segment_tree, 0, c.veb);
     if (s64 == kVebFail) return false;
     const auto s = static_cast<std::uint32_t>(s64);
@@ -91,10 +121,13 @@ struct Ops {
       store(st.ring[std::uint64_t{s} * max + b], b + 1, c);
       store(st.malloc_ctr[st.g.block_id(s, b)], kIdle, c);
     }
-    // A segment formatted before for a smaller class left its other blocks in these slots.
-    for (std::uint32_t b = n; b < max; ++b)
-      if (Atomics::load(st.ring[std::uint64_t{s} * max + b]) != 0)
-        store(st.ring[std::uint64_t{s} * max + b], 0, c);
+    // A segment formatted before for a larger class count left its other blocks in these slots:
+    // all of its ring's, tail - head of them (it closed with every block back), 0 when fresh.
+    // Reading the two counters rather than every slot past n keeps a format of a class with few
+    // blocks (one at 4096 B) from reading 255 slots.
+    const std::uint32_t before = load(st.tail[s], c) - load(st.head[s], c);
+    for (std::uint32_t b = n; b < before && b < max; ++b)
+      store(st.ring[std::uint64_t{s} * max + b], 0, c);
     store(st.head[s], 0, c);
     store(st.tail[s], n, c);
     store(st.tree_id[s], k, c);
@@ -131,10 +164,13 @@ struct Ops {
   // Alg. 2: a fresh block of class k (its global id), or kNoBlock when memory is exhausted.
   ALLOCLAB_HD static std::uint64_t get_block(const State& st, unsigned k, Counts& c) {
     const std::uint32_t max = st.g.max_blocks();
-    for (std::uint32_t attempt = 0; attempt < kAttempts; ++attempt) {
+    for (std::uint32_t attempt = 0; attempt < kRaceBound; ++attempt) {
       const std::uint64_t s64 = V::successor(st.block_trees[k], 0, c.veb);
       if (s64 == kVebFail) {
-        if (!get_segment(st, k, c)) return kNoBlock;
+        if (get_segment(st, k, c)) continue;
+        // No segment free: once the formats in flight are done, one more search decides.
+        if (!awaited_formats(st, c) || V::successor(st.block_trees[k], 0, c.veb) == kVebFail)
+          return kNoBlock;
         continue;
       }
       const auto s = static_cast<std::uint32_t>(s64);
@@ -146,7 +182,7 @@ struct Ops {
       // The gate: take one unit of the available count, never below zero.
       std::uint32_t v = load(st.available[s], c);
       bool took = false;
-      for (std::uint32_t g = 0; g < kAttempts && positive(v); ++g) {
+      for (std::uint32_t g = 0; g < kRaceBound && positive(v); ++g) {
         const std::uint32_t old = cas(st.available[s], v, v - 1, c);
         if (old == v) {
           took = true;
@@ -210,13 +246,17 @@ struct Ops {
     const std::uint32_t spb = st.g.slices_per_block;
     std::uint32_t& cell = st.buffer[st.slot_offset[k] + slot];
     std::uint32_t served = 0;
-    for (std::uint32_t attempt = 0; attempt < kAttempts && served < n; ++attempt) {
+    std::uint32_t attempt = 0;
+    for (; attempt < kRaceBound && served < n; ++attempt) {
       ++c.attempts;
       const std::uint32_t remaining = n - served;
       std::uint32_t b = load(cell, c);
       if (b == 0) {  // an empty slot: the leader fetches a block (out of memory: null)
         const std::uint64_t id = get_block(st, k, c);
-        if (id == kNoBlock) return served;
+        if (id == kNoBlock) {
+          if (load(cell, c) != 0) continue;  // another team filled the slot meanwhile
+          return served;
+        }
         const auto fresh = static_cast<std::uint32_t>(id + 1);
         if (cas(cell, 0, fresh, c) != 0) {  // another team filled it first: give ours back
           ++c.restarts;
@@ -230,11 +270,12 @@ struct Ops {
       if ((old >> kClassShift) != k) {
         // The block went back after this team read the slot (idle: nothing taken) and maybe
         // was handed out for another class: the indices taken there are slices nobody will be
-        // handed, so they count as freed.
+        // handed, so they count as freed. The slot still holding it waits for its swap.
         ++c.restarts;
         const std::uint32_t at = old & kCountMask;
         if ((old >> kClassShift) != kIdleClass && at < spb)
           add_frees(st, id, old >> kClassShift, spb - at < remaining ? spb - at : remaining, c);
+        await_swap(cell, b, c);
         continue;
       }
       const std::uint32_t at = old & kCountMask;
@@ -249,12 +290,15 @@ struct Ops {
         const std::uint32_t want = next == kNoBlock ? 0u : static_cast<std::uint32_t>(next + 1);
         if (cas(cell, b, want, c) != b && next != kNoBlock) release_fresh(st, next, k, c);
       } else if (valid == 0) {
-        // Used up, its replacement not in the slot yet: empty the slot (the next attempt fills
-        // it), so that no slot keeps a used-up block whoever took its last slice.
+        // Used up by the teams before this one: the team that took its last slice is swapping
+        // the slot (above). Waiting for that, rather than fetching a block too, keeps the other
+        // teams on the slot from taking (and giving back) blocks all at once, which would leave
+        // the free ones briefly held and let a caller see a false out of memory.
         ++c.restarts;
-        cas(cell, b, 0, c);
+        await_swap(cell, b, c);
       }
     }
+    if (served < n && attempt == kRaceBound) ++c.stuck;
     return served;
   }
 
@@ -279,6 +323,14 @@ struct Ops {
   }
 
  private:
+  // Waits (loads only) until buffer slot `cell` no longer holds block b + 1; past the bound it
+  // empties the slot itself (the next attempt fetches a block), so a slow swapper stalls nobody.
+  ALLOCLAB_HD static void await_swap(std::uint32_t& cell, std::uint32_t b, Counts& c) {
+    for (std::uint32_t w = 0; w < kWaitBound; ++w)
+      if (load(cell, c) != b) return;
+    cas(cell, b, 0, c);
+  }
+
   // A block fetched but not used (a lost slot race): its counters are fresh, so it goes back.
   ALLOCLAB_HD static void release_fresh(const State& st, std::uint64_t id, unsigned k, Counts& c) {
     const auto max = static_cast<std::uint64_t>(st.g.max_blocks());

@@ -40,6 +40,10 @@ struct State {
   std::uint32_t* malloc_ctr = nullptr;  // per block (segment * max_blocks + block)
   std::uint32_t* free_ctr = nullptr;    // per block
   std::uint32_t* buffer = nullptr;      // block buffers: global block id + 1, 0 = empty
+  // One word: the get_segment calls in flight (claiming or formatting a segment). A get_block
+  // that finds no segment free while this is positive waits for the segment being formatted
+  // instead of reporting out of memory (allocator.hpp, get_block).
+  std::uint32_t* formatting = nullptr;
   std::uint32_t slot_offset[kSizeClasses] = {};  // first slot of each class in `buffer`
   std::uint32_t slots[kSizeClasses] = {};        // slots of each class
   std::uint32_t sms = 0;                         // the SM count the buffers are sized for

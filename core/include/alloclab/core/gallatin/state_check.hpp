@@ -16,6 +16,7 @@ struct StateStorage {
   std::vector<std::uint64_t> segment_words;
   std::vector<std::uint64_t> block_words[kSizeClasses];
   std::vector<std::uint32_t> tree_id, available, head, tail, ring, malloc_ctr, free_ctr, buffer;
+  std::vector<std::uint32_t> formatting = {0};  // one word
   State st;
 
   // `sms`: the SM count the block buffers are sized for (§4.3); `levels`: the vEB trees' level
@@ -57,6 +58,7 @@ struct StateStorage {
     st.malloc_ctr = malloc_ctr.data();
     st.free_ctr = free_ctr.data();
     st.buffer = buffer.data();
+    st.formatting = formatting.data();
   }
   StateStorage(const StateStorage&) = delete;
   StateStorage& operator=(const StateStorage&) = delete;
@@ -74,8 +76,11 @@ inline bool veb_has(const VebTree& t, std::uint64_t x) {
 //    kIdleClass in its counter), each once; every other of its blocks is handed out: its malloc
 //    counter has its class, and the slices it handed out (min(count, slices per block)) are the
 //    slices freed plus those live (the block counters consistent with the slices handed out);
-//  * every block-buffer slot holds a handed-out block of its class, or nothing.
+//  * every block-buffer slot holds a handed-out block of its class, or nothing;
+//  * no get_segment in flight (the `formatting` word is 0).
 inline std::string state_check(const State& st, const std::vector<std::uint32_t>& live) {
+  if (st.formatting && *st.formatting != 0)
+    return std::to_string(*st.formatting) + " segment formats still counted in flight";
   if (const std::string e = veb_check(st.segment_tree); !e.empty()) return "segment tree: " + e;
   for (unsigned k = 0; k < kSizeClasses; ++k)
     if (const std::string e = veb_check(st.block_trees[k]); !e.empty())
