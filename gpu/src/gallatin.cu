@@ -65,8 +65,10 @@ constexpr unsigned kMostWarps = kMostThreads / 32;
 // One extra read of the slot per team; not in the shared operations' counts.
 constexpr std::uint32_t kFillWaitSpins = 1u << 14;
 
-__device__ bool fill_gate(const std::uint32_t* slot_cell, std::uint32_t* token) {
-  if (load_word(slot_cell) != 0) return false;
+// `seen`: the slot's value the team has just read (non-zero: a block, no gate).
+__device__ bool fill_gate(std::uint32_t seen, const std::uint32_t* slot_cell,
+                          std::uint32_t* token) {
+  if (seen != 0) return false;
   if (atomicCAS(token, 0u, 1u) == 0u) return true;
   for (std::uint32_t spin = 0; spin < kFillWaitSpins; ++spin) {
     if (load_word(slot_cell) != 0 || load_word(token) == 0) break;
@@ -74,6 +76,36 @@ __device__ bool fill_gate(const std::uint32_t* slot_cell, std::uint32_t* token) 
   }
   return false;
 }
+
+// Where a team's leader puts its slices (put_run): one run (the fast path, a team served from
+// one block) is kept as its first slice, from which every lane computes its own; a second run
+// (a refill in the middle of the team) scatters all of them, run by run, to the lanes' words of
+// the warp's shared array (slice j to the team's j-th lane).
+struct TeamRuns {
+  std::uint64_t* warp_slices;  // the warp's 32 words in shared memory
+  unsigned rest;               // the team's lanes not written yet (scattered mode)
+  unsigned runs = 0;           // 0, 1, or 2 for "scattered"
+  std::uint64_t first = 0;     // run 0's first slice
+  std::uint32_t count = 0;     // run 0's slices
+
+  __device__ void scatter(std::uint32_t n, std::uint64_t from, std::uint64_t stride) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      warp_slices[__ffs(rest) - 1] = from + i * stride;
+      rest &= rest - 1;
+    }
+  }
+  __device__ void run(std::uint32_t, std::uint32_t n, std::uint64_t from, std::uint64_t stride) {
+    if (runs == 0) {
+      runs = 1;
+      first = from;
+      count = n;
+      return;
+    }
+    if (runs == 1) scatter(count, first, stride);  // run 0, now that lanes cannot compute it
+    runs = 2;
+    scatter(n, from, stride);
+  }
+};
 
 // The launch's counts of the frees since the previous counted allocation launch go to that
 // launch's totals (as the simulator adds them to the next allocate()), and the free kernel keeps
@@ -108,23 +140,26 @@ __global__ void __launch_bounds__(kMostThreads)
     const unsigned size = __popc(team);
     gallatin::Counts c;
     std::uint32_t served = 0;
+    bool one_run = true;
+    std::uint64_t first = 0;
     if (lane == leader) {
-      std::uint64_t got[32];
-      const bool filler = fill_gate(&v.st.buffer[at], &v.fill[at]);
-      served = Op::malloc_team(v.st, k, slot, size, got, c);
+      // One read of the slot serves the gate and Alg. 3's first attempt.
+      const std::uint32_t seen = load_word(&v.st.buffer[at]);
+      const bool filler = fill_gate(seen, &v.st.buffer[at], &v.fill[at]);
+      TeamRuns out{warp_slices, team};
+      served = Op::malloc_team(v.st, k, slot, size, out, c, seen != 0 ? seen : gallatin::kUnread);
       if (filler) atomicExch(&v.fill[at], 0u);
       if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
-      // Slice j goes to the team's j-th lane.
-      unsigned rest = team;
-      for (std::uint32_t j = 0; j < served; ++j) {
-        warp_slices[__ffs(rest) - 1] = got[j];
-        rest &= rest - 1;
-      }
+      one_run = out.runs <= 1;
+      first = out.first;
     }
     __syncwarp(team);
     served = __shfl_sync(team, served, leader);
+    one_run = __shfl_sync(team, one_run, leader);
+    first = __shfl_sync(team, first, leader);
     const unsigned rank = __popc(team & lanemask_lt());
-    const std::uint64_t unit = rank < served ? warp_slices[lane] / kGallatinUnitBytes : kFailed;
+    const std::uint64_t slice = one_run ? first + rank * v.st.g.slice_bytes(k) : warp_slices[lane];
+    const std::uint64_t unit = rank < served ? slice / kGallatinUnitBytes : kFailed;
     const bool lead = lane == leader;
     if constexpr (kCounters) {
       const std::uint32_t attempts = __shfl_sync(team, c.attempts, leader);

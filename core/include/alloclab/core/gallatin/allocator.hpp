@@ -9,7 +9,8 @@
 //    it for class k (ring of its 256 >> k blocks, then the available count published last) and
 //    insert it into block tree k.
 //  * get_block(k) (Alg. 2): the first segment of block tree k (successor from 0); take a unit of
-//    its available count with a CAS gate (nobody passes a count <= 0); dequeue a block; re-read
+//    its available count with one atomic add of -1 (a count that was <= 0 gets the unit back);
+//    dequeue a block; re-read
 //    the segment's class (the stale-tree check: a segment re-formatted for another class between
 //    the search and the gate) and give the block back if it changed. A segment whose count the
 //    taker brought to 0 leaves the block tree; one whose count a return brings to 1 comes back
@@ -31,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "alloclab/core/gallatin/layout.hpp"
 #include "alloclab/core/gallatin/state.hpp"
@@ -46,7 +48,23 @@ namespace alloclab::gallatin {
 // buffer slot its last taker is swapping) lasts as long as another caller's few steps. Reaching
 // either bound counts as stuck: a defect the verification reports, never a silent null.
 inline constexpr std::uint32_t kRaceBound = 1u << 12;
+inline constexpr std::uint32_t kUnread = 0xffffffffu;
+inline constexpr std::uint32_t kMinusOne =
+    0xffffffffu;  // an atomic add of -1  // malloc_team: the caller read no slot
 inline constexpr std::uint32_t kWaitBound = 1u << 24;
+
+// Slices first, first + stride, ... for the team's ranks rank .. rank + count - 1: into an array
+// or through a pointer (the simulator's), or handed to out.run(rank, count, first, stride) (the
+// GPU's, which lets every lane of a team served in one run compute its own slice).
+template <class Out>
+ALLOCLAB_HD void put_run(Out& out, std::uint32_t rank, std::uint32_t count, std::uint64_t first,
+                         std::uint64_t stride) {
+  if constexpr (std::is_class_v<std::remove_cvref_t<Out>>) {
+    out.run(rank, count, first, stride);
+  } else {
+    for (std::uint32_t i = 0; i < count; ++i) out[rank + i] = first + i * stride;
+  }
+}
 
 template <class Atomics>
 struct Ops {
@@ -74,6 +92,12 @@ struct Ops {
     ++c.init_writes;
     Atomics::exchange(w, v);
   }
+  // A set-up write that must keep concurrent increments (the count a segment is published
+  // with): an atomic add, counted with the set-up writes.
+  ALLOCLAB_HD static void init_add(std::uint32_t& w, std::uint32_t v, Counts& c) {
+    ++c.init_writes;
+    Atomics::fetch_add(w, v);
+  }
   ALLOCLAB_HD static bool positive(std::uint32_t v) { return static_cast<std::int32_t>(v) > 0; }
 
   // Makes segment s's membership of block tree k say whether it has blocks of class k to hand
@@ -96,7 +120,7 @@ struct Ops {
   ALLOCLAB_HD static bool get_segment(const State& st, unsigned k, Counts& c) {
     add(*st.formatting, 1, c);
     const bool got = format_segment(st, k, c);
-    add(*st.formatting, ~std::uint32_t{0}, c);  // - 1
+    add(*st.formatting, kMinusOne, c);
     return got;
   }
 
@@ -131,7 +155,9 @@ struct Ops {
     store(st.head[s], 0, c);
     store(st.tail[s], n, c);
     store(st.tree_id[s], k, c);
-    store(st.available[s], n, c);  // published last: the gate opens
+    // Published last: the gate opens. Added, not stored: a gate that found the segment closed
+    // may still owe its unit back (its undo then lands on n).
+    init_add(st.available[s], n - kClosed, c);
     ++c.segments_formatted;
     settle(st, s, k, c);
     return true;
@@ -151,6 +177,15 @@ struct Ops {
     if (w == kWaitBound) ++c.stuck;
     const std::uint32_t now = add(st.available[s], 1, c) + 1;
     ++c.blocks_returned;
+    after_rise(st, s, k, now, c);
+  }
+
+  // Segment s's count (class k) has just risen to `now` (a block back, or a gate's unit given
+  // back): at 1 it re-enters its block tree; at n (every block back) it closes and returns to
+  // the segment tree.
+  ALLOCLAB_HD static void after_rise(const State& st, std::uint32_t s, unsigned k,
+                                     std::uint32_t now, Counts& c) {
+    const std::uint32_t n = st.g.blocks_per_segment(k);
     if (now == 1) settle(st, s, k, c);
     if (now == n && st.return_segments && cas(st.available[s], n, kClosed, c) == n) {
       // Every block is back and nobody can take one now: the segment is free again.
@@ -179,20 +214,18 @@ struct Ops {
         settle(st, s, k, c);
         continue;
       }
-      // The gate: take one unit of the available count, never below zero.
-      std::uint32_t v = load(st.available[s], c);
-      bool took = false;
-      for (std::uint32_t g = 0; g < kRaceBound && positive(v); ++g) {
-        const std::uint32_t old = cas(st.available[s], v, v - 1, c);
-        if (old == v) {
-          took = true;
-          break;
-        }
+      // The gate: one atomic takes a unit of the available count. A count that was not positive
+      // had nothing to take: the unit goes back. (A CAS loop here made every caller that raced
+      // for the segment retry once per winner: with a buffer slot per SM refilling at once, a
+      // hundred rounds.) While the unit is out a return may have missed the count's rise to 1
+      // or n, so the undo does the return's follow-ups; the class read before it is stable
+      // (nobody closes a segment whose count is below n).
+      const std::uint32_t v = add(st.available[s], kMinusOne, c);
+      if (!positive(v)) {
         ++c.restarts;
-        v = old;
-      }
-      if (!took) {
-        ++c.restarts;
+        const std::uint32_t owner = load(st.tree_id[s], c);
+        const std::uint32_t now = add(st.available[s], 1, c) + 1;
+        if (owner < kSizeClasses) after_rise(st, s, owner, now, c);
         settle(st, s, k, c);
         continue;
       }
@@ -241,8 +274,12 @@ struct Ops {
   // Alg. 3 for a team of n lanes of class k using buffer slot `slot` (< st.slots[k]): writes the
   // byte offsets of the slices served to out[0 .. served) and returns `served` (< n only when
   // memory ran out or the attempts were used up: those lanes get null).
+  // `out`: where the slices go, by rank in the team (put_run). `seen`: the slot's value the caller
+  // has just read (its first attempt uses it instead of reading again), or kUnread.
+  template <class Out>
   ALLOCLAB_HD static std::uint32_t malloc_team(const State& st, unsigned k, std::uint32_t slot,
-                                               std::uint32_t n, std::uint64_t* out, Counts& c) {
+                                               std::uint32_t n, Out&& out, Counts& c,
+                                               std::uint32_t seen = kUnread) {
     const std::uint32_t spb = st.g.slices_per_block;
     std::uint32_t& cell = st.buffer[st.slot_offset[k] + slot];
     std::uint32_t served = 0;
@@ -250,7 +287,7 @@ struct Ops {
     for (; attempt < kRaceBound && served < n; ++attempt) {
       ++c.attempts;
       const std::uint32_t remaining = n - served;
-      std::uint32_t b = load(cell, c);
+      std::uint32_t b = attempt == 0 && seen != kUnread ? seen : load(cell, c);
       if (b == 0) {  // an empty slot: the leader fetches a block (out of memory: null)
         const std::uint64_t id = get_block(st, k, c);
         if (id == kNoBlock) {
@@ -281,8 +318,9 @@ struct Ops {
       const std::uint32_t at = old & kCountMask;
       const std::uint32_t valid = at >= spb ? 0 : (spb - at < remaining ? spb - at : remaining);
       const std::uint64_t base = st.g.block_offset(id, k);
-      for (std::uint32_t i = 0; i < valid; ++i)
-        out[served + i] = base + std::uint64_t{at + i} * st.g.slice_bytes(k);
+      if (valid > 0)
+        put_run(out, served, valid, base + std::uint64_t{at} * st.g.slice_bytes(k),
+                st.g.slice_bytes(k));
       served += valid;
       if (valid > 0 && at + valid == spb) {
         // This team took the block's last slice: swap the slot for a new block (or none).

@@ -13,8 +13,10 @@
 
 namespace alloclab::gallatin {
 
-// A closed segment's available count (negative as int32: the gate admits nobody).
-inline constexpr std::uint32_t kClosed = 0x80000000u;
+// The available count of a segment that is not formatted (free, or closed when its blocks all
+// came back): -2^30 as int32, so the gate admits nobody, and the decrements of gates in flight
+// (each gives its unit back) keep it negative.
+inline constexpr std::uint32_t kClosed = 0xc0000000u;
 // The malloc counter keeps its block's class in bits 24.. (the public code's stale-block check:
 // a team that read a buffer slot before its block was given back and re-formatted for another
 // class sees the class change) and the slices handed out in bits 0..23.

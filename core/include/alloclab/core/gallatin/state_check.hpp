@@ -35,7 +35,7 @@ struct StateStorage {
     }
     const std::uint64_t blocks = u * g.max_blocks();
     tree_id.assign(u, kNoTree);
-    available.assign(u, 0);
+    available.assign(u, kClosed);  // not formatted
     head.assign(u, 0);
     tail.assign(u, 0);
     ring.assign(blocks, 0);
@@ -70,7 +70,8 @@ inline bool veb_has(const VebTree& t, std::uint64_t x) {
 
 // "" or the first violation, in words. `live[id]`: slices of block id the callers hold. At rest:
 //  * every vEB tree consistent (veb_check: each upper bit the OR of its child word);
-//  * a segment of no class is in the segment tree and in no block tree; a formatted one is in
+//  * a segment of no class is in the segment tree and in no block tree, its count kClosed (every
+//    gate's unit given back); a formatted one is in
 //    no tree but its class's, and there exactly when its available count is positive;
 //  * a formatted segment's ring holds exactly `available` blocks, each idle (the class
 //    kIdleClass in its counter), each once; every other of its blocks is handed out: its malloc
@@ -100,6 +101,7 @@ inline std::string state_check(const State& st, const std::vector<std::uint32_t>
     }
     if (k == kNoTree) {
       if (!veb_has(st.segment_tree, s)) return seg + " has no class and is not in the segment tree";
+      if (st.available[s] != kClosed) return seg + " has no class but an open count";
       continue;
     }
     if (k >= kSizeClasses) return seg + " has class " + std::to_string(k);
