@@ -272,8 +272,8 @@ std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& gpu_rows) {
     const sim::LinuxScalabilityRun r = sim::run_linux_scalability(o);
     Scenario s;
     s.algo = Algorithm::bitmap_alloc;
-    s.T = s.A = 16384;
-    s.N = 20000;
+    s.T = s.A = 4096;
+    s.N = 4500;
     s.seed = 1;
     sim::SimOptions so;
     so.mode = sim::Mode::lockstep;
@@ -281,7 +281,7 @@ std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& gpu_rows) {
     c.simulation = fmt::format(
         "1024 threads on 1 MiB (256 blocks): n_max = {}, {:.1f}% of the heap, {} of {} slots "
         "when the first request failed, every block free after the frees: {}; BitmapAlloc, "
-        "20,000 requests on 16,384 slots: {:.1f}% served",
+        "4500 requests on 4096 slots: {:.1f}% served",
         r.n_max, 100 * r.utilisation, r.allocated, r.capacity, r.blocks_left == 0 ? "yes" : "no",
         100.0 * static_cast<double>(b.taken) / static_cast<double>(s.T));
     c.verdict =
