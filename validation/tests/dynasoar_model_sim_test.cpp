@@ -1,11 +1,14 @@
 // DynaSOAr's models (model/dynasoar.hpp) against the simulator's counters on the typed heap
-// (cpu_sim/typed_heap.hpp): try_find_set's L loads and no atomics (L by hand as well), the
-// slow-path rate's lower bound 1 / N_T, and the fragmentation of random thinning.
+// (cpu_sim/typed_heap.hpp): try_find_set's L loads and no atomics (L by hand as well), set and
+// clear propagation as containers fill (on the bitmap's step machine), the slow-path rate's lower
+// bound 1 / N_T, and the fragmentation of random thinning.
 #include <catch2/catch.hpp>
 
 #include <vector>
 
+#include "alloclab/core/dynasoar/hbitmap_check.hpp"
 #include "alloclab/core/dynasoar/types.hpp"
+#include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "alloclab/cpu_sim/typed_heap.hpp"
 #include "alloclab/model/dynasoar.hpp"
@@ -97,5 +100,51 @@ TEST_CASE("dynasoar model: random thinning leaves F = (q - q^N) / (1 - q^N)",
     // About 4 standard deviations of the per-block average.
     const double sd = std::sqrt(p.q * (1 - p.q) / static_cast<double>(p.N * p.blocks));
     CHECK(std::abs(h.fragmentation() - dm::thinned_fragmentation(p.N, p.q)) < 4 * sd + 0.01);
+  }
+}
+
+TEST_CASE("dynasoar model: set and clear climb sum (1 - p)^(64^l - 1) levels",
+          "[validation][dynasoar]") {
+  // A bitmap of 64^3 bits (L = 3), each bit set with probability p; sets of random clear bits
+  // and clears of random set bits, each undone after it, their levels counted by BitOp.
+  using Bit = dynasoar::BitOp<ouro::HostAtomics>;
+  const std::uint64_t M = 64 * 64 * 64;
+  CHECK(dm::propagation_probability(0, 0.3) == 1.0);
+  CHECK(dm::propagation_probability(1, 1.0 / 64) == Approx(std::pow(63.0 / 64, 63)));
+  for (const double p : {0.001, 0.004, 1.0 / 64, 0.1}) {
+    CAPTURE(p);
+    std::vector<std::uint64_t> words(dynasoar::hb_total_words(M), 0);
+    const dynasoar::HBitmap b{words.data(), M};
+    std::vector<bool> set(M);
+    const PhiloxStream rng(11, StreamDomain::workload, static_cast<std::uint64_t>(p * 1e6));
+    std::vector<std::uint64_t> ones, zeros;
+    for (std::uint64_t i = 0; i < M; ++i) {
+      set[i] = rng.uniform01(i) < p;
+      (set[i] ? ones : zeros).push_back(i);
+    }
+    dynasoar::hbitmap_assign(b, set);
+    const int trials = 4000;
+    for (const bool setting : {true, false}) {
+      // At p = 0.001 about 262 bits are set: too few to average clears over (each of them is
+      // alone in its container or not once for all); sets still reach level 2 there.
+      if (!setting && ones.size() < 1000) continue;
+      const auto& pool = setting ? zeros : ones;
+      double levels = 0;
+      for (int t = 0; t < trials; ++t) {
+        const std::uint64_t pos = pool[rng.below(M + static_cast<std::uint64_t>(t), pool.size())];
+        dynasoar::BitmapCounts c, undo;
+        Bit op(setting ? dynasoar::BitOpKind::set : dynasoar::BitOpKind::clear, pos);
+        while (op.step(b, c) != dynasoar::BitStatus::done) {
+        }
+        levels += c.levels;
+        Bit back(setting ? dynasoar::BitOpKind::clear : dynasoar::BitOpKind::set, pos);
+        while (back.step(b, undo) != dynasoar::BitStatus::done) {
+        }
+      }
+      REQUIRE(dynasoar::hbitmap_consistency_error(b).empty());
+      const double model = dm::expected_update_levels(M, p);
+      // About 4 standard deviations of a mean of 4000 draws (and the bitmap's own draw).
+      CHECK(std::abs(levels / trials - model) < 0.03);
+    }
   }
 }
