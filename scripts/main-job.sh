@@ -188,6 +188,15 @@ for join_rows in reports/data/*/join-*; do
   cp "$join_rows"/figure12-*.csv "$out/join/$gpu/"
 done
 
+# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
+# seed 004 (rotation, coalescing): reports/data/<gpu>/dynasoar-*/alloc.csv to $out/dynasoar/<gpu>/.
+for ds_rows in reports/data/*/dynasoar-*; do
+  [ -f "$ds_rows/alloc.csv" ] || continue
+  gpu=$(basename "$(dirname "$ds_rows")")
+  mkdir -p "$out/dynasoar/$gpu"
+  cp "$ds_rows/alloc.csv" "$out/dynasoar/$gpu/$(basename "$ds_rows")-alloc.csv"
+done
+
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
 # installed (scripts/setup.sh installs it).

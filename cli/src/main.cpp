@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_trace_command(app);
   alloclab::cli::add_semaphore_command(app);
   alloclab::cli::add_join_command(app);
+  alloclab::cli::add_dynasoar_app_commands(app);
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

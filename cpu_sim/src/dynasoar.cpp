@@ -35,6 +35,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
+#include "alloclab/cpu_sim/typed_heap.hpp"
 #include "detail.hpp"
 #include "engine.hpp"
 
@@ -335,5 +336,13 @@ ALLOCLAB_REGISTER_ENTRY(SimTable, Algorithm::dynasoar_norot,
                             .pool_bytes = &ds_pool_bytes,
                             .lane_bytes_per_thread = 256,
                             .step_bound = &ds_step_bound}))
+
+// The typed heap of byte-sized types (typed_heap.hpp: the application workloads) runs the same
+// step machines; these entries say how each variant drives them.
+ALLOCLAB_REGISTER_ENTRY(TypedHeapTable, Algorithm::dynasoar, (TypedHeapEntry{}))
+ALLOCLAB_REGISTER_ENTRY(TypedHeapTable, Algorithm::dynasoar_nocoal,
+                        (TypedHeapEntry{.coalesce = false}))
+ALLOCLAB_REGISTER_ENTRY(TypedHeapTable, Algorithm::dynasoar_norot,
+                        (TypedHeapEntry{.rotate = false}))
 
 }  // namespace alloclab::sim::detail

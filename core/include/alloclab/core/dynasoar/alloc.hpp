@@ -127,7 +127,7 @@ class AllocOp {
           return BitStatus::spinning;
         }
         bid_ = static_cast<std::uint64_t>(claim_.result());
-        if (valid_slots(n_, bid_, h.pages) == 0) {
+        if (h.valid(n_, bid_) == 0) {
           ++c.tail_skips;
           bit_ = BitOp<Atomics>(BitOpKind::set, bid_);
           phase_ = AllocPhase::give_back;
@@ -152,7 +152,7 @@ class AllocOp {
       case AllocPhase::init_bitmap:
         ++c.block_stores;
         ++c.blocks_initialised;
-        Atomics::exchange(h.slots[bid_], preset_mask(n_, bid_, h.pages));
+        Atomics::exchange(h.slots[bid_], h.preset(n_, bid_));
         bit_ = BitOp<Atomics>(BitOpKind::set, bid_);
         phase_ = AllocPhase::set_allocated;
         return BitStatus::running;

@@ -60,7 +60,7 @@ class DeallocOp {
           phase_ = FreePhase::done;
           return BitStatus::done;
         }
-        empty_ = (before & ~mask) == preset_mask(n_, bid_, h.pages);
+        empty_ = (before & ~mask) == h.preset(n_, bid_);
         if (before == kAllOnes) {  // FIRST
           bit_ = BitOp<Atomics>(BitOpKind::set, bid_);
           phase_ = FreePhase::activate;
@@ -81,7 +81,7 @@ class DeallocOp {
       case FreePhase::inv_type:
         ++c.block_loads;
         t_ = Atomics::load(h.types[bid_]);
-        preset_ = preset_mask(t_, bid_, h.pages);
+        preset_ = h.preset(t_, bid_);
         if (inv_before_ == preset_) {  // every valid slot was ours
           ++c.invalidated;
           deleted_ = true;

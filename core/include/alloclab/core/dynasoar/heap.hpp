@@ -56,6 +56,17 @@ struct Heap {
   std::uint64_t* type_words = nullptr;
   std::uint64_t* slots = nullptr;  // M object allocation bitmaps
   std::uint32_t* types = nullptr;  // M type ids
+  // Typed heaps of byte sizes (types.hpp): caps[n] = N_T of type id n (1..64), the heap whole
+  // blocks. Null: type n is n pages (capacity 64 / n, the last block possibly short).
+  const std::uint8_t* caps = nullptr;
+  // Slots of type n that block bid holds, and the bits pre-set for the slots it cannot (App. A.1).
+  ALLOCLAB_HD unsigned valid(unsigned n, std::uint64_t bid) const {
+    return caps != nullptr ? caps[n] : valid_slots(n, bid, pages);
+  }
+  ALLOCLAB_HD std::uint64_t preset(unsigned n, std::uint64_t bid) const {
+    const unsigned v = valid(n, bid);
+    return v == 0 ? kAllOnes : ~bits::low_mask(v);
+  }
   ALLOCLAB_HD HBitmap free() const { return HBitmap{free_words, blocks}; }
   ALLOCLAB_HD HBitmap allocated(unsigned n) const {
     return HBitmap{type_words + (2 * (n - 1)) * hb_total_words(blocks), blocks};

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloclab/core/dynasoar/hbitmap_check.hpp"
@@ -15,10 +16,24 @@
 
 namespace alloclab::dynasoar {
 
+// The capacities N_T of a typed heap's type ids (index n = type id, 1..64; index 0 unused).
+struct TypedCapacities {
+  std::vector<std::uint8_t> caps;
+};
+
 struct HeapStorage {
   std::vector<std::uint64_t> free_words, type_words, slots;
   std::vector<std::uint32_t> types;
+  std::vector<std::uint8_t> caps;  // a typed heap's capacities (empty: types of n pages)
   Heap heap;
+
+  // A typed heap of `blocks` whole blocks, all free, whose type ids have capacities `c`
+  // (types.hpp). Its "pages" are the slots of the smallest type, 64 a block.
+  HeapStorage(std::uint64_t blocks, TypedCapacities c)
+      : HeapStorage(64 * blocks, std::vector<std::uint64_t>(blocks, 0)) {
+    caps = std::move(c.caps);
+    heap.caps = caps.data();
+  }
 
   // `app_page[p]`: page p is the application's (used before any request).
   HeapStorage(std::uint64_t pages, const std::vector<bool>& app_page)
@@ -74,7 +89,7 @@ struct HeapStorage {
     }
     set_bit(heap.free(), bid, false);
     types[bid] = n;
-    slots[bid] = preset_mask(n, bid, heap.pages) | live;
+    slots[bid] = heap.preset(n, bid) | live;
     set_bit(heap.allocated(n), bid, true);
     set_bit(heap.active(n), bid, slots[bid] != kAllOnes);
   }
@@ -89,6 +104,12 @@ struct HeapStorage {
   //    preset bits plus the slots `live(page)` says are held (the first page of each).
   template <class Live>
   std::string check(Live live) const {
+    return check_slots(
+        [&](std::uint64_t b, unsigned k, unsigned n) { return live(slot_first_page(b, k, n)); });
+  }
+  // The same check where `live(block, slot, type)` says whether a slot is held.
+  template <class LiveSlot>
+  std::string check_slots(LiveSlot live) const {
     const std::uint64_t M = heap.blocks;
     if (std::string e = hbitmap_consistency_error(heap.free()); !e.empty()) return "free: " + e;
     for (unsigned n = 1; n <= kMaxTypePages; ++n) {
@@ -126,15 +147,17 @@ struct HeapStorage {
         continue;
       }
       const unsigned n = types[b];
-      if (n < 1 || n > kMaxTypePages) return at() + "neither free nor of a type";
+      if (n < 1 || n > kMaxTypePages || heap.valid(n, b) == 0)
+        return at() + "neither free nor of a type";
       if (in_allocated != n) return at() + "not in allocated[its type] alone";
       const bool full = slots[b] == kAllOnes;
       if (in_active != (full ? 0u : n))
         return at() + (full ? "full but active" : "not full but not active[its type]");
-      std::uint64_t expect = preset_mask(n, b, heap.pages);
-      for (unsigned k = 0; k < valid_slots(n, b, heap.pages); ++k)
-        if (live(slot_first_page(b, k, n))) expect |= std::uint64_t{1} << k;
-      if (expect == preset_mask(n, b, heap.pages)) return at() + "allocated but empty";
+      const std::uint64_t preset = heap.preset(n, b);
+      std::uint64_t expect = preset;
+      for (unsigned k = 0; k < heap.valid(n, b); ++k)
+        if (live(b, k, n)) expect |= std::uint64_t{1} << k;
+      if (expect == preset) return at() + "allocated but empty";
       if (slots[b] != expect) return at() + "its bitmap differs from the slots held";
     }
     return "";

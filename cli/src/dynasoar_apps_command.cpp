@@ -1,0 +1,297 @@
+// `alloclab wator` and `alloclab linux-scalability`: DynaSOAr's application workloads (ECOOP'19
+// §6.3-6.4) on the simulator's typed heap (cpu_sim/typed_apps.hpp), typed objects named by byte
+// size with --types. The allocators are those with a typed heap entry (cpu_sim/typed_heap.hpp's
+// TypedHeapTable). Every batch is verified (exit 3 if one is not).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/output.hpp"
+#include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/comma_list.hpp"
+#include "alloclab/core/dynasoar/types.hpp"
+#include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/typed_apps.hpp"
+
+namespace alloclab::cli {
+namespace {
+
+struct TypedArgs {
+  std::string allocator = "dynasoar", types, heap, retries = "5", mode = "lockstep";
+  std::uint64_t seed = 1;
+  Format format = Format::table;
+};
+struct WatorArgs : TypedArgs {
+  unsigned width = 64, height = 64, iterations = 500;
+  double fish = 0.25, sharks = 0.25;
+  unsigned fish_breed = 4, shark_breed = 4;
+  int shark_energy = 2, fish_energy = 4;
+  bool per_iteration = false;
+};
+struct ScalabilityArgs : TypedArgs {
+  std::uint64_t threads = 16384, max_n = 0;
+};
+
+// The allocators named, each with its typed heap entry.
+std::vector<std::pair<Algorithm, sim::TypedHeapEntry>> typed_allocators(const std::string& text) {
+  const auto& table = sim::TypedHeapTable::instance();
+  std::vector<std::pair<Algorithm, sim::TypedHeapEntry>> out;
+  for (const std::string& item : comma_items(text)) {
+    const auto a = parse_algorithm(item);
+    const sim::TypedHeapEntry* e = a ? table.find(*a) : nullptr;
+    if (!e)
+      throw InputError("--allocator", "'" + item + "' has no typed heap in the simulator (" +
+                                          algorithm_names(table.registered()) + ")");
+    out.emplace_back(*a, *e);
+  }
+  if (out.empty()) throw InputError("--allocator", "no allocator given");
+  return out;
+}
+
+sim::TypedHeapOptions heap_options(const TypedArgs& a, const std::string& types_default,
+                                   const std::string& heap_default, sim::TypedHeapEntry variant,
+                                   unsigned retries) {
+  sim::TypedHeapOptions h;
+  h.types = dynasoar::parse_types("--types", a.types.empty() ? types_default : a.types);
+  h.heap_bytes = parse_bytes("--heap", a.heap.empty() ? heap_default : a.heap);
+  h.retries = retries;
+  h.variant = variant;
+  if (a.mode != "lockstep" && a.mode != "sequential")
+    throw InputError("--mode", "unknown mode '" + a.mode + "' (lockstep|sequential)");
+  h.mode = a.mode == "lockstep" ? sim::TypedMode::lockstep : sim::TypedMode::sequential;
+  h.seed = a.seed;
+  return h;
+}
+
+std::vector<unsigned> retry_list(const TypedArgs& a) {
+  std::vector<unsigned> out;
+  for (std::uint64_t r : parse_count_list("--retries", a.retries)) {
+    if (r < 1 || r > 64)
+      throw InputError("--retries", "1 to 64 active lookups, got " + std::to_string(r));
+    out.push_back(static_cast<unsigned>(r));
+  }
+  return out;
+}
+
+void counts_columns(Record& row, const dynasoar::DsCounts& c, std::uint64_t allocations) {
+  const double n = static_cast<double>(std::max<std::uint64_t>(1, allocations));
+  row.set("slow_path_rate", c.blocks_initialised / n);
+  row.set("lookups_per_alloc", c.lookups / n);
+  row.set("lookup_fails_per_alloc", c.lookup_fails / n);
+  row.set("reserves_per_alloc", c.reserves / n);
+  row.set_int("rollbacks", c.rollbacks);
+  row.set_int("invalidated", c.invalidated);
+  row.set_int("inval_rollbacks", c.inval_rollbacks);
+}
+
+void emit(const std::vector<Record>& rows, Format f) {
+  write_records(std::cout, rows, f);
+}
+
+void run_wator_command(const WatorArgs& a) {
+  const auto allocators = typed_allocators(a.allocator);
+  const auto retries = retry_list(a);
+  auto options = [&](sim::TypedHeapEntry v, unsigned r) {
+    sim::WatorOptions o;
+    o.heap = heap_options(a, "60,64", "4MiB", v, r);
+    o.width = a.width;
+    o.height = a.height;
+    o.iterations = a.iterations;
+    o.fish_fraction = a.fish;
+    o.shark_fraction = a.sharks;
+    o.fish_breed = a.fish_breed;
+    o.shark_breed = a.shark_breed;
+    o.shark_energy = a.shark_energy;
+    o.fish_energy = a.fish_energy;
+    return o;
+  };
+  for (const auto& [algo, v] : allocators)
+    for (unsigned r : retries) sim::check_wator(options(v, r));
+  std::vector<Record> rows;
+  for (const auto& [algo, v] : allocators)
+    for (unsigned r : retries) {
+      const sim::WatorOptions o = options(v, r);
+      const sim::WatorRun run = sim::run_wator(o);
+      auto head = [&](Record& row) {
+        row.set("allocator", std::string(name(algo)));
+        row.set_int("retries", r);
+        row.set("mode", a.mode);
+        row.set("types", fmt::format("{}", fmt::join(o.heap.types.bytes, ",")));
+        row.set_int("cells", static_cast<std::uint64_t>(o.width) * o.height);
+        row.set_int("heap_bytes", o.heap.heap_bytes);
+        row.set_int("seed", a.seed);
+      };
+      if (a.per_iteration) {
+        for (const sim::WatorIteration& it : run.iterations) {
+          Record row;
+          head(row);
+          row.set_int("iteration", it.iteration);
+          row.set_int("fish", it.fish);
+          row.set_int("sharks", it.sharks);
+          row.set_int("fish_births", it.fish_births);
+          row.set_int("shark_births", it.shark_births);
+          row.set_int("fish_eaten", it.fish_eaten);
+          row.set_int("shark_deaths", it.shark_deaths);
+          row.set_int("failed", it.failed);
+          row.set_int("blocks", it.blocks);
+          row.set("fragmentation", it.fragmentation);
+          row.set_int("blocks_initialised", it.blocks_initialised);
+          row.set_int("lookups", it.lookups);
+          row.set_int("lookup_fails", it.lookup_fails);
+          row.set_int("steps", it.steps);
+          row.set("verified", true);
+          rows.push_back(row);
+        }
+        continue;
+      }
+      Record row;
+      head(row);
+      row.set_int("iterations", o.iterations);
+      row.set("steady_fragmentation", run.steady_fragmentation);
+      row.set("final_fragmentation", run.iterations.back().fragmentation);
+      row.set_int("fish", run.iterations.back().fish);
+      row.set_int("sharks", run.iterations.back().sharks);
+      row.set_int("blocks", run.iterations.back().blocks);
+      row.set_int("allocations", run.allocations);
+      row.set_int("frees", run.frees);
+      row.set_int("failed", run.failed);
+      counts_columns(row, run.counts, run.allocations);
+      row.set("wall_s", run.wall_s);
+      row.set("verified", true);
+      rows.push_back(row);
+    }
+  emit(rows, a.format);
+}
+
+void run_scalability_command(const ScalabilityArgs& a) {
+  const auto allocators = typed_allocators(a.allocator);
+  const auto retries = retry_list(a);
+  auto options = [&](sim::TypedHeapEntry v, unsigned r) {
+    sim::LinuxScalabilityOptions o;
+    o.heap = heap_options(a, "64", "1GiB", v, r);
+    o.threads = a.threads;
+    o.max_n = a.max_n;
+    return o;
+  };
+  for (const auto& [algo, v] : allocators)
+    for (unsigned r : retries) sim::check_linux_scalability(options(v, r));
+  std::vector<Record> rows;
+  for (const auto& [algo, v] : allocators)
+    for (unsigned r : retries) {
+      const sim::LinuxScalabilityOptions o = options(v, r);
+      const sim::LinuxScalabilityRun run = sim::run_linux_scalability(o);
+      Record row;
+      row.set("allocator", std::string(name(algo)));
+      row.set_int("retries", r);
+      row.set("mode", a.mode);
+      row.set_int("object_bytes", o.heap.types.bytes[0]);
+      row.set_int("threads", o.threads);
+      row.set_int("heap_bytes", o.heap.heap_bytes);
+      row.set_int("capacity", run.capacity);
+      row.set_int("n_max", run.n_max);
+      row.set_int("allocated", run.allocated);
+      row.set_int("failed", run.failed);
+      row.set("utilisation", run.utilisation);
+      row.set("slot_utilisation", run.slot_utilisation);
+      row.set_int("blocks_left", run.blocks_left);
+      counts_columns(row, run.counts, run.allocated);
+      row.set("wall_s", run.wall_s);
+      row.set("verified", run.blocks_left == 0);
+      if (run.blocks_left != 0)
+        row.notes.push_back(
+            fmt::format("{} blocks not free after every object was freed", run.blocks_left));
+      rows.push_back(row);
+    }
+  emit(rows, a.format);
+  for (const Record& r : rows)
+    if (!r.notes.empty()) throw VerificationError("linux-scalability: " + r.notes.front());
+}
+
+void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
+                       const char* heap_default) {
+  cmd->add_option("--allocator", a.allocator,
+                  "comma list of allocators with a typed heap: dynasoar, dynasoar-nocoal, "
+                  "dynasoar-norot")
+      ->capture_default_str();
+  cmd->add_option("--types", a.types,
+                  fmt::format("object types by size in bytes, comma list (default {}); the "
+                              "smallest fixes the block (64 of its slots), N_T = floor(64 "
+                              "smallest / size); a type more than 64x the smallest is an error",
+                              types_default));
+  cmd->add_option(
+      "--heap", a.heap,
+      fmt::format("heap bytes (default {}), whole blocks of 64 x the smallest type", heap_default));
+  cmd->add_option("--retries", a.retries,
+                  "r, active-block lookups before the slow path (list, e.g. 1,2,5; the paper's 5)")
+      ->capture_default_str();
+  cmd->add_option("--mode", a.mode,
+                  "lockstep (a batch's machines one step each per round, warps coalesced) or "
+                  "sequential (one request at a time)")
+      ->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of every draw (Philox)")->capture_default_str();
+  add_format_option(*cmd, a.format);
+}
+
+}  // namespace
+
+void add_dynasoar_app_commands(CLI::App& app) {
+  auto w = std::make_shared<WatorArgs>();
+  auto* cmd = app.add_subcommand(
+      "wator",
+      "A Wa-Tor-like churn on DynaSOAr's typed heap in the simulator (Springer & Masuhara, "
+      "ECOOP'19 §6.3, Fig. 12-13): fish and sharks on a torus; each iteration the fish move and "
+      "breed (an allocation batch), the sharks eat, move, breed and starve (a free batch, an "
+      "allocation batch), the agents met in parallel_do's order. Rows: the fragmentation F of "
+      "§6.3 (sum over allocated blocks of free slots over slots), its mean over the second half "
+      "(steady state), populations, the allocator's counts, the run time. Every batch is "
+      "verified (no slot twice, nothing lost, Def. 1 in every block bitmap, each block against "
+      "its objects).\n"
+      "Example: alloclab wator --retries 1,2,5\n"
+      "Example: alloclab wator --width 32 --height 32 --iterations 100 --per-iteration "
+      "--format csv");
+  add_typed_options(cmd, *w, "60,64 (fish, shark)", "4MiB");
+  cmd->add_option("--width", w->width, "cells across")->capture_default_str();
+  cmd->add_option("--height", w->height, "cells down")->capture_default_str();
+  cmd->add_option("--iterations", w->iterations, "iterations")->capture_default_str();
+  cmd->add_option("--fish", w->fish, "fraction of cells with a fish at the start")
+      ->capture_default_str();
+  cmd->add_option("--sharks", w->sharks, "fraction of cells with a shark at the start")
+      ->capture_default_str();
+  cmd->add_option("--fish-breed", w->fish_breed,
+                  "a fish older than this (iterations) leaves an offspring when it moves")
+      ->capture_default_str();
+  cmd->add_option("--shark-breed", w->shark_breed,
+                  "a shark older than this leaves an offspring when it moves")
+      ->capture_default_str();
+  cmd->add_option("--shark-energy", w->shark_energy,
+                  "a new shark's energy (-1 an iteration; it dies at 0)")
+      ->capture_default_str();
+  cmd->add_option("--fish-energy", w->fish_energy, "energy a shark gains by eating a fish")
+      ->capture_default_str();
+  cmd->add_flag("--per-iteration", w->per_iteration, "one row per iteration instead of a summary");
+  cmd->callback([w] { run_wator_command(*w); });
+
+  auto s = std::make_shared<ScalabilityArgs>();
+  auto* ls = app.add_subcommand(
+      "linux-scalability",
+      "DynaSOAr's linux-scalability test in the simulator (ECOOP'19 §6.4, Fig. 14A): --threads "
+      "threads each allocate objects of one type, one batch per object, until a batch is not "
+      "served whole; n_max, the objects a thread got with every thread served, gives the "
+      "utilisation threads x n_max x size / heap (the paper: DynaSOAr 96.9%, BitmapAlloc 98.4% "
+      "at 64 B, 1 GiB). Then every object is freed in one batch, which must leave every block "
+      "free. Every batch is verified.\n"
+      "Example: alloclab linux-scalability --heap 16MiB --threads 1024\n"
+      "Example: alloclab linux-scalability   # 16384 threads, 64 B, 1 GiB (minutes)");
+  add_typed_options(ls, *s, "64", "1GiB");
+  ls->add_option("--threads", s->threads, "threads, one object each a batch")
+      ->capture_default_str();
+  ls->add_option("--max-n", s->max_n, "stop after this many objects a thread (0: until one fails)")
+      ->capture_default_str();
+  ls->callback([s] { run_scalability_command(*s); });
+}
+
+}  // namespace alloclab::cli

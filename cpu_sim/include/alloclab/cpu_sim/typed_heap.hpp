@@ -1,0 +1,104 @@
+// A DynaSOAr heap of typed objects named by their byte sizes (core/dynasoar/types.hpp) driven by
+// the shared step machines (core/dynasoar/alloc.hpp, free.hpp) in batches, as a GPU kernel
+// issues them: the application workloads (wator.hpp, linux_scalability.hpp) run on it.
+//
+//   allocate(batch)  every request of the batch at once. Lockstep: the requests of a warp (their
+//                    `warp` field) that ask for one type form a group served by one machine
+//                    (§4.2's coalescing; without it each request is its own); every unfinished
+//                    machine makes one step per round, in a random order per round (Philox,
+//                    StreamDomain::order). Sequential: one request at a time to its end.
+//   free(batch)      the same for the frees (Alg. 2, 7, 9), all at once in lockstep.
+// Verified every batch: an independent record of the live objects, per block the slots held and
+// their type (a slot handed out twice, or in a block that holds live objects of another type, whose
+// bytes it would share; a free of something not live: VerificationError), and the heap at rest
+// after each batch (HeapStorage::check_slots: Def. 1 in every block bitmap, each block's
+// state against the objects the map holds). Out of memory: alloc.hpp's give-up, the request gets
+// nothing and is counted. A machine still running after 2^32 steps is a defect (VerificationError).
+//
+// Which allocators run here: those with an entry in TypedHeapTable (registered from their own
+// file, cpu_sim/src/dynasoar.cpp), which says whether they coalesce and rotate.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloclab/core/backend_table.hpp"
+#include "alloclab/core/dynasoar/heap.hpp"
+#include "alloclab/core/dynasoar/heap_storage.hpp"
+#include "alloclab/core/dynasoar/types.hpp"
+
+namespace alloclab::sim {
+
+struct TypedHeapEntry {
+  bool coalesce = true;  // a warp's lanes of one type served by one machine (§4.2)
+  bool rotate = true;    // bitmap rotation by (seed + warp) mod 64 (§4.2)
+};
+using TypedHeapTable = BackendTable<TypedHeapEntry>;
+
+enum class TypedMode { sequential, lockstep };
+
+struct TypedHeapOptions {
+  dynasoar::TypeSizes types{{64}};
+  std::uint64_t heap_bytes = std::uint64_t{1} << 20;  // whole blocks of 64 x the smallest type
+  unsigned retries = 5;                               // r: active lookups before the slow path
+  TypedHeapEntry variant;
+  TypedMode mode = TypedMode::lockstep;
+  std::uint64_t seed = 1;
+};
+
+// InputError naming the parameter: --heap below one block, --retries 0 or above 64.
+void check_typed_heap(const TypedHeapOptions& o);
+
+struct TypedObject {
+  std::uint64_t block = 0;
+  unsigned slot = 0;
+  unsigned type = 0;  // type id, 1..k
+};
+struct TypedRequest {
+  unsigned type = 1;
+  std::uint64_t warp = 0;  // lanes of one warp and type coalesce
+};
+
+class TypedHeap {
+ public:
+  explicit TypedHeap(const TypedHeapOptions& o);
+  // One object per request, or none (out of memory).
+  std::vector<std::optional<TypedObject>> allocate(const std::vector<TypedRequest>& batch);
+  void free(const std::vector<TypedObject>& batch);
+
+  // §6.3: F = sum over allocated blocks of (N_type(b) - used(b)) / sum of N_type(b); 0 with none.
+  double fragmentation() const;
+  std::uint64_t blocks_in_use() const;  // blocks not free
+  std::uint64_t live_objects() const { return live_count_; }
+  std::uint64_t live_bytes() const { return live_bytes_; }
+  // parallel_do's enumeration (§3.7): R = allocated[T].indices(), then each block's iteration
+  // bitmap (its allocation bitmap without the preset bits) in slot order; thread tid of the
+  // do-all gets the tid-th object (N_T consecutive threads a block).
+  std::vector<TypedObject> enumerate(unsigned type) const;
+  std::uint64_t address(const TypedObject& o) const;  // bytes from the heap's start
+
+  std::uint64_t blocks() const { return storage_.heap.blocks; }
+  const dynasoar::DsCounts& counts() const { return counts_; }
+  std::uint64_t steps() const { return steps_; }  // memory operations of all machines
+  std::uint64_t rounds() const { return rounds_; }
+  std::uint64_t failed() const { return failed_; }
+  std::uint64_t allocations() const { return allocations_; }
+  const dynasoar::Heap& heap() const { return storage_.heap; }
+
+ private:
+  void check_at_rest(const char* when) const;
+  void take(const TypedObject& o);
+
+  TypedHeapOptions opt_;
+  dynasoar::HeapStorage storage_;
+  // The reference: per block, the slots held and their type (0: none held).
+  std::vector<std::uint64_t> ref_slots_;
+  std::vector<unsigned> ref_type_;
+  std::uint64_t live_count_ = 0, live_bytes_ = 0;
+  dynasoar::DsCounts counts_;
+  std::uint64_t steps_ = 0, rounds_ = 0, failed_ = 0, allocations_ = 0, batches_ = 0;
+};
+
+}  // namespace alloclab::sim
