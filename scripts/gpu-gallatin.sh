@@ -6,8 +6,10 @@
 # 8 GiB pool) cold (the pool pristine before every timed phase) and warm (--warm: the repeats on
 # the same instance), timed with --counters off, then once with the counters (the per-request
 # counts the simulator reports), then the other workload families on a smaller scale.
-# Usage: scripts/gpu-gallatin.sh OUT_DIR [tests|measure|all]   (default all; tests = build, GPU
-# tests, sanitizers; measure = build, the workloads). Everything is meant to fit 8 minutes on an
+# Usage: scripts/gpu-gallatin.sh OUT_DIR [tests|measure|claims|all]   (default all; tests = build,
+# GPU tests, sanitizers; measure = build, the workloads; claims = build, the paper's figures the
+# report's claims rows read: utilisation at out of memory on 2 GiB, warm-up at 2 KiB, the
+# fragmentation rank beside the other allocators). Everything is meant to fit 8 minutes on an
 # H200 after the build.
 set -euo pipefail
 OUT=$1
@@ -22,7 +24,7 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
-if [ "$STAGE" != measure ]; then
+if [ "$STAGE" = tests ] || [ "$STAGE" = all ]; then
   stamp "ctest -L gpu (gallatin)"
   (cd "$BUILD" && ctest -L gpu --output-on-failure -j1 \
     -R 'gallatin|every GPU allocator|GPU churn|GPU oom: the queue|GPU repeats') \
@@ -57,6 +59,36 @@ fi
   stamp done
   exit 0
 }
+claims() {
+  # §6.11, Fig. 6c: batches of 100,000 until a null, on a 2 GB pool (the paper: 89.1% at 256 B).
+  stamp "claims: utilisation at out of memory, 2 GiB, batches of 100,000"
+  local f=$OUT/claims_utilisation.csv
+  for size in 16 64 256 1024 4096; do
+    if [ -s "$f" ]; then h="tail -n +2"; else h=cat; fi
+    "$AL" workload --backend gpu --format csv --allocator gallatin --workload oom --size $size \
+      --pool 2GiB --batch 100000 --trials 1 | $h >>"$f"
+  done
+  # §6.9: the same allocations on a fresh and on a used allocator (the paper: 2 KB, 2.13197 ->
+  # 2.15344 ms, under 1%).
+  stamp "claims: warm-up, 2^20 x 2 KiB cold and warm"
+  f=$OUT/claims_warmup.csv
+  "$AL" workload --backend gpu --format csv --allocator gallatin --workload alloc --N '2^20' \
+    --size 2048 --page-bytes 2048 --pool 8GiB --trials 5 --counters off >"$f"
+  "$AL" workload --backend gpu --format csv --allocator gallatin --workload alloc --N '2^20' \
+    --size 2048 --page-bytes 2048 --pool 8GiB --trials 5 --counters off --warm | tail -n +2 >>"$f"
+  # §6.10, Fig. 6a: the address range of a static set of allocations, beside the allocators the
+  # paper ranks (the Ouroboros family first, Gallatin third) and CUDA's malloc.
+  stamp "claims: fragmentation rank, 2^20 x 256 B, 8 GiB"
+  "$AL" workload --backend gpu --format csv --workload fragmentation --N '2^20' --size 256 \
+    --pool 8GiB --trials 1 --allocator \
+    gallatin,ouro-p-s,ouro-p-va,ouro-p-vl,ouro-c-s,ouro-c-va,ouro-c-vl,queue,cudamalloc \
+    >"$OUT/claims_fragmentation.csv"
+}
+if [ "$STAGE" = claims ]; then
+  claims
+  stamp done
+  exit 0
+fi
 stamp "reference workload"
 f=$OUT/alloc.csv
 for warm in "" --warm; do
@@ -86,4 +118,5 @@ for fam in mixed churn oom fragmentation; do
   "$AL" workload --backend gpu --format csv --allocator gallatin --workload $fam \
     --trials 2 $extra >"$OUT/$fam.csv" 2>"$OUT/$fam.err" || echo "$fam FAILED: $(tail -2 "$OUT/$fam.err")"
 done
+claims
 stamp done
