@@ -15,7 +15,7 @@
 using namespace alloclab::gelado;
 using Atom = alloclab::ouro::HostAtomics;
 
-TEST_CASE("UAlloc layout: slots per bin, by hand from §4.2", "[gelado][ualloc]") {
+TEST_CASE("UAlloc layout: slots per bin by hand from §4.2", "[gelado][ualloc]") {
   // 3968 B of body; sizes <= 128 B add a 128 B tail where the bin has one (bins 2..63).
   const std::uint32_t with_tail[8] = {512, 256, 128, 64, 32, 15, 7, 3};
   const std::uint32_t without[8] = {496, 248, 124, 62, 31, 15, 7, 3};
@@ -43,7 +43,8 @@ TEST_CASE("UAlloc layout: slots per bin, by hand from §4.2", "[gelado][ualloc]"
   CHECK(kUAllocBitmapWords * 8 + 5 * 4 <= kUAllocHeaderBytes);
 }
 
-TEST_CASE("UAlloc layout: a chunk's byte map, every class, both readings", "[gelado][ualloc]") {
+TEST_CASE("UAlloc layout: a chunk's byte map for every class under both readings",
+          "[gelado][ualloc]") {
   for (const std::uint32_t bins : {64u, 128u})
     for (std::uint32_t k = 0; k < kUAllocClasses; ++k) {
       CAPTURE(bins, k);
@@ -123,7 +124,7 @@ TEST_CASE("UAlloc: an exhausted bin leaves its list and a free brings it back",
   CHECK(alloc(v, 7) == b);  // the freed slot again
 }
 
-TEST_CASE("UAlloc: the conditional RCU barrier delegates (Fig. 4b), step by step",
+TEST_CASE("UAlloc: the conditional RCU barrier delegates (Fig. 4b) step by step",
           "[gelado][ualloc]") {
   UAllocStorage st(6, 6, 1);
   const UAllocView& v = st.view;

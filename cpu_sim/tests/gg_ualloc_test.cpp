@@ -78,7 +78,7 @@ TEST_CASE("gg-ualloc: the 128-bin reading (512 KB chunks) in every mode", "[cpu_
   CHECK(512 - dflt.failed == 2 * 62 * 3);
 }
 
-TEST_CASE("gg-malloc: 2 KB takes a 4 KB page (half fails), 4 KB and up never fail",
+TEST_CASE("gg-malloc: 2 KB takes a 4 KB page (half fails) and 4 KB and up never fail",
           "[cpu_sim][gg-malloc]") {
   const Mode mode = GENERATE(Mode::sequential, Mode::lockstep);
   CAPTURE(mode_name(mode));
@@ -90,7 +90,7 @@ TEST_CASE("gg-malloc: 2 KB takes a 4 KB page (half fails), 4 KB and up never fai
         2048 - 4 * 62 * 7);
 }
 
-TEST_CASE("gg-ualloc: the first requests' counts, by hand", "[cpu_sim][gg-ualloc]") {
+TEST_CASE("gg-ualloc: the first requests' counts by hand", "[cpu_sim][gg-ualloc]") {
   // A whole 256 KB pool, two 64 B requests in sequence: the first grows (a chunk from TBuddy,
   // one bin, slot 0), the second takes a unit, walks one list node and reads one bitmap word.
   Scenario s = exhaust(Algorithm::gg_ualloc, 256 << 10, 64);

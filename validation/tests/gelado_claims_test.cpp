@@ -75,7 +75,7 @@ TEST_CASE("gelado claims: Figure 5's ratios from the GPU rows") {
   CHECK(batches.hardware.find("3 of 3 verified runs") != std::string::npos);
 }
 
-TEST_CASE("gelado claims: Figure 7's failures at exhaustion, model and simulator") {
+TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and the simulator") {
   const auto claims = gelado_malloc_claims();
   const ClaimCheck& half = find(claims, "§5.3, Fig. 7", "50%");
   CHECK(half.model.find("50.0% fail") != std::string::npos);
