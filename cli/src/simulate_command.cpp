@@ -26,6 +26,7 @@ struct SimulateArgs {
   unsigned threads = 0;
   std::uint64_t max_steps = 0;
   std::uint32_t queue_capacity = 0;
+  std::uint32_t arenas = 0, chunk_bins = 0;
   Format format = Format::table;
 };
 
@@ -69,6 +70,8 @@ void run(const SimulateArgs& a) {
   o.host_threads = a.threads;
   o.max_probes_per_request = a.max_steps;
   o.queue_capacity = a.queue_capacity;
+  o.arenas = a.arenas;
+  o.chunk_bins = a.chunk_bins;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
   // Points the simulator cannot run are found before any is run.
   const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable, [&](const Scenario& s) {
@@ -154,6 +157,14 @@ void add_simulate_command(CLI::App& app) {
                   "steps (rounds) before a request gives up; 0 = the documented default")
       ->capture_default_str();
   cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
+      ->capture_default_str();
+  cmd->add_option("--arenas", args->arenas,
+                  "gg-ualloc, gg-malloc: arenas (one per SM, at most 132); thread i uses arena "
+                  "(i / lanes) mod arenas; 0 = 1")
+      ->capture_default_str();
+  cmd->add_option("--chunk-bins", args->chunk_bins,
+                  "gg-ualloc, gg-malloc: bins per chunk, 64 (256 KB; 0 = this default) or 128 "
+                  "(512 KB): the paper's two readings (docs/gelado-garland.md)")
       ->capture_default_str();
   cmd->add_option("--occupancy", args->occupancy,
                   "initial free pages: random (uniform, from the seed) or contiguous (one block)")

@@ -81,6 +81,13 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // available count: 3, and the block tree's insert, <= L), and the last block of a segment
   // closes it (a CAS, the block tree's remove and the segment tree's insert, <= 2L): 5 + 3L.
   if (algo == Algorithm::gallatin) return {1, 5 + 3 * 1};
+  // UAlloc, a free alone: the bitmap's AND, the count's CAS and the signal (3); the free that
+  // finds its bin off the list links it (the lock, the count's CAS, 2 exchanges, the unlock: 5);
+  // the last free of a bin retires it instead: the try-wait, the lock, the count's CAS and the
+  // unlink's exchange, the unlock (5), the callback push (2), the barrier's CAS, grab and flip
+  // (3), the callback under the chunk lock (lock, class, AND, 2 exchanges if the chunk was full,
+  // unlock: 6) and the release (1): 3 + 17.
+  if (algo == Algorithm::gg_ualloc || algo == Algorithm::gg_malloc) return {3, 3 + 17};
   return {1, 1};
 }
 

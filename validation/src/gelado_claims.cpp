@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloclab/cpu_sim/semaphore_bench.hpp"
@@ -21,7 +22,6 @@ using gelado::SemaphoreKind;
 const char* const kNoGpuRows =
     "no GPU semaphore rows here (`alloclab semaphore --backend gpu --format csv` into "
     "DIR/semaphore/, `scripts/gpu-gelado.sh`)";
-const char* const kNotBuilt = "not measured: UAlloc and gg-malloc are not built yet (issue 13)";
 
 std::string text_of(const Record& r, const std::string& key) {
   return r.text(key).value_or("");
@@ -315,15 +315,8 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
     out.push_back(c);
   }
 
-  // The claims of UAlloc and malloc, not checkable yet.
-  for (auto [where, claim] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"§5.3, Fig. 7",
-            "0.22x to 346x the throughput of CUDA malloc, mean 16.56x; CUDA "
-            "faster only at 2, 4, 64 and 128 KB"},
-           {"§5.3, Fig. 7", "50% of 2 KB requests fail at exhaustion; none above 4 KB"},
-           {"§5.2, Fig. 6", "RCU delegation: at worst 1.01% slower, up to 14x faster"},
-           {"§3.1", "32 threads per arena and 512 KB chunks preallocate up to 5 GB"}})
-    out.push_back(ClaimCheck{where, claim, "-", "-", "-", kNotBuilt});
+  // The claims of UAlloc and malloc (gelado_malloc_claims.cpp).
+  for (ClaimCheck& c : gelado_malloc_claims()) out.push_back(std::move(c));
   return out;
 }
 

@@ -272,8 +272,9 @@ std::vector<Erratum> gelado_errata() {
         {"§4.2 (UAlloc's chunks)",
          "chunks of 512 KB in 4 KB bins; the chunk header's bitmap tracks \"the 64 bins in the "
          "chunk\"; 62 tails of 128 B",
-         "inconsistent: one of the sizes is wrong. UAlloc is not built yet, so alloclab has not "
-         "chosen",
+         "inconsistent: one of the sizes is wrong. alloclab's UAlloc takes 64 bins (256 KB) by "
+         "default, as three of the four numbers say; 128 bins (512 KB, the same 2 special bins "
+         "and 62 tails, bins 64..127 without a tail) with --chunk-bins 128",
          fmt::format("{} KB / {} KB = {} bins, but the header tracks {}, and {} special bins + "
                      "{} tails (one per other bin) = {} bins, i.e. chunks of {} KB",
                      chunk / 1024, bin / 1024, chunk / bin, tracked, special, tails,

@@ -74,3 +74,21 @@ TEST_CASE("gelado claims: Figure 5's ratios from the GPU rows") {
   const ClaimCheck& batches = find(claims, "§3.3, Alg. 1", "expected availability");
   CHECK(batches.hardware.find("3 of 3 verified runs") != std::string::npos);
 }
+
+TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and the simulator") {
+  const auto claims = gelado_malloc_claims();
+  const ClaimCheck& half = find(claims, "§5.3, Fig. 7", "50%");
+  CHECK(half.model.find("50.0% fail") != std::string::npos);
+  CHECK(half.simulation.find("2 KB 50.0% failed") != std::string::npos);
+  CHECK(half.verdict == "holds (model and simulator)");
+  // The digest's hand derivation (64 bins): 1 - 62/64, 1 - 434/512, 1 - 186/256.
+  const ClaimCheck& layout = find(claims, "§5.3, Fig. 7", "moderately");
+  CHECK(layout.model.find("8 B 3.1%") != std::string::npos);
+  CHECK(layout.model.find("512 B 15.2%") != std::string::npos);
+  CHECK(layout.model.find("1024 B 27.3%") != std::string::npos);
+  CHECK(layout.simulation.find("1024 B 27.3%") != std::string::npos);
+  CHECK(layout.verdict.find("holds") == 0);
+  const ClaimCheck& gb = find(claims, "§3.1", "5 GB");
+  CHECK(gb.model.find("2.62 GiB") != std::string::npos);  // 5376 x 512 KB
+  CHECK(find(claims, "§5.3, Fig. 7", "346x").verdict == "not measured yet");
+}

@@ -37,6 +37,8 @@ enum class Algorithm {
   dynasoar_nocoal,  // DynaSOAr without warp coalescing (the paper's DynaSOAr-NoCoal, Table 2)
   dynasoar_norot,   // DynaSOAr without bitmap rotation (plain ffs: the paper's -NoShift, Fig. 12c)
   gallatin,         // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
+  gg_ualloc,  // UAlloc (Gelado & Garland, PPoPP'19 §4.2): arenas, bins of 8 B-1 KB, RCU free lists
+  gg_malloc,  // Gelado & Garland's malloc (§4): UAlloc below 2 KB, TBuddy pages from 2 KB
 };
 
 // The backends an allocator can run on (a bit set).
@@ -291,6 +293,32 @@ inline constexpr auto kAlgorithms = std::to_array<AlgorithmInfo>({
       .fixed_page_bytes = 16,
       .size_classes = true,
       .pool_granule_bytes = std::uint64_t{16} << 20}},
+    {Algorithm::gg_ualloc,
+     "gg-ualloc",
+     "UAlloc: per-arena free lists of 4 KB bins (128 B headers, bitmaps of up to 512 slots) in "
+     "chunks from TBuddy, a bulk semaphore per size, SRCU with delegation (Gelado & Garland, "
+     "PPoPP'19 Sec. 4.2; pages = 8 B units, n <= 128 takes a slot of 2^ceil(log2 n))",
+     "one memory operation on a semaphore, list, bin header, bitmap, chunk or RCU word (a critical "
+     "section under a held mutex is one; TBuddy's steps for a chunk are its own); in lockstep, one "
+     "per simulated thread per round",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .fixed_page_bytes = 8,
+      .size_classes = true,
+      .pool_granule_bytes = std::uint64_t{256} << 10}},
+    {Algorithm::gg_malloc,
+     "gg-malloc",
+     "Gelado & Garland's malloc/free: sizes rounded up to a power of two, up to 1 KB from UAlloc, "
+     "from 2 KB whole 4 KB pages from TBuddy; free dispatched by alignment (PPoPP'19 Sec. 4; "
+     "pages = 8 B units)",
+     "one memory operation of UAlloc or TBuddy (see gg-ualloc and gg-tbuddy)",
+     {.requests = RequestKind::pages,
+      .bitmap_words = false,
+      .backends = static_cast<unsigned>(BackendKind::sim),
+      .fixed_page_bytes = 8,
+      .size_classes = true,
+      .pool_granule_bytes = std::uint64_t{256} << 10}},
 });
 
 // kAlgorithms is indexed by the enum.

@@ -31,6 +31,10 @@ struct SimOptions {
   unsigned host_threads = 0;                 // threads mode: 0 = all cores
   std::uint64_t max_probes_per_request = 0;  // 0 = the documented default bound
   std::uint32_t queue_capacity = 0;          // Ouroboros: pages one class's queue holds; 0 = 2^20
+  // UAlloc (gg-ualloc, gg-malloc): arenas (0 = 1; at most the simulated device's SM count) and
+  // bins per chunk (0 = 64, the 256 KB reading; 128 = the 512 KB reading), docs/gelado-garland.md.
+  std::uint32_t arenas = 0;
+  std::uint32_t chunk_bins = 0;
   // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
   std::vector<unsigned> pages_per_thread = {};
   // Lockstep, RW and RW-BM: where to record every round (trace.hpp, `alloclab trace`); null: no
