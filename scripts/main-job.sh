@@ -197,6 +197,51 @@ for ds_rows in reports/data/*/dynasoar-*; do
   cp "$ds_rows/alloc.csv" "$out/dynasoar/$gpu/$(basename "$ds_rows")-alloc.csv"
 done
 
+# The newest run reports/data/<gpu>/PREFIX-* that holds a file matching PATTERN (by its
+# metadata.json's date_utc; ISO dates sort as text, a run without one counts as oldest), or
+# nothing. One run a GPU, so that no claim counts a measurement twice.
+newest_run() {
+  local gpu_dir=$1 prefix=$2 pattern=$3 best="" best_date="" d date
+  for d in "$gpu_dir/$prefix"-*; do
+    compgen -G "$d/$pattern" >/dev/null || continue
+    date=""
+    if [ -f "$d/metadata.json" ]; then
+      date=$(sed -n 's/.*"date_utc": *"\([^"]*\)".*/\1/p' "$d/metadata.json" | head -1)
+    fi
+    if [ -z "$best" ] || [[ "$date" > "$best_date" ]]; then
+      best=$d
+      best_date=$date
+    fi
+  done
+  echo "$best"
+}
+
+# DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
+# 1024` and 1025): the newest reports/data/<gpu>/dynasoar-*/linux_scalability_*.csv to
+# $out/dynasoar/<gpu>/, beside the alloc rows (the claims tell the two apart by their columns).
+for gpu_dir in reports/data/*; do
+  run=$(newest_run "$gpu_dir" dynasoar 'linux_scalability_*.csv')
+  [ -n "$run" ] || continue
+  gpu=$(basename "$gpu_dir")
+  mkdir -p "$out/dynasoar/$gpu"
+  for f in "$run"/linux_scalability_*.csv; do
+    cp "$f" "$out/dynasoar/$gpu/$(basename "$run")-$(basename "$f")"
+  done
+done
+
+# Gallatin on the GPUs (`scripts/gpu-gallatin.sh OUT all`), for the report's claims of seed 003
+# (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
+# Gallatin: the newest reports/data/<gpu>/gallatin-* with the claims stage, its claims_*.csv and
+# alloc.csv to $out/gallatin/<gpu>/.
+for gpu_dir in reports/data/*; do
+  run=$(newest_run "$gpu_dir" gallatin 'claims_*.csv')
+  [ -n "$run" ] || continue
+  gpu=$(basename "$gpu_dir")
+  mkdir -p "$out/gallatin/$gpu"
+  cp "$run"/claims_*.csv "$out/gallatin/$gpu/"
+  if [ -f "$run/alloc.csv" ]; then cp "$run/alloc.csv" "$out/gallatin/$gpu/"; fi
+done
+
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
 # installed (scripts/setup.sh installs it).

@@ -25,6 +25,19 @@ Record row(const std::string& allocator, double size, double ms, bool ok = true,
   return r;
 }
 
+// An `alloclab measure` row of linux-scalability (16,384 threads, 2^24 slots, n per thread).
+Record scalability(const std::string& algo, double n, double taken, double failed) {
+  Record r;
+  r.set("algo", algo);
+  r.set("N", 16384.0);
+  r.set("T", 16777216.0);
+  r.set("per_thread", n);
+  r.set("taken", taken);
+  r.set("failed", failed);
+  r.set("device", std::string("test GPU"));
+  return r;
+}
+
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -57,9 +70,28 @@ TEST_CASE("dynasoar claims: time ratios by hand from GPU rows", "[validation][dy
 
 TEST_CASE("dynasoar claims: verdicts with and without GPU rows", "[validation][dynasoar]") {
   // Rotation's rows but no coalescing's: one table (its simulations take a second or two).
-  const std::vector<Record> rows = {row("dynasoar", 16, 2.0), row("dynasoar-norot", 16, 40.0),
-                                    row("dynasoar-nocoal", 16, 30.0, false)};
+  // With linux-scalability's rows: 16,384 x 1024 = 2^24 requests fill the 2^24 slots; 16,384 x
+  // 1025 = 16,793,600 ask 16,384 more than there are.
+  const std::vector<Record> rows = {row("dynasoar", 16, 2.0),
+                                    row("dynasoar-norot", 16, 40.0),
+                                    row("dynasoar-nocoal", 16, 30.0, false),
+                                    scalability("dynasoar", 1024, 16777216, 0),
+                                    scalability("bitmap-alloc", 1024, 16777216, 0),
+                                    scalability("dynasoar", 1025, 16777216, 16384),
+                                    scalability("bitmap-alloc", 1025, 16777216, 16384)};
   const auto claims = dynasoar_claims(rows);
+  const auto& linux = find(claims, "§6.4, Fig. 14A");
+  CHECK(has(linux.hardware, "16384 threads, a heap of 16777216 slots"));
+  CHECK(has(linux.hardware,
+            "n = 1024 (dynasoar, bitmap-alloc): 16777216 requests, every one "
+            "served."));
+  CHECK(has(linux.hardware,
+            "n = 1025 (dynasoar, bitmap-alloc): 16793600 requests, all 16777216 "
+            "slots served and exactly 16384 failed."));
+  CHECK(has(linux.verdict,
+            "not comparable: the allocators lose no slot in the simulator nor on "
+            "the GPU"));
+  CHECK(has(find(claims, "§4.1, Def. 1").hardware, "3 GPU rows"));  // the measure rows apart
   const auto& rotation = find(claims, "§4.2, Fig. 12c");
   CHECK(has(rotation.hardware, "20.0-20.0x"));
   CHECK(rotation.verdict == "holds");
@@ -75,4 +107,14 @@ TEST_CASE("dynasoar claims: verdicts with and without GPU rows", "[validation][d
     CHECK(!c.verdict.empty());
     CHECK(!c.claim.empty());
   }
+}
+
+TEST_CASE("dynasoar claims: linux-scalability without rows and with a lost slot",
+          "[validation][dynasoar]") {
+  // One slot short at n = 1024 (taken 2^24 - 1, failed 1): a lost slot.
+  const auto lost = dynasoar_claims({scalability("dynasoar", 1024, 16777215, 1)});
+  const auto& c = find(lost, "§6.4, Fig. 14A");
+  CHECK(has(c.hardware, "every one served; but dynasoar took 16777215 and failed 1 of 16777216."));
+  CHECK(c.verdict.find("does not hold on the GPU") == 0);
+  CHECK(has(find(lost, "§4.1, Def. 1").hardware, "no GPU rows"));  // no workload rows
 }

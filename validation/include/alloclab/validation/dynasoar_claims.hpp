@@ -3,8 +3,10 @@
 // model/dynasoar.hpp and the simulator (the typed heap, its Wa-Tor and linux-scalability, the four
 // allocators' lockstep runs) evaluated when the report is made (about two seconds), and the
 // hardware read from the GPU rows of the alloc workload the report is given (DIR/dynasoar/**.csv,
-// copied by scripts/main-job.sh from reports/data/<gpu>/dynasoar-*/alloc.csv). Claims without
-// evidence say "not measured" and why. docs/dynasoar.md discusses each verdict.
+// copied by scripts/main-job.sh from reports/data/<gpu>/dynasoar-*/alloc.csv) and of the
+// linux-scalability runs at the paper's size (`alloclab measure` rows, linux_scalability_*.csv of
+// the newest dynasoar-* that has them). Claims without evidence say "not measured" and why.
+// docs/dynasoar.md discusses each verdict.
 #pragma once
 
 #include <string>
@@ -15,7 +17,8 @@
 
 namespace alloclab::validation {
 
-// The directory under a report's DIR that holds the GPU's `alloclab workload` rows of the four.
+// The directory under a report's DIR that holds the GPU's `alloclab workload` rows of the four
+// and their `alloclab measure` rows of linux-scalability (told apart by their columns).
 inline constexpr const char* kDynasoarDir = "dynasoar";
 
 // Every record of every DIR/dynasoar/**.csv (none when the directory is missing).
@@ -30,6 +33,6 @@ struct TimeRatios {
 };
 TimeRatios alloc_time_ratios(const std::vector<Record>& rows, const std::string& slow);
 
-std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& gpu_rows);
+std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& dir_rows);
 
 }  // namespace alloclab::validation
