@@ -5,3 +5,15 @@ function(alloclab_target_warnings target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wno-sign-conversion>
     $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
 endfunction()
+
+# Unity build (several .cpp files compiled as one translation unit, batches of 8) for targets
+# whose files include the same heavy headers (CLI11, fmt, nlohmann-json) and whose inline
+# functions GCC would otherwise instantiate and optimise once per file: the CLI, the report's
+# renderer, the validation layer. A fresh -O3 build spent more than a quarter of its CPU time
+# there (docs/testing.md, "Build time"). Not for the allocator modules (model, cpu_sim, gpu),
+# whose per-allocator files each define the same registration helpers (applies, evaluate, ...)
+# in an anonymous namespace, nor for the tests, whose files repeat helper names likewise.
+# Names at file scope in a unity target must therefore be unique across its files.
+function(alloclab_unity_build target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+endfunction()

@@ -6,11 +6,34 @@ add_library(alloclab_catch_main STATIC ${PROJECT_SOURCE_DIR}/testing/catch_main.
 target_link_libraries(alloclab_catch_main PUBLIC Catch2::Catch2)
 target_include_directories(alloclab_catch_main PUBLIC ${PROJECT_SOURCE_DIR}/testing/include)
 
+# Every test file includes catch2/catch.hpp (about 1 s of parsing per file at -O3, some 130
+# files): it is parsed once, into a precompiled header that the first test target builds and
+# every other one reuses (REUSE_FROM; the test targets share their compile options). Only Catch2
+# is precompiled: a test still has to include what else it uses. CUDA sources get no C++ PCH
+# (CMake applies it to CXX only), and neither do the ThreadSanitizer tests (other flags) nor
+# the Catch2 main (it defines CATCH_CONFIG_MAIN before including the header).
+# ccache caches a file compiled with a PCH only with sloppiness pch_defines,time_macros: where
+# the build's launcher is ccache, the test targets' launcher sets it (docs/testing.md).
+function(alloclab_test_pch target)
+  get_property(host GLOBAL PROPERTY ALLOCLAB_TEST_PCH_HOST)
+  if(host)
+    target_precompile_headers(${target} REUSE_FROM ${host})
+  else()
+    target_precompile_headers(${target} PRIVATE <catch2/catch.hpp>)
+    set_property(GLOBAL PROPERTY ALLOCLAB_TEST_PCH_HOST ${target})
+  endif()
+  if(CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros;${CMAKE_CXX_COMPILER_LAUNCHER}")
+  endif()
+endfunction()
+
 function(alloclab_add_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE alloclab_catch_main ${T_LIBS})
   alloclab_target_warnings(${T_NAME})
+  alloclab_test_pch(${T_NAME})
   set(labels ${T_LABELS})
   if(NOT labels)
     set(labels unit)

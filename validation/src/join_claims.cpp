@@ -21,13 +21,13 @@ const char* const kNoReplay =
     "not built yet: the probe's page-request trace replayed in the simulator and the model "
     "(issue 17)";
 
-std::string text_of(const Record& r, const std::string& key) {
+std::string column_text(const Record& r, const std::string& key) {
   return r.text(key).value_or("");
 }
 // A true/false column, as the CSV reader gives it (a bool) or as text.
 bool flag(const Record& r, const std::string& key) {
   if (const auto* b = std::get_if<bool>(r.find(key))) return *b;
-  return text_of(r, key) == "true";
+  return column_text(r, key) == "true";
 }
 bool verified(const Record& r) {
   return flag(r, "verified");
@@ -43,7 +43,7 @@ std::map<Point, std::map<std::string, double>> join_times(const std::vector<Reco
     if (!t) continue;
     const Point p{static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
                   r.number("skew").value_or(0)};
-    out[p][text_of(r, "allocator")] = *t;
+    out[p][column_text(r, "allocator")] = *t;
   }
   return out;
 }
