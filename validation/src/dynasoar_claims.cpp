@@ -26,7 +26,7 @@ using sim::TypedHeap;
 using sim::TypedMode;
 using sim::TypedRequest;
 
-const char* const kNoGpuRows =
+const char* const kNoDynasoarGpuRows =
     "no GPU rows here (DIR/dynasoar/**.csv: `scripts/gpu-dynasoar.sh OUT measure`'s alloc.csv)";
 const char* const kNoApps =
     "not measured: the applications (Wa-Tor, linux-scalability and the others of Table 1) have no "
@@ -38,11 +38,6 @@ sim::TypedHeapOptions heap_of(const std::string& types, std::uint64_t blocks, Ty
   o.heap_bytes = blocks * o.types.block_bytes();
   o.mode = mode;
   return o;
-}
-
-bool flag(const Record& r, const std::string& key) {
-  if (const auto* b = std::get_if<bool>(r.find(key))) return *b;
-  return r.text(key).value_or("") == "true";
 }
 
 // Mean steps a request and the named op count a request of one lockstep run of `algo`.
@@ -69,7 +64,7 @@ SimPoint lockstep_point(Algorithm algo) {
 }
 
 std::string ratio_text(const TimeRatios& t) {
-  return t.pairs == 0 ? std::string(kNoGpuRows)
+  return t.pairs == 0 ? std::string(kNoDynasoarGpuRows)
                       : fmt::format(
                             "{}: alloc kernel {:.1f}-{:.1f}x ({} pairs of verified rows, "
                             "2^20 objects of 16-256 B)",
@@ -140,7 +135,7 @@ TimeRatios alloc_time_ratios(const std::vector<Record>& rows, const std::string&
   std::map<std::pair<std::string, double>, std::vector<double>> ms;
   TimeRatios out;
   for (const Record& r : rows) {
-    if (r.text("workload").value_or("") != "alloc" || !flag(r, "verified")) continue;
+    if (r.text("workload").value_or("") != "alloc" || !record_flag(r, "verified")) continue;
     const auto t = r.number("alloc_ms");
     if (!t || *t <= 0) continue;
     ms[{r.text("allocator").value_or(""), r.number("size").value_or(0)}].push_back(*t);
@@ -165,9 +160,9 @@ std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& dir_rows) {
   std::vector<Record> gpu_rows, scalability_rows;  // workload rows; linux-scalability's
   for (const Record& r : dir_rows) (is_measure_row(r) ? scalability_rows : gpu_rows).push_back(r);
   bool gpu_verified = !gpu_rows.empty();
-  for (const Record& r : gpu_rows) gpu_verified = gpu_verified && flag(r, "verified");
+  for (const Record& r : gpu_rows) gpu_verified = gpu_verified && record_flag(r, "verified");
   const std::string gpu_checked =
-      gpu_rows.empty() ? std::string(kNoGpuRows)
+      gpu_rows.empty() ? std::string(kNoDynasoarGpuRows)
                        : fmt::format(
                              "{} GPU rows, {} verified (Def. 1 and every block on the host "
                              "after every phase)",

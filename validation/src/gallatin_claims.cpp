@@ -70,17 +70,12 @@ Scenario point(std::uint64_t n, std::uint64_t segments, unsigned pages) {
   return s;
 }
 
-bool verified(const Record& r) {
-  if (const auto* b = std::get_if<bool>(r.find("verified"))) return *b;
-  return r.text("verified").value_or("") == "true";
-}
-
 // The GPU's per-request counters at the fragmentation point (2^20 x 256 B, counters on), where
 // the rows have them: one team a warp, and the atomics its lanes issued (refills and restarts).
 std::string gpu_atomics(const std::vector<Record>& rows) {
   for (const Record& r : rows) {
     if (r.text("allocator").value_or("") != "gallatin" ||
-        r.text("workload").value_or("") != "fragmentation" || !verified(r))
+        r.text("workload").value_or("") != "fragmentation" || !record_flag(r, "verified"))
       continue;
     const auto teams = r.number("teams_per_request"), atomics = r.number("atomics_per_op");
     if (teams && atomics)

@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "alloclab/validation/record_csv.hpp"
+
 #include "alloclab/core/gallatin/layout.hpp"
 
 namespace alloclab::validation::gallatin_gpu {
@@ -46,13 +48,6 @@ struct PublicPoint {
 constexpr PublicPoint kPublic[] = {
     {16, 0.09050, 0.10592}, {256, 0.76438, 0.89898}, {4096, 3.57558, 3.66291}};
 
-bool flag(const Record& r, const std::string& key) {
-  if (const auto* b = std::get_if<bool>(r.find(key))) return *b;
-  return r.text(key).value_or("") == "true";
-}
-std::string text_of(const Record& r, const std::string& key) {
-  return r.text(key).value_or("");
-}
 std::uint64_t whole(const Record& r, const std::string& key) {
   return static_cast<std::uint64_t>(r.number(key).value_or(0));
 }
@@ -65,12 +60,12 @@ struct Rows {
 Rows usable(const std::vector<Record>& rows) {
   Rows out;
   for (const Record& r : rows)
-    if (text_of(r, "allocator") == "gallatin" && flag(r, "verified")) {
-      out.device = text_of(r, "device");
+    if (record_text(r, "allocator") == "gallatin" && record_flag(r, "verified")) {
+      out.device = record_text(r, "device");
       break;
     }
   for (const Record& r : rows)
-    if (flag(r, "verified") && text_of(r, "device") == out.device) out.rows.push_back(r);
+    if (record_flag(r, "verified") && record_text(r, "device") == out.device) out.rows.push_back(r);
   return out;
 }
 
@@ -79,8 +74,8 @@ Rows usable(const std::vector<Record>& rows) {
 const Record* find_row(const Rows& rs, const std::string& workload, const std::string& mode,
                        std::uint64_t size, std::uint64_t pool = 0) {
   for (const Record& r : rs.rows)
-    if (text_of(r, "allocator") == "gallatin" && text_of(r, "workload") == workload &&
-        text_of(r, "mode") == mode && whole(r, "size") == size &&
+    if (record_text(r, "allocator") == "gallatin" && record_text(r, "workload") == workload &&
+        record_text(r, "mode") == mode && whole(r, "size") == size &&
         (pool == 0 || whole(r, "pool_bytes") == pool))
       return &r;
   return nullptr;
@@ -206,7 +201,7 @@ ClaimCheck initialisation(const std::vector<Record>& all) {
   const Rows rs = usable(all);
   std::map<std::uint64_t, std::vector<double>> by_pool;
   for (const Record& r : rs.rows)
-    if (text_of(r, "allocator") == "gallatin" && r.number("init_ms"))
+    if (record_text(r, "allocator") == "gallatin" && r.number("init_ms"))
       by_pool[whole(r, "pool_bytes")].push_back(*r.number("init_ms"));
   if (by_pool.empty()) {
     c.hardware = kNoRows;
@@ -309,9 +304,9 @@ ClaimCheck fragmentation_rank(const std::vector<Record>& all) {
   const Rows rs = usable(all);
   std::vector<std::pair<double, std::string>> order;
   for (const Record& r : rs.rows)
-    if (text_of(r, "workload") == "fragmentation" && whole(r, "N") == kN &&
+    if (record_text(r, "workload") == "fragmentation" && whole(r, "N") == kN &&
         whole(r, "size") == kSize && r.number("fragmentation"))
-      order.emplace_back(*r.number("fragmentation"), text_of(r, "allocator"));
+      order.emplace_back(*r.number("fragmentation"), record_text(r, "allocator"));
   std::sort(order.begin(), order.end());
   const auto it = std::find_if(order.begin(), order.end(),
                                [](const auto& o) { return o.second == "gallatin"; });

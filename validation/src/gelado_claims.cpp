@@ -23,9 +23,6 @@ const char* const kNoGpuRows =
     "no GPU semaphore rows here (`alloclab semaphore --backend gpu --format csv` into "
     "DIR/semaphore/, `scripts/gpu-gelado.sh`)";
 
-std::string text_of(const Record& r, const std::string& key) {
-  return r.text(key).value_or("");
-}
 std::uint64_t count_of(const Record& r, const std::string& key) {
   return static_cast<std::uint64_t>(r.number(key).value_or(0));
 }
@@ -48,16 +45,16 @@ struct GpuPoint {
 };
 std::string point_key(const Record& r) {
   return fmt::format("{}|{}|{}|{}|{}", count_of(r, "N"), count_of(r, "batch"), count_of(r, "block"),
-                     count_of(r, "units_per_request"), text_of(r, "device"));
+                     count_of(r, "units_per_request"), record_text(r, "device"));
 }
 std::vector<GpuPoint> gpu_points(const std::vector<Record>& rows) {
   std::vector<std::pair<std::string, GpuPoint>> points;
   for (const Record& r : rows) {
-    if (text_of(r, "backend") != "gpu" || count_of(r, "backoff_max_ns") != 256) continue;
+    if (record_text(r, "backend") != "gpu" || count_of(r, "backoff_max_ns") != 256) continue;
     const std::string key = point_key(r);
     auto it = std::find_if(points.begin(), points.end(), [&](auto& p) { return p.first == key; });
     if (it == points.end()) it = points.insert(points.end(), {key, GpuPoint{}});
-    (text_of(r, "primitive") == "bulk" ? it->second.bulk : it->second.counting) = &r;
+    (record_text(r, "primitive") == "bulk" ? it->second.bulk : it->second.counting) = &r;
   }
   std::vector<GpuPoint> out;
   for (auto& [key, p] : points)
@@ -65,7 +62,7 @@ std::vector<GpuPoint> gpu_points(const std::vector<Record>& rows) {
   return out;
 }
 std::string device_of(const std::vector<GpuPoint>& points) {
-  return points.empty() ? std::string() : text_of(*points.front().bulk, "device");
+  return points.empty() ? std::string() : record_text(*points.front().bulk, "device");
 }
 
 // counting kernel_ms / bulk kernel_ms (> 1: bulk faster) over the points with `units`.
@@ -123,7 +120,7 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
         b.summary.final_count, b.summary.final_expected + b.summary.final_reserved);
     std::size_t exact = 0, total = 0;
     for (const Record& r : rows)
-      if (text_of(r, "backend") == "gpu" && text_of(r, "primitive") == "bulk") {
+      if (record_text(r, "backend") == "gpu" && record_text(r, "primitive") == "bulk") {
         ++total;
         if (count_of(r, "grew") == count_of(r, "batches_min")) ++exact;
       }

@@ -21,29 +21,18 @@ const char* const kNoReplay =
     "not built yet: the probe's page-request trace replayed in the simulator and the model "
     "(issue 17)";
 
-std::string column_text(const Record& r, const std::string& key) {
-  return r.text(key).value_or("");
-}
 // A true/false column, as the CSV reader gives it (a bool) or as text.
-bool flag(const Record& r, const std::string& key) {
-  if (const auto* b = std::get_if<bool>(r.find(key))) return *b;
-  return column_text(r, key) == "true";
-}
-bool verified(const Record& r) {
-  return flag(r, "verified");
-}
-
 // join_ms by allocator, at each (tuples, skew) of the rows that were verified.
 using Point = std::pair<std::uint64_t, double>;  // tuples, skew
 std::map<Point, std::map<std::string, double>> join_times(const std::vector<Record>& rows) {
   std::map<Point, std::map<std::string, double>> out;
   for (const auto& r : rows) {
-    if (!verified(r)) continue;
+    if (!record_flag(r, "verified")) continue;
     const auto t = r.number("join_ms");
     if (!t) continue;
     const Point p{static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
                   r.number("skew").value_or(0)};
-    out[p][column_text(r, "allocator")] = *t;
+    out[p][record_text(r, "allocator")] = *t;
   }
   return out;
 }
@@ -72,8 +61,8 @@ std::vector<ClaimCheck> join_claims(const std::vector<Record>& rows) {
     ClaimCheck c{"issue 17", "Every join's output is the host reference join's", "-", "-", "", ""};
     std::size_t ok = 0, oom = 0;
     for (const auto& r : rows) {
-      ok += verified(r) ? 1 : 0;
-      oom += flag(r, "out_of_memory") ? 1 : 0;
+      ok += record_flag(r, "verified") ? 1 : 0;
+      oom += record_flag(r, "out_of_memory") ? 1 : 0;
     }
     if (rows.empty()) {
       c.hardware = kNoRows;

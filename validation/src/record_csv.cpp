@@ -107,4 +107,13 @@ std::vector<Record> read_records_dir(const std::string& dir, const std::string& 
   return out;
 }
 
+bool record_flag(const Record& r, const std::string& key) {
+  if (const auto* b = std::get_if<bool>(r.find(key))) return *b;
+  return r.text(key).value_or("") == "true";
+}
+
+std::string record_text(const Record& r, const std::string& key) {
+  return r.text(key).value_or("");
+}
+
 }  // namespace alloclab::validation

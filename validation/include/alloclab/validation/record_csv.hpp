@@ -36,4 +36,10 @@ std::vector<CsvRecord> read_records_csv(const std::string& path);
 // missing): the rows of `alloclab semaphore` and `alloclab join` a report is given.
 std::vector<Record> read_records_dir(const std::string& dir, const std::string& subdir);
 
+// A cell of a record read back as a flag: true for a bool true or the text "true" (a row of
+// another writer), false otherwise (missing included).
+bool record_flag(const Record& r, const std::string& key);
+// A text cell of a record read back, "" when missing or not text.
+std::string record_text(const Record& r, const std::string& key);
+
 }  // namespace alloclab::validation
