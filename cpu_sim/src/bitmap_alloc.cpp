@@ -72,22 +72,11 @@ class BitmapAllocAllocator final : public Allocator {
     auto lockstep = [&](Counters& c0) {
       std::vector<Req> reqs;
       for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make(i, seed, bound));
-      std::vector<std::uint64_t> active(s_.N);
-      for (std::uint64_t i = 0; i < s_.N; ++i) active[i] = i;
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
-      for (std::uint64_t round = 0; !active.empty(); ++round) {
-        order.clear();
-        for (const std::uint64_t i : active) order.emplace_back(round_priority(seed, i, round), i);
-        std::sort(order.begin(), order.end());
-        active.clear();
-        for (const auto& [priority, i] : order) {
-          if (advance(reqs[i]))
-            complete(reqs[i], r, c0);
-          else
-            active.push_back(i);
-        }
-        std::sort(active.begin(), active.end());
-      }
+      lockstep_rounds(seed, s_.N, [&](std::uint64_t i) {
+        if (!advance(reqs[i])) return false;
+        complete(reqs[i], r, c0);
+        return true;
+      });
     };
     run_modes(s_, opt_, seed, r, c, serve_alone, lockstep);
     c[0].extra[free_levels] += free_levels_.exchange(0);

@@ -357,25 +357,13 @@ void UAllocSim::run_lockstep(std::uint64_t seed, std::uint64_t bound, RunResult&
   std::vector<Req> reqs;
   reqs.reserve(s_.N);
   for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make_req(i, seed));
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
-  std::vector<std::uint64_t> active(s_.N);
-  for (std::uint64_t i = 0; i < s_.N; ++i) active[i] = i;
-  for (std::uint64_t round = 0; !active.empty(); ++round) {
-    order.clear();
-    for (const std::uint64_t i : active) order.emplace_back(round_priority(seed, i, round), i);
-    std::sort(order.begin(), order.end());
-    active.clear();
-    for (const auto& [priority, i] : order) {
-      if (advance(reqs[i], bound)) {
-        complete(reqs[i], r, c);
-        reqs[i].small.reset();
-        reqs[i].pages.reset();
-      } else {
-        active.push_back(i);
-      }
-    }
-    std::sort(active.begin(), active.end());
-  }
+  lockstep_rounds(seed, s_.N, [&](std::uint64_t i) {
+    if (!advance(reqs[i], bound)) return false;
+    complete(reqs[i], r, c);
+    reqs[i].small.reset();
+    reqs[i].pages.reset();
+    return true;
+  });
 }
 
 namespace {
