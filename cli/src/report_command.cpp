@@ -82,10 +82,11 @@ void run(const std::string& dir) {
   render::Section gelado_claims = render::claims_section(
       "gelado-claims", "Gelado & Garland (seed 001): the paper's claims",
       "Each claim of Gelado & Garland (PPoPP'19) that alloclab checks so far: Figure 5's two "
-      "semaphores and TBuddy's locks, the simulator evaluated now (lockstep, a few thousand "
+      "semaphores, TBuddy's locks, and UAlloc's and malloc's failures at exhaustion (Figure 7, "
+      "modelled from the bin layout), the simulator evaluated now (lockstep, a few thousand "
       "threads), the hardware read from the GPU rows of `alloclab semaphore` among "
-      "DIR/semaphore/**.csv. UAlloc's and malloc's claims wait for those allocators. "
-      "docs/gelado-garland.md discusses each verdict.",
+      "DIR/semaphore/**.csv. UAlloc has no GPU backend yet, so its rows have no hardware "
+      "evidence. docs/gelado-garland.md discusses each verdict.",
       validation::gelado_claims(semaphore_rows));
   gelado_claims.figure(render::semaphore_figure(semaphore_rows));
   in.extra_sections.push_back(std::move(gelado_claims));
