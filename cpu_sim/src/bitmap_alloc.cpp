@@ -63,22 +63,10 @@ class BitmapAllocAllocator final : public Allocator {
     r.first_page.assign(s_.N, -1);
     const std::uint64_t bound = default_step_bound(s_, opt_);
     std::vector<Counters> c(1);
-    auto serve_alone = [&](std::uint64_t i, Counters& ci) {
-      Req q = make(i, seed, bound);
-      while (!advance(q)) {
-      }
-      complete(q, r, ci);
-    };
-    auto lockstep = [&](Counters& c0) {
-      std::vector<Req> reqs;
-      for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make(i, seed, bound));
-      lockstep_rounds(seed, s_.N, [&](std::uint64_t i) {
-        if (!advance(reqs[i])) return false;
-        complete(reqs[i], r, c0);
-        return true;
-      });
-    };
-    run_modes(s_, opt_, seed, r, c, serve_alone, lockstep);
+    run_step_machines(
+        s_, opt_, seed, r, c, [&](std::uint64_t i) { return make(i, seed, bound); },
+        [&](Req& q) { return advance(q); },
+        [&](const Req& q, Counters& ci) { complete(q, r, ci); });
     c[0].extra[free_levels] += free_levels_.exchange(0);
     finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
     check_at_rest("after an allocation");

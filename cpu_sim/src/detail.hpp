@@ -86,24 +86,6 @@ inline std::uint64_t round_priority(std::uint64_t seed, std::uint64_t thread, st
   return PhiloxStream(seed, StreamDomain::order, thread).bits(r + 1);
 }
 
-// Lockstep mode for requests 0..n-1 that each take one step a round: every round the unfinished
-// ones step once, in round-priority order; step(i) returns true when request i is done.
-template <class Step>
-void lockstep_rounds(std::uint64_t seed, std::uint64_t n, Step&& step) {
-  std::vector<std::uint64_t> active(n);
-  for (std::uint64_t i = 0; i < n; ++i) active[i] = i;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
-  for (std::uint64_t round = 0; !active.empty(); ++round) {
-    order.clear();
-    for (const std::uint64_t i : active) order.emplace_back(round_priority(seed, i, round), i);
-    std::sort(order.begin(), order.end());
-    active.clear();
-    for (const auto& [priority, i] : order)
-      if (!step(i)) active.push_back(i);
-    std::sort(active.begin(), active.end());
-  }
-}
-
 // 16 consecutive probe numbers: out[j] == probe_bits(seed, thread, k0 + j); k0 must be even.
 constexpr unsigned kProbeBatch = 16;
 void probe_bits_batch(std::uint64_t seed, std::uint64_t thread, std::uint64_t k0,

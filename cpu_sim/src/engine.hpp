@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "alloclab/cpu_sim/trace.hpp"
@@ -33,10 +34,11 @@ struct alignas(64) Counters {
   }
 };
 
-// The three modes of an allocator whose requests are step machines (gg-tbuddy, dynasoar,
-// bitmap-alloc): threads mode serves request i to its end on host worker wk (serve(i, c[wk]), c
-// one Counters per worker), sequential mode one request at a time in the random service order
-// (recorded in r.service_order), lockstep by the allocator's own rounds (lockstep(c[0])).
+// The three modes of an allocator whose requests are step machines (dynasoar's groups;
+// run_step_machines below for one machine a request): threads mode serves request i to its end on
+// host worker wk (serve(i, c[wk]), c one Counters per worker), sequential mode one request at a
+// time in the random service order (recorded in r.service_order), lockstep by the allocator's own
+// rounds (lockstep(c[0])).
 template <class Serve, class Lockstep>
 void run_modes(const Scenario& s, const SimOptions& opt, std::uint64_t seed, RunResult& r,
                std::vector<Counters>& c, Serve&& serve, Lockstep&& lockstep) {
@@ -51,6 +53,52 @@ void run_modes(const Scenario& s, const SimOptions& opt, std::uint64_t seed, Run
   } else {
     lockstep(c[0]);
   }
+}
+
+// Lockstep mode for requests 0..n-1 that each take one step a round: every round the unfinished
+// ones step once, in round-priority order; step(i) returns true when request i is done.
+template <class Step>
+void lockstep_rounds(std::uint64_t seed, std::uint64_t n, Step&& step) {
+  std::vector<std::uint64_t> active(n);
+  for (std::uint64_t i = 0; i < n; ++i) active[i] = i;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
+  for (std::uint64_t round = 0; !active.empty(); ++round) {
+    order.clear();
+    for (const std::uint64_t i : active) order.emplace_back(round_priority(seed, i, round), i);
+    std::sort(order.begin(), order.end());
+    active.clear();
+    for (const auto& [priority, i] : order)
+      if (!step(i)) active.push_back(i);
+    std::sort(active.begin(), active.end());
+  }
+}
+
+// run_modes for requests that are one step machine each (gg-tbuddy, gg-ualloc, bitmap-alloc):
+// make(i) builds request i's machine, advance(q) takes one step (true when it is done),
+// complete(q, c) records it. Threads and sequential modes run each to its end alone; lockstep
+// steps every unfinished one once a round (lockstep_rounds).
+template <class Make, class Advance, class Complete>
+void run_step_machines(const Scenario& s, const SimOptions& opt, std::uint64_t seed, RunResult& r,
+                       std::vector<Counters>& c, Make&& make, Advance&& advance,
+                       Complete&& complete) {
+  run_modes(
+      s, opt, seed, r, c,
+      [&](std::uint64_t i, Counters& ci) {
+        auto q = make(i);
+        while (!advance(q)) {
+        }
+        complete(q, ci);
+      },
+      [&](Counters& c0) {
+        std::vector<decltype(make(std::uint64_t{0}))> reqs;
+        reqs.reserve(s.N);
+        for (std::uint64_t i = 0; i < s.N; ++i) reqs.push_back(make(i));
+        lockstep_rounds(seed, s.N, [&](std::uint64_t i) {
+          if (!advance(reqs[i])) return false;
+          complete(reqs[i], c0);
+          return true;
+        });
+      });
 }
 
 // Merges the workers' counts into r and derives the retries from the finished r.steps.

@@ -112,10 +112,10 @@ class TBuddyAllocator final : public Allocator {
     r.first_page.assign(s_.N, -1);
     const std::uint64_t bound = default_step_bound(s_, opt_);
     std::vector<Counters> c(1);
-    run_modes(
-        s_, opt_, seed, r, c,
-        [&](std::uint64_t i, Counters& ci) { serve_alone(i, seed, bound, r, ci); },
-        [&](Counters& c0) { run_lockstep(seed, bound, r, c0); });
+    run_step_machines(
+        s_, opt_, seed, r, c, [&](std::uint64_t i) { return make_req(i, seed); },
+        [&](Req& q) { return advance(q, bound); },
+        [&](const Req& q, Counters& ci) { complete(q, r, ci); });
     // The frees' counts since the last allocation.
     for (unsigned k = free_try_waits_took; k < kCounts; ++k)
       c[0].extra[k] += free_counts_[k - free_try_waits_took].exchange(0);
@@ -264,27 +264,6 @@ class TBuddyAllocator final : public Allocator {
     live_pages_.fetch_add(n);
     r.first_page[i] = static_cast<std::int64_t>(first);
     c.taken += n;
-  }
-
-  // Sequential and threads modes: one request to its end by one host thread.
-  void serve_alone(std::uint64_t i, std::uint64_t seed, std::uint64_t bound, RunResult& r,
-                   Counters& c) {
-    Req q = make_req(i, seed);
-    while (!advance(q, bound)) {
-    }
-    complete(q, r, c);
-  }
-
-  // Lockstep: one step per unfinished request per round, in round-priority order.
-  void run_lockstep(std::uint64_t seed, std::uint64_t bound, RunResult& r, Counters& c) {
-    std::vector<Req> reqs;
-    reqs.reserve(s_.N);
-    for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make_req(i, seed));
-    lockstep_rounds(seed, s_.N, [&](std::uint64_t i) {
-      if (!advance(reqs[i], bound)) return false;
-      complete(reqs[i], r, c);
-      return true;
-    });
   }
 
   Scenario s_;

@@ -171,10 +171,14 @@ RunResult UAllocSim::allocate(std::uint64_t seed) {
   r.first_page.assign(s_.N, -1);
   const std::uint64_t bound = default_step_bound(s_, opt_);
   std::vector<Counters> c(1);
-  run_modes(
-      s_, opt_, seed, r, c,
-      [&](std::uint64_t i, Counters& ci) { serve_alone(i, seed, bound, r, ci); },
-      [&](Counters& c0) { run_lockstep(seed, bound, r, c0); });
+  run_step_machines(
+      s_, opt_, seed, r, c, [&](std::uint64_t i) { return make_req(i, seed); },
+      [&](Req& q) { return advance(q, bound); },
+      [&](Req& q, Counters& ci) {
+        complete(q, r, ci);
+        q.small.reset();  // lockstep keeps every request's machine: let the finished ones go
+        q.pages.reset();
+      });
   for (unsigned k = 0; k < kFreeCounts; ++k)
     c[0].extra[free_relinks + k] += free_counts_[k].exchange(0);
   finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
@@ -343,27 +347,6 @@ std::uint64_t UAllocSim::free(std::uint64_t first_page, unsigned n) {
   free_counts_[3] += us.barriers;
   free_counts_[4] += us.delegations;
   return Atom::counts().rmw() - before.rmw();
-}
-
-void UAllocSim::serve_alone(std::uint64_t i, std::uint64_t seed, std::uint64_t bound, RunResult& r,
-                            Counters& c) {
-  Req q = make_req(i, seed);
-  while (!advance(q, bound)) {
-  }
-  complete(q, r, c);
-}
-
-void UAllocSim::run_lockstep(std::uint64_t seed, std::uint64_t bound, RunResult& r, Counters& c) {
-  std::vector<Req> reqs;
-  reqs.reserve(s_.N);
-  for (std::uint64_t i = 0; i < s_.N; ++i) reqs.push_back(make_req(i, seed));
-  lockstep_rounds(seed, s_.N, [&](std::uint64_t i) {
-    if (!advance(reqs[i], bound)) return false;
-    complete(reqs[i], r, c);
-    reqs[i].small.reset();
-    reqs[i].pages.reset();
-    return true;
-  });
 }
 
 namespace {

@@ -75,9 +75,6 @@ class UAllocSim final : public Allocator {
   bool advance(Req& q, std::uint64_t bound) const;
   void complete(const Req& q, RunResult& r, Counters& c);
   void hand_out(std::uint64_t i, std::uint64_t unit, std::uint8_t mark, RunResult& r, Counters& c);
-  void serve_alone(std::uint64_t i, std::uint64_t seed, std::uint64_t bound, RunResult& r,
-                   Counters& c);
-  void run_lockstep(std::uint64_t seed, std::uint64_t bound, RunResult& r, Counters& c);
   void check_at_rest(const char* when) const;
 
   Scenario s_;
