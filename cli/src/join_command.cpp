@@ -74,6 +74,8 @@ Record row(const gpu::JoinOptions& o, const gpu::JoinRun& run, const join::JoinO
   r.set("out_of_memory", run.out_of_memory);
   r.set_int("pages_taken", run.pages_taken);
   r.set_int("getpage_calls", run.getpage_calls);
+  r.set_int("getpage_warp_calls", run.getpage_warp_calls);
+  r.set_int("resident_probe_threads", run.resident_probe_threads);
   r.set("getpage_cycles_per_call", run.getpage_cycles_per_call);
   r.set_int("probe_threads", run.probe_threads);
   r.set_int("partitions", std::uint64_t{1} << run.partition_bits);

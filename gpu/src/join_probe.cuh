@@ -30,10 +30,13 @@ template <class OutDevice>
 struct TimedTake {
   const OutDevice& out;
   JoinCounters* counters;
-  unsigned long long cycles = 0, calls = 0, taken = 0;
+  unsigned long long cycles = 0, calls = 0, warp_calls = 0, taken = 0;
 
   __device__ std::uint32_t operator()() {
     if (*static_cast<volatile unsigned*>(&counters->out_of_memory) != 0) return join::kNoPage;
+    // The page-request trace: the lanes that ask together count one warp call (its lowest lane
+    // counts it), so calls / warp_calls is how many threads of a warp ask at once.
+    if (lane_id() == static_cast<unsigned>(__ffs(__activemask()) - 1)) ++warp_calls;
     const long long start = clock64();
     const std::uint32_t page = out.take_page();
     cycles += static_cast<unsigned long long>(clock64() - start);
@@ -108,6 +111,7 @@ __global__ void __launch_bounds__(kProbeBlock) build_probe_kernel(ProbeArgs a, O
   a.last_page[thread] = writer.finish();
   add_over_warp(&a.counters->getpage_cycles, take.cycles);
   add_over_warp(&a.counters->getpage_calls, take.calls);
+  add_over_warp(&a.counters->getpage_warp_calls, take.warp_calls);
   add_over_warp(&a.counters->pages_taken, take.taken);
   add_over_warp(&a.counters->thread_cycles, static_cast<unsigned long long>(clock64() - born));
 }
@@ -127,6 +131,15 @@ JoinRun run_join_with(const JoinOptions& o, const join::JoinOutput& reference) {
   Output out(o);
   JoinRun run;
   run.probe_threads = ws.probe_threads();
+  {
+    int per_sm = 0, sms = 0, dev = 0;
+    ALLOCLAB_CUDA(cudaGetDevice(&dev));
+    ALLOCLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    ALLOCLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, build_probe_kernel<decltype(out.device())>, kProbeBlock, 0));
+    run.resident_probe_threads = std::min<std::uint64_t>(
+        run.probe_threads, std::uint64_t(per_sm) * std::uint64_t(sms) * kProbeBlock);
+  }
   run.partition_bits = ws.bits();
   std::vector<double> join_ms, probe_ms, getpage_ms;
   for (unsigned r = 0; r <= o.repeats; ++r) {
@@ -167,6 +180,7 @@ JoinRun run_join_with(const JoinOptions& o, const join::JoinOutput& reference) {
     run.result_tuples = got.output.tuples;
     run.pages_taken = c.pages_taken;
     run.getpage_calls = c.getpage_calls;
+    run.getpage_warp_calls = c.getpage_warp_calls;
     run.getpage_cycles_per_call =
         c.getpage_calls ? static_cast<double>(c.getpage_cycles) / c.getpage_calls : 0.0;
     if (r == 0) continue;  // the warm-up

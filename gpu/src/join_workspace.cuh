@@ -23,11 +23,12 @@ inline constexpr unsigned kProbeBlock = 256;  // threads of a build-and-probe bl
 
 // What the probe threads count, summed over the grid (zeroed before each join).
 struct JoinCounters {
-  unsigned long long getpage_cycles;  // clock64 cycles inside GETPAGE
-  unsigned long long getpage_calls;   // GETPAGE calls (failed ones included)
-  unsigned long long pages_taken;     // pages handed out
-  unsigned long long thread_cycles;   // the probe threads' lifetimes in clock64 cycles
-  unsigned int out_of_memory;         // set by the first failed GETPAGE: the others stop asking
+  unsigned long long getpage_cycles;      // clock64 cycles inside GETPAGE
+  unsigned long long getpage_calls;       // GETPAGE calls (failed ones included)
+  unsigned long long getpage_warp_calls;  // the calls counted once per warp that made them together
+  unsigned long long pages_taken;         // pages handed out
+  unsigned long long thread_cycles;       // the probe threads' lifetimes in clock64 cycles
+  unsigned int out_of_memory;             // set by the first failed GETPAGE: the others stop asking
 };
 
 struct ProbeArgs {

@@ -101,6 +101,11 @@ TEST_CASE("join on the GPU: every page source gives the reference join", "[gpu][
       CHECK(run.free_fraction_at_end ==
             Approx(static_cast<double>(pages - run.pages_taken) / static_cast<double>(pages)));
       CHECK(run.getpage_calls == run.pages_taken);
+      // A warp call is 1 to 32 lanes asking together.
+      CHECK(run.getpage_warp_calls <= run.getpage_calls);
+      CHECK(32 * run.getpage_warp_calls >= run.getpage_calls);
+      CHECK(run.resident_probe_threads > 0);
+      CHECK(run.resident_probe_threads <= run.probe_threads);
       CHECK(run.join_ms > 0);
       CHECK(run.probe_ms > 0);
       CHECK(run.probe_ms <= run.join_ms);

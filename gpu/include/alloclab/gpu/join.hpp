@@ -41,7 +41,12 @@ struct JoinRun {
   double join_ms = 0, probe_ms = 0, getpage_ms = 0;
   double getpage_cycles_per_call = 0;  // mean clock64 cycles of one GETPAGE (the last join)
   std::uint64_t getpage_calls = 0;     // pages asked for (the last join)
-  std::uint64_t pages_taken = 0;       // pages handed out (the last join)
+  // The page-request trace (the last join): GETPAGE calls counted once per warp whose lanes made
+  // them together (getpage_calls / getpage_warp_calls threads ask at once), and the probe
+  // threads the GPU holds at once (SMs x resident blocks of the probe kernel x its block size).
+  std::uint64_t getpage_warp_calls = 0;
+  std::uint64_t resident_probe_threads = 0;
+  std::uint64_t pages_taken = 0;  // pages handed out (the last join)
   std::uint64_t probe_threads = 0;
   unsigned partition_bits = 0;
   std::uint64_t result_tuples = 0;  // read back from the pages (the last join)
