@@ -24,6 +24,7 @@
 #include "dynasoar_gpu.cuh"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -160,6 +161,26 @@ class BaPool final : public PoolPolicy {
   DeviceBuffer<DsMisc> misc_;
 };
 
+// Runs the calling thread's `op` to its end within the bounds (a machine running kDsStuckSteps
+// past --max-steps is abandoned and counted in `stuck`). The allocation kernel and the case
+// studies' GETPAGE (BaPageTake) both serve requests through it.
+__device__ __forceinline__ void ba_run_alloc(const BaView& v, BitmapAllocOp<DeviceAtomics>& op,
+                                             BitmapCounts& c, std::uint64_t stuck_at) {
+  std::uint32_t spins = 0;
+  for (;;) {
+    const BitStatus st = op.step(v.bitmap, c);
+    if (st == BitStatus::done || op.finished()) break;
+    if (op.steps() >= stuck_at) {
+      atomicAdd(&v.misc->stuck, 1ull);
+      break;
+    }
+    if (st == BitStatus::spinning)
+      ds_back_off(spins);
+    else
+      spins = 0;
+  }
+}
+
 template <bool kCounters>
 __global__ void __launch_bounds__(1024)
     ba_alloc_kernel(const __grid_constant__ KernelArgs a, const __grid_constant__ BaView v) {
@@ -167,25 +188,12 @@ __global__ void __launch_bounds__(1024)
     take_free_counts<kCounters>(a, v.misc, ba_count::free_levels, 1);
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N || !asks(a, i)) return;
-  const std::uint64_t stuck_at =
-      a.max_steps < ~std::uint64_t{0} - kDsStuckSteps ? a.max_steps + kDsStuckSteps : a.max_steps;
+  const std::uint64_t stuck_at = ds_stuck_at(a.max_steps);
   for (unsigned r = 0; r < a.per_thread; ++r) {
     BitmapAllocOp<DeviceAtomics> op(v.bitmap, static_cast<unsigned>(i / 32), ds_seed(a, i, r),
                                     dynasoar::kMaxEmptyRounds, a.max_steps);
     BitmapCounts c;
-    std::uint32_t spins = 0;
-    for (;;) {
-      const BitStatus st = op.step(v.bitmap, c);
-      if (st == BitStatus::done || op.finished()) break;
-      if (op.steps() >= stuck_at) {
-        atomicAdd(&v.misc->stuck, 1ull);
-        break;
-      }
-      if (st == BitStatus::spinning)
-        ds_back_off(spins);
-      else
-        spins = 0;
-    }
+    ba_run_alloc(v, op, c, stuck_at);
     const bool served = op.finished() && op.result() != dynasoar::kNoBit;
     const std::uint32_t lost = c.try_clear_lost + c.clear_spins + c.set_spins;
     record_request<kCounters>(a, r, i, served ? static_cast<std::uint64_t>(op.result()) : kFailed,
@@ -231,6 +239,23 @@ void launch_ba_free(const KernelArgs& a, const BaView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+// GETPAGE of the case studies (pool_page_heap.cuh): one bit of the object array (an object is a
+// 256 B page), the search rotated by the thread's warp and seeded by its grid index.
+struct BaPageTake {
+  BaView view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = join::kPageBytes;
+  __device__ std::uint64_t take(std::uint32_t) const {
+    const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+    BitmapAllocOp<DeviceAtomics> op(view.bitmap, static_cast<unsigned>(i / 32), ds_seed(args, i, 0),
+                                    dynasoar::kMaxEmptyRounds, args.max_steps);
+    BitmapCounts c;
+    ba_run_alloc(view, op, c, ds_stuck_at(args.max_steps));
+    const bool served = op.finished() && op.result() != dynasoar::kNoBit;
+    return served ? static_cast<std::uint64_t>(op.result()) : kFailed;
+  }
+};
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::bitmap_alloc,
@@ -238,5 +263,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::bitmap_alloc,
                                                      .free = &launch_ba_free,
                                                      .out_of_memory = OutOfMemory::exhausted,
                                                      .op_count_names = dynasoar::kBaCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::bitmap_alloc,
+                        (pool_page_heap_entry<BaPool, BaPageTake>()))
 
 }  // namespace alloclab::gpu::detail

@@ -23,6 +23,7 @@
 #include "dynasoar_pool.cuh"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -34,13 +35,12 @@ using dynasoar::DsCounts;
 namespace ds_count = dynasoar::ds_count;
 
 // The leader's part: one AllocOp for the `group`'s lanes (lane0: the warp's first thread), run to
-// its end. Slots go to the group's lanes in lane order; the other lanes' results are written
-// here, the leader's (`leader_page`, `leader_steps`) by the caller with the group's counts.
-template <bool kCounters, bool kRotate>
+// its end. Slots go to the group's lanes in lane order, each through deliver_to(lane, page or
+// kFailed, the group's steps until then).
+template <bool kRotate, class Deliver>
 __device__ __noinline__ DsCounts serve_group(const KernelArgs& a, const DsHeapView& v, unsigned r,
                                              std::uint64_t lane0, unsigned group, unsigned n,
-                                             std::uint64_t& leader_page,
-                                             std::uint32_t& leader_steps) {
+                                             Deliver deliver_to) {
   const unsigned leader = __ffs(group) - 1;
   dynasoar::AllocConfig cfg;
   cfg.rotate = kRotate;
@@ -49,17 +49,10 @@ __device__ __noinline__ DsCounts serve_group(const KernelArgs& a, const DsHeapVi
                             ds_seed(a, lane0 + leader, r), cfg);
   DsCounts c;
   unsigned waiting = group;  // lanes not served yet
-  const std::uint64_t stuck_at =
-      a.max_steps < ~std::uint64_t{0} - kDsStuckSteps ? a.max_steps + kDsStuckSteps : a.max_steps;
+  const std::uint64_t stuck_at = ds_stuck_at(a.max_steps);
   std::uint32_t spins = 0;
   auto deliver = [&](unsigned lane, std::uint64_t page) {
-    const std::uint32_t steps = ds_steps(op.steps());
-    if (lane == leader) {
-      leader_page = page;
-      leader_steps = steps;
-    } else {
-      record_request<kCounters>(a, r, lane0 + lane, page, steps, 0, 0);
-    }
+    deliver_to(lane, page, ds_steps(op.steps()));
   };
   for (;;) {
     const BitStatus st = op.step(v.heap, c);
@@ -103,9 +96,19 @@ __global__ void __launch_bounds__(1024)
         kCoalesce ? __match_any_sync(__activemask(), n | (r << 8)) : 1u << lane_id();
     DsCounts c;
     if (lane_id() == static_cast<unsigned>(__ffs(group) - 1)) {
+      // The other lanes' results are written as they come, the leader's with the group's counts.
       std::uint64_t page = kFailed;
       std::uint32_t steps = 0;
-      c = serve_group<kCounters, kRotate>(a, v, r, lane0, group, n, page, steps);
+      const unsigned leader = lane_id();
+      c = serve_group<kRotate>(
+          a, v, r, lane0, group, n, [&](unsigned lane, std::uint64_t got, std::uint32_t got_steps) {
+            if (lane == leader) {
+              page = got;
+              steps = got_steps;
+            } else {
+              record_request<kCounters>(a, r, lane0 + lane, got, got_steps, 0, 0);
+            }
+          });
       // The group's atomics and lost atomics are its leader's (the simulator sums them per
       // group); its other lanes issued none.
       record_request<kCounters>(a, r, i, page, steps, c.lost_atomics(), c.atomics());
@@ -162,6 +165,31 @@ void launch_ds_free(const KernelArgs& a, const DsHeapView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+// GETPAGE of the case studies (pool_page_heap.cuh): an object of the one type, a page (the
+// heap's pages are the join's 256 B pages). The lanes asking at once form the group (or, without
+// coalescing, each lane its own), as in the allocation kernel; the leader hands each its page
+// through the warp's words in shared memory.
+template <bool kCoalesce, bool kRotate>
+struct DsPageTake {
+  DsHeapView view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = join::kPageBytes;
+  __device__ std::uint64_t take(std::uint32_t units) const {
+    __shared__ std::uint64_t lane_page[kProbeBlock / 32][32];
+    std::uint64_t* pages = lane_page[threadIdx.x / 32];
+    const unsigned group = kCoalesce ? __activemask() : 1u << lane_id();
+    const std::uint64_t lane0 = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane_id();
+    if (lane_id() == static_cast<unsigned>(__ffs(group) - 1))
+      serve_group<kRotate>(
+          args, view, 0, lane0, group, units,
+          [&](unsigned lane, std::uint64_t got, std::uint32_t) { pages[lane] = got; });
+    __syncwarp(group);
+    const std::uint64_t page = pages[lane_id()];
+    __syncwarp(group);  // the words are written again by the next leaders
+    return page;
+  }
+};
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar,
@@ -170,6 +198,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar,
                             .free = &launch_ds_free,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = dynasoar::kDsCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar,
+                        (pool_page_heap_entry<DsHeapPool, DsPageTake<true, true>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_nocoal,
                         (gpu_entry(GpuTraits<DsHeapPool>{
@@ -177,6 +207,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_nocoal,
                             .free = &launch_ds_free,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = dynasoar::kDsCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar_nocoal,
+                        (pool_page_heap_entry<DsHeapPool, DsPageTake<false, true>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_norot,
                         (gpu_entry(GpuTraits<DsHeapPool>{
@@ -184,5 +216,7 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_norot,
                             .free = &launch_ds_free,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = dynasoar::kDsCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar_norot,
+                        (pool_page_heap_entry<DsHeapPool, DsPageTake<true, false>>()))
 
 }  // namespace alloclab::gpu::detail

@@ -17,6 +17,11 @@ namespace alloclab::gpu::detail {
 // running): a defect. It is abandoned and counted in DsMisc::stuck, which fails verification.
 inline constexpr std::uint64_t kDsStuckSteps = std::uint64_t{1} << 22;
 
+// The steps at which a machine is abandoned: kDsStuckSteps past --max-steps (saturating).
+__host__ __device__ inline std::uint64_t ds_stuck_at(std::uint64_t max_steps) {
+  return max_steps < ~std::uint64_t{0} - kDsStuckSteps ? max_steps + kDsStuckSteps : max_steps;
+}
+
 struct DsMisc {
   unsigned long long stuck = 0;   // machines abandoned past kDsStuckSteps (a defect)
   unsigned long long broken = 0;  // double frees, rollbacks of slots not reserved (a defect)

@@ -36,6 +36,7 @@
 #include "gallatin_pool.cuh"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "pool_page_heap.cuh"
 #include "warp.cuh"
 
 namespace alloclab::gpu::detail {
@@ -119,6 +120,45 @@ __device__ void start_alloc_launch(const KernelArgs& a, const GallatinView& v, b
   }
 }
 
+// One malloc of class k by the calling lane (Alg. 3 through its warp team): the lanes asking for
+// class k now form the team, its leader serves them all, each lane takes its slice. Returns the
+// unit or kFailed; `team` is the team's mask and, on the leader, `c` its counts (zero elsewhere).
+// `warp_slices`: the warp's 32 words in shared memory. The allocation kernel and the case
+// studies' GETPAGE (GallatinPageTake) both serve requests through it.
+__device__ __forceinline__ std::uint64_t gallatin_malloc_lane(const GallatinView& v, unsigned k,
+                                                              std::uint64_t* warp_slices,
+                                                              unsigned& team, gallatin::Counts& c) {
+  const unsigned lane = lane_id();
+  // The team's buffer slot (its class's slot of this SM) and that slot's fill token.
+  const std::uint32_t slot = sm_id() % v.st.slots[k];
+  const std::uint32_t at = v.st.slot_offset[k] + slot;
+  team = __match_any_sync(__activemask(), k);
+  const unsigned leader = __ffs(team) - 1;
+  const unsigned size = __popc(team);
+  std::uint32_t served = 0;
+  bool one_run = true;
+  std::uint64_t first = 0;
+  if (lane == leader) {
+    // One read of the slot serves the gate and Alg. 3's first attempt.
+    const std::uint32_t seen = load_word(&v.st.buffer[at]);
+    const bool filler = fill_gate(seen, &v.st.buffer[at], &v.fill[at]);
+    TeamRuns out{warp_slices, team};
+    served = Op::malloc_team(v.st, k, slot, size, out, c, seen != 0 ? seen : gallatin::kUnread);
+    if (filler) atomicExch(&v.fill[at], 0u);
+    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    one_run = out.runs <= 1;
+    first = out.first;
+  }
+  __syncwarp(team);
+  served = __shfl_sync(team, served, leader);
+  one_run = __shfl_sync(team, one_run, leader);
+  first = __shfl_sync(team, first, leader);
+  const unsigned rank = __popc(team & lanemask_lt());
+  const std::uint64_t slice = one_run ? first + rank * v.st.g.slice_bytes(k) : warp_slices[lane];
+  __syncwarp(team);  // warp_slices is written again by the next leaders
+  return rank < served ? slice / kGallatinUnitBytes : kFailed;
+}
+
 template <bool kCounters>
 __global__ void __launch_bounds__(kMostThreads)
     gallatin_alloc_kernel(KernelArgs a, GallatinView v) {
@@ -129,44 +169,19 @@ __global__ void __launch_bounds__(kMostThreads)
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
   const unsigned k = gallatin::size_class_of(std::uint64_t{units} * kGallatinUnitBytes);
-  const unsigned lane = lane_id();
   std::uint64_t* warp_slices = lane_slice[threadIdx.x / 32];
-  // The team's buffer slot (its class's slot of this SM) and that slot's fill token.
-  const std::uint32_t slot = sm_id() % v.st.slots[k];
-  const std::uint32_t at = v.st.slot_offset[k] + slot;
   for (unsigned r = 0; r < a.per_thread; ++r) {
-    const unsigned team = __match_any_sync(__activemask(), k);
-    const unsigned leader = __ffs(team) - 1;
-    const unsigned size = __popc(team);
+    unsigned team = 0;
     gallatin::Counts c;
-    std::uint32_t served = 0;
-    bool one_run = true;
-    std::uint64_t first = 0;
-    if (lane == leader) {
-      // One read of the slot serves the gate and Alg. 3's first attempt.
-      const std::uint32_t seen = load_word(&v.st.buffer[at]);
-      const bool filler = fill_gate(seen, &v.st.buffer[at], &v.fill[at]);
-      TeamRuns out{warp_slices, team};
-      served = Op::malloc_team(v.st, k, slot, size, out, c, seen != 0 ? seen : gallatin::kUnread);
-      if (filler) atomicExch(&v.fill[at], 0u);
-      if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
-      one_run = out.runs <= 1;
-      first = out.first;
-    }
-    __syncwarp(team);
-    served = __shfl_sync(team, served, leader);
-    one_run = __shfl_sync(team, one_run, leader);
-    first = __shfl_sync(team, first, leader);
-    const unsigned rank = __popc(team & lanemask_lt());
-    const std::uint64_t slice = one_run ? first + rank * v.st.g.slice_bytes(k) : warp_slices[lane];
-    const std::uint64_t unit = rank < served ? slice / kGallatinUnitBytes : kFailed;
-    const bool lead = lane == leader;
+    const std::uint64_t unit = gallatin_malloc_lane(v, k, warp_slices, team, c);
     if constexpr (kCounters) {
+      const unsigned leader = __ffs(team) - 1;
+      const bool lead = lane_id() == leader;
       const std::uint32_t attempts = __shfl_sync(team, c.attempts, leader);
       record_request<kCounters>(a, r, i, unit, attempts, lead ? c.restarts + c.veb.restarts : 0u,
                                 lead ? c.all_atomics() : 0u);
       const std::uint32_t values[kOpCounts] = {lead ? 1u : 0u,
-                                               size,
+                                               static_cast<std::uint32_t>(__popc(team)),
                                                c.block_refills,
                                                c.segments_formatted,
                                                c.veb.loads,
@@ -182,7 +197,6 @@ __global__ void __launch_bounds__(kMostThreads)
     } else {
       record_request<kCounters>(a, r, i, unit, 0, 0, 0);
     }
-    __syncwarp(team);  // warp_slices is written again by the next round's leaders
   }
 }
 
@@ -215,6 +229,21 @@ void check_gallatin(const Scenario&, const MeasureOptions& o) {
                                     std::to_string(kMostThreads) + " threads per block");
 }
 
+// GETPAGE of the case studies (pool_page_heap.cuh): one slice of a page's units through the
+// calling lane's warp team (the lanes asking at once), as the allocation kernel serves them.
+struct GallatinPageTake {
+  GallatinView view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = kGallatinUnitBytes;
+  __device__ std::uint64_t take(std::uint32_t units) const {
+    __shared__ std::uint64_t lane_slice[kProbeBlock / 32][32];
+    unsigned team = 0;
+    gallatin::Counts c;
+    return gallatin_malloc_lane(view, gallatin::size_class_of(units * kGallatinUnitBytes),
+                                lane_slice[threadIdx.x / 32], team, c);
+  }
+};
+
 }  // namespace
 
 void launch_gallatin_alloc(const KernelArgs& a, const GallatinView& v, bool counters) {
@@ -237,5 +266,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gallatin,
                             .out_of_memory = OutOfMemory::exhausted,
                             .check = &check_gallatin,
                             .op_count_names = gallatin::kOpCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gallatin,
+                        (pool_page_heap_entry<GallatinPool, GallatinPageTake>()))
 
 }  // namespace alloclab::gpu::detail

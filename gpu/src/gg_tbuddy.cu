@@ -28,6 +28,7 @@
 #include "alloclab/core/random_stream.hpp"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -78,6 +79,30 @@ struct TBuddyView {
   unsigned long long* stuck = nullptr;
 };
 
+// Runs the calling thread's alloc `op` to its end within the bounds (--max-steps, then
+// kStuckSteps); returns the page of the block it got or kFailed, and its steps in `steps`. The
+// allocation kernel and the case studies' GETPAGE (TBuddyPageTake) both serve requests through it.
+__device__ __forceinline__ std::uint64_t tbuddy_run_alloc(const TBuddyView& v, Alloc& op,
+                                                          std::uint64_t max_steps,
+                                                          std::uint64_t& steps) {
+  std::uint64_t spins = 0;
+  bool stopping = false;
+  steps = 0;
+  while (op.phase() != gelado::TBuddyAllocPhase::done) {
+    if (steps >= max_steps && !stopping) stopping = op.give_up(v.tree);
+    if (op.phase() == gelado::TBuddyAllocPhase::done) break;
+    if (steps >= kStuckSteps) {  // a defect: counted, fails verification
+      atomicAdd(v.stuck, 1ull);
+      break;
+    }
+    const gelado::StepStatus st = op.step(v.tree);
+    ++steps;
+    if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(++spins));
+  }
+  const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
+  return node == 0 ? kFailed : std::uint64_t{gelado::tb_offset(v.tree.height, node)};
+}
+
 template <bool kCounters>
 __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddyView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
@@ -89,22 +114,8 @@ __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddy
     const auto scatter = static_cast<std::uint32_t>(
         PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
     Alloc op(order, scatter);
-    std::uint64_t steps = 0, spins = 0;
-    bool stopping = false;
-    while (op.phase() != gelado::TBuddyAllocPhase::done) {
-      if (steps >= a.max_steps && !stopping) stopping = op.give_up(v.tree);
-      if (op.phase() == gelado::TBuddyAllocPhase::done) break;
-      if (steps >= kStuckSteps) {  // a defect: counted, fails verification
-        atomicAdd(v.stuck, 1ull);
-        break;
-      }
-      const gelado::StepStatus st = op.step(v.tree);
-      ++steps;
-      if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(++spins));
-    }
-    const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
-    const std::uint64_t page =
-        node == 0 ? kFailed : std::uint64_t{gelado::tb_offset(v.tree.height, node)};
+    std::uint64_t steps = 0;
+    const std::uint64_t page = tbuddy_run_alloc(v, op, a.max_steps, steps);
     const gelado::TBuddyStats& ts = op.stats();
     record_request<kCounters>(a, r, i, page, static_cast<std::uint32_t>(steps),
                               ts.cas_failures + ts.sem_cas_failures, tbuddy_rmw_tally[threadIdx.x]);
@@ -299,6 +310,23 @@ void launch_tbuddy_free(const KernelArgs& a, const TBuddyView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+// GETPAGE of the case studies (pool_page_heap.cuh): a block of order 0 (a page is a unit). The
+// scatter (where the thread's search starts) comes from its grid index, as the kernel's.
+struct TBuddyPageTake {
+  TBuddyView view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = join::kPageBytes;
+  __device__ std::uint64_t take(std::uint32_t units) const {
+    const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+    tbuddy_rmw_tally[threadIdx.x] = 0;  // counted by TallyingAtomics; not read here
+    const auto scatter =
+        static_cast<std::uint32_t>(PhiloxStream(args.seed, StreamDomain::probe, thread).bits(0));
+    Alloc op(gelado::tbuddy_order_of(units), scatter);
+    std::uint64_t steps = 0;
+    return tbuddy_run_alloc(view, op, args.max_steps, steps);
+  }
+};
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_tbuddy,
@@ -306,5 +334,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_tbuddy,
                                                          .free = &launch_tbuddy_free,
                                                          .out_of_memory = OutOfMemory::exhausted,
                                                          .op_count_names = kTBuddyCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gg_tbuddy,
+                        (pool_page_heap_entry<TBuddyPool, TBuddyPageTake>()))
 
 }  // namespace alloclab::gpu::detail

@@ -50,6 +50,10 @@ std::vector<std::string> join_allocators() {
 
 void check_join(const JoinOptions& o) {
   detail::check_join_input(o, join_allocators());
+  if (o.allocator == kDirectOutput) return;
+  // check_join_input found it in the table.
+  const auto& entry = *detail::PageHeapTable::instance().find(*parse_algorithm(o.allocator));
+  if (entry.check) entry.check(o);
 }
 
 JoinRun run_join(const JoinOptions& o, const join::JoinOutput& reference) {

@@ -31,6 +31,7 @@
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
 #include "ouro_gpu_support.cuh"
+#include "pool_page_heap.cuh"
 #include "warp.cuh"
 
 namespace alloclab::gpu::detail {
@@ -567,6 +568,18 @@ using S = ouro::StaticRing<DeviceAtomics>;
 using VA = ouro::VirtualArray<DeviceAtomics>;
 using VL = ouro::VirtualLinked<DeviceAtomics>;
 
+// GETPAGE of the case studies (pool_page_heap.cuh): the lanes asking at once are a warp group of
+// ouro_malloc, as in the allocation kernel.
+template <class Layout>
+struct OuroPageTake {
+  OuroPageView<Layout> view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = ouro::kSmallestPageBytes;
+  __device__ std::uint64_t take(std::uint32_t units) const {
+    return ouro_malloc<false, Layout>(view, units, args).unit;
+  }
+};
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
@@ -575,6 +588,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
                             .free = &launch_ouro_page_free<S>,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = ouro::kOpCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_s,
+                        (pool_page_heap_entry<OuroPagePool<S>, OuroPageTake<S>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
                         (gpu_entry(GpuTraits<OuroPagePool<VA>>{
@@ -582,6 +597,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
                             .free = &launch_ouro_page_free<VA>,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = ouro::kOpCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_va,
+                        (pool_page_heap_entry<OuroPagePool<VA>, OuroPageTake<VA>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_vl,
                         (gpu_entry(GpuTraits<OuroPagePool<VL>>{
@@ -589,5 +606,7 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_vl,
                             .free = &launch_ouro_page_free<VL>,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = ouro::kOpCountNames})))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_vl,
+                        (pool_page_heap_entry<OuroPagePool<VL>, OuroPageTake<VL>>()))
 
 }  // namespace alloclab::gpu::detail

@@ -21,6 +21,9 @@ namespace alloclab::gpu::detail {
 struct PageHeapEntry {
   // The hash join with its output pages from this allocator (join_probe.cuh's driver).
   JoinRun (*join)(const JoinOptions&, const join::JoinOutput& reference) = nullptr;
+  // The allocator's own input checks of a join (InputError naming the join's parameter; no
+  // device needed); null: none beyond the join's.
+  void (*check)(const JoinOptions&) = nullptr;
 };
 using PageHeapTable = BackendTable<PageHeapEntry>;
 
