@@ -179,24 +179,6 @@ for sem_rows in reports/data/*/semaphore; do
   cp "$sem_rows"/*.csv "$out/semaphore/$gpu/"
 done
 
-# The hash join's Figure 12 on the GPUs (`alloclab join`, issue 17), for the report's case
-# study: reports/data/<gpu>/join-*/figure12-*.csv to $out/join/<gpu>/.
-for join_rows in reports/data/*/join-*; do
-  [ -d "$join_rows" ] || continue
-  gpu=$(basename "$(dirname "$join_rows")")
-  mkdir -p "$out/join/$gpu"
-  cp "$join_rows"/figure12-*.csv "$out/join/$gpu/"
-done
-
-# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
-# seed 004 (rotation, coalescing): reports/data/<gpu>/dynasoar-*/alloc.csv to $out/dynasoar/<gpu>/.
-for ds_rows in reports/data/*/dynasoar-*; do
-  [ -f "$ds_rows/alloc.csv" ] || continue
-  gpu=$(basename "$(dirname "$ds_rows")")
-  mkdir -p "$out/dynasoar/$gpu"
-  cp "$ds_rows/alloc.csv" "$out/dynasoar/$gpu/$(basename "$ds_rows")-alloc.csv"
-done
-
 # The newest run reports/data/<gpu>/PREFIX-* that holds a file matching PATTERN (by its
 # metadata.json's date_utc; ISO dates sort as text, a run without one counts as oldest), or
 # nothing. One run a GPU, so that no claim counts a measurement twice.
@@ -215,6 +197,27 @@ newest_run() {
   done
   echo "$best"
 }
+
+# The hash join's Figure 12 on the GPUs (`scripts/gpu-join.sh`, issue 17), for the report's case
+# study: the newest reports/data/<gpu>/join-*/figure12-*.csv to $out/join/<gpu>/.
+for gpu_dir in reports/data/*; do
+  run=$(newest_run "$gpu_dir" join 'figure12-*.csv')
+  [ -n "$run" ] || continue
+  gpu=$(basename "$gpu_dir")
+  mkdir -p "$out/join/$gpu"
+  cp "$run"/figure12-*.csv "$out/join/$gpu/"
+done
+
+# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
+# seed 004 (rotation, coalescing): the newest reports/data/<gpu>/dynasoar-*/alloc.csv to
+# $out/dynasoar/<gpu>/.
+for gpu_dir in reports/data/*; do
+  run=$(newest_run "$gpu_dir" dynasoar 'alloc.csv')
+  [ -n "$run" ] || continue
+  gpu=$(basename "$gpu_dir")
+  mkdir -p "$out/dynasoar/$gpu"
+  cp "$run/alloc.csv" "$out/dynasoar/$gpu/$(basename "$run")-alloc.csv"
+done
 
 # DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
 # 1024` and 1025): the newest reports/data/<gpu>/dynasoar-*/linux_scalability_*.csv to
