@@ -23,12 +23,22 @@ std::optional<double> predicted_getpage_ms(const model::DeviceTimeFits& fits, co
   return *ms - fit->alpha_ms;
 }
 
+namespace {
+
+// "NVIDIA H200 (0000:00:06.0)" -> "NVIDIA H200": the device's name without its PCI address.
+std::string device_name(const Record& r) {
+  std::string device = record_text(r, "device");
+  if (const auto paren = device.find(" ("); paren != std::string::npos) device.resize(paren);
+  return device;
+}
+
+}  // namespace
+
 std::optional<model::DeviceTimeFits> join_time_fits(const std::vector<Record>& rows,
                                                     const std::string& data_dir, std::string& why) {
   std::string device;
   for (const auto& r : rows)
-    if (const auto d = r.text("device"); d && !d->empty()) device = *d;
-  if (const auto paren = device.find(" ("); paren != std::string::npos) device.resize(paren);
+    if (const auto d = device_name(r); !d.empty()) device = d;
   if (device.empty()) {
     why = "the join rows name no device";
     return std::nullopt;
@@ -44,13 +54,17 @@ std::optional<model::DeviceTimeFits> join_time_fits(const std::vector<Record>& r
 std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
                                          const model::DeviceTimeFits* fits,
                                          const ReplayLimits& limits) {
-  // Direct Output's join_ms at each (tuples, skew) of its verified rows.
-  std::map<std::pair<std::uint64_t, double>, double> direct;
+  // Direct Output's join_ms at each (device, tuples, skew) of its verified rows (a report may
+  // hold the rows of several GPUs).
+  using Point = std::tuple<std::string, std::uint64_t, double>;
+  const auto point = [](const Record& r) {
+    return Point{device_name(r), static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
+                 r.number("skew").value_or(0)};
+  };
+  std::map<Point, double> direct;
   for (const auto& r : rows) {
     if (record_text(r, "allocator") != "direct" || !record_flag(r, "verified")) continue;
-    if (const auto t = r.number("join_ms"))
-      direct[{static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
-              r.number("skew").value_or(0)}] = *t;
+    if (const auto t = r.number("join_ms")) direct[point(r)] = *t;
   }
   std::map<std::tuple<Algorithm, std::uint64_t, std::uint64_t, unsigned>, std::optional<ModelSteps>>
       model_cache;
@@ -65,7 +79,7 @@ std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
     p.skew = trace->skew;
     p.measured_ms = *measured;
     p.trace = *trace;
-    if (const auto d = direct.find({p.tuples, p.skew}); d != direct.end()) p.direct_ms = d->second;
+    if (const auto d = direct.find(point(r)); d != direct.end()) p.direct_ms = d->second;
     p.replay = replay_join_trace(*trace, limits);
     // Skew 0 and 1 ask the same pages at one size: the model is evaluated once per point.
     const Scenario at = scaled_scenario(*trace, p.replay.scale);
@@ -74,8 +88,8 @@ std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
     if (cached == model_cache.end()) cached = model_cache.emplace(key, join_model_steps(at)).first;
     p.model = cached->second;
     const Scenario s = join_scenario(*trace);
-    if (!fits) {
-      p.note = "no kernel-time fit for the device: steps per GETPAGE only";
+    if (!fits || model::device_slug(device_name(r)) != fits->device_id) {
+      p.note = "no kernel-time fit for the row's device: steps per GETPAGE only";
     } else if (!model::find_fit(*fits, s)) {
       p.note = "no kernel-time fit for " + p.allocator + ": steps per GETPAGE only";
     } else {

@@ -55,7 +55,7 @@ JoinTrace trace(Algorithm a, std::uint64_t n, std::uint64_t T, std::uint64_t res
 
 }  // namespace
 
-TEST_CASE("join trace: a row of the H200 run at 3bb5bfb, without the two newer columns",
+TEST_CASE("join trace: a row of the H200 run at 3bb5bfb without the two newer columns",
           "[join][replay]") {
   const fs::path dir = work_dir("csv");
   // The header and a row of reports/data/nvidia-h200/join-3bb5bfb/figure12-skew0.csv.
@@ -188,6 +188,22 @@ TEST_CASE("join prediction: a hand-made fit and a join time worked by hand", "[j
   claims = join_claims(rows, predict_join(rows, &*fits));
   CHECK(claims[4].verdict.find("holds: the model's allocator cost within 33%") !=
         std::string::npos);
+  // Rows of another GPU beside them: its Direct Output is not the baseline of this GPU's rows,
+  // and this GPU's fit is not applied to its rows.
+  {
+    auto mixed = rows;
+    for (const char* name : {"direct", "queue"}) {
+      Record other = join_row(name, 1e6, 100.0, 134217728);
+      other.set("device", std::string("Other GPU (0000:02:00.0)"));
+      mixed.push_back(other);
+    }
+    const auto q = predict_join(mixed, &*fits);
+    REQUIRE(q.size() == 3);
+    CHECK(*q[0].model_join_ms == Approx(3.02));  // 3.0 + 0.02, as above
+    CHECK(*q[2].direct_ms == 100.0);
+    CHECK_FALSE(q[2].model_join_ms);
+    CHECK(q[2].note.find("no kernel-time fit for the row's device") != std::string::npos);
+  }
   // No fit for the device: the reason is given.
   for (auto& r : rows) r.set("device", std::string("Other GPU"));
   CHECK_FALSE(join_time_fits(rows, dir.string(), why));
