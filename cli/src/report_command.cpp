@@ -183,7 +183,9 @@ void add_report_command(CLI::App& app) {
       "and the errata of paper 000, the allocators side by side under the workloads of "
       "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), the "
       "claims of Ouroboros (seed 002) with their model, simulator and GPU evidence, the errata of "
-      "Ouroboros and of Gelado & Garland (seed 001), and ends "
+      "Ouroboros and of Gelado & Garland (seed 001), paper 000's hash-join case study (Figure "
+      "12 redrawn from DIR/join/**.csv, the model's and the simulator's prediction beside it), "
+      "and ends "
       "with an appendix on provenance (every sweep command, device, commit, date). Each figure "
       "names the sweep command that wrote its rows.");
   cmd->add_option("DIR", *dir,
