@@ -9,6 +9,8 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/sweep_provenance.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/model/kernel_time.hpp"
+#include "alloclab/render/join_figure.hpp"
 #include "alloclab/render/report.hpp"
 #include "alloclab/render/sections.hpp"
 #include "alloclab/validation/dynasoar_claims.hpp"
@@ -18,6 +20,7 @@
 #include "alloclab/validation/gelado_claims.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/join_claims.hpp"
+#include "alloclab/validation/join_prediction.hpp"
 #include "alloclab/validation/ouroboros_claims.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
@@ -104,14 +107,39 @@ void run(const std::string& dir) {
       "Gallatin, read from the GPU rows among DIR/gallatin/**.csv. docs/gallatin.md discusses "
       "each verdict.",
       validation::gallatin_claims(validation::read_gallatin_dir(dir))));
-  // Paper 000's hash-join case study: the GPU join rows of DIR/join/.
-  in.extra_sections.push_back(render::claims_section(
-      "join-claims", "Case study: hash join (paper 000, Figure 12)",
-      "The partitioned GPU hash join whose probe threads take 256-byte output pages from each "
-      "allocator (`alloclab join`), against Direct Output (one atomic counter): the claims of "
-      "Pham et al. §5.2.3 and the allocators ranked, read from DIR/join/**.csv. Every run's "
-      "output is checked against a host reference join. docs/hash-join.md discusses them.",
-      validation::join_claims(validation::read_join_dir(dir))));
+  // Paper 000's hash-join case study: the GPU join rows of DIR/join/, each row's page-request
+  // trace through the model and replayed in the simulator, then through the committed kernel-time
+  // fit of the rows' device (reports/data/<device>/time_fit.json).
+  {
+    const std::vector<Record> join_rows = validation::read_join_dir(dir);
+    std::string no_fit;
+    const auto fits = join_rows.empty() ? std::nullopt
+                                        : validation::join_time_fits(
+                                              join_rows, model::default_data_dir(), no_fit);
+    const auto predictions = validation::predict_join(join_rows, fits ? &*fits : nullptr);
+    render::Section join = render::claims_section(
+        "join-claims", "Case study: hash join (paper 000, Figure 12)",
+        "The partitioned GPU hash join whose probe threads take 256-byte output pages from each "
+        "allocator (`alloclab join`), against Direct Output (one atomic counter): the claims of "
+        "Pham et al. §5.2.3 and the allocators ranked, read from DIR/join/**.csv. Every run's "
+        "output is checked against a host reference join. The model and simulator columns: each "
+        "row's page-request trace (its GETPAGE calls on a pool all free at the start) through "
+        "the model and replayed in the simulator (scaled, keeping the fill fraction), the steps "
+        "per GETPAGE turned into milliseconds by the device's committed kernel-time fit and "
+        "added to Direct Output's measured join. docs/hash-join.md discusses them.",
+        validation::join_claims(join_rows, predictions, no_fit));
+    for (double skew : {0.0, 1.0}) join.figure(render::join_figure(join_rows, predictions, skew));
+    if (!predictions.empty()) {
+      join.paragraph(
+          "Every row's prediction: the steps per GETPAGE of the model (sequential schedule) and "
+          "of the simulator's replay (lockstep waves), both at the replayed point (the trace "
+          "scaled, keeping its fill fraction, waves and lanes), GETPAGE's time from the model's "
+          "steps through the device's kernel-time fit (its constant left out), and the join "
+          "time predicted as Direct Output's measured join plus it, with its error.");
+      join.table(render::join_prediction_table(predictions));
+    }
+    in.extra_sections.push_back(std::move(join));
+  }
   // Seed 004's claims: the models and the simulator's typed heap evaluated now, the GPU's from
   // DIR/dynasoar/ (the committed H200 alloc rows).
   in.extra_sections.push_back(render::claims_section(
@@ -155,7 +183,9 @@ void add_report_command(CLI::App& app) {
       "and the errata of paper 000, the allocators side by side under the workloads of "
       "DIR/workloads/*.csv (`alloclab workload --format csv` output, simulator and GPU), the "
       "claims of Ouroboros (seed 002) with their model, simulator and GPU evidence, the errata of "
-      "Ouroboros and of Gelado & Garland (seed 001), and ends "
+      "Ouroboros and of Gelado & Garland (seed 001), paper 000's hash-join case study (Figure "
+      "12 redrawn from DIR/join/**.csv, the model's and the simulator's prediction beside it), "
+      "and ends "
       "with an appendix on provenance (every sweep command, device, commit, date). Each figure "
       "names the sweep command that wrote its rows.");
   cmd->add_option("DIR", *dir,

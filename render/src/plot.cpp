@@ -87,7 +87,7 @@ std::string render_svg(const PlotSpec& spec, int width, int height) {
     const int colour = s.colour > 0 ? (s.colour - 1) % 8 + 1 : index % 8 + 1;
     std::string style;
     if (s.lines)
-      style = fmt::format("with lines lw 2 lc {}", colour);
+      style = fmt::format("with lines lw 2 lc {}{}", colour, s.dashed ? " dt 2" : "");
     else if (!s.yerr.empty())
       style = fmt::format("using 1:2:3 with yerrorbars pt {} ps 0.6 lc {}", s.point_type, colour);
     else

@@ -14,6 +14,7 @@ struct Series {
   std::vector<double> x, y;
   std::vector<double> yerr;  // empty: no error bars
   bool lines = true;         // lines (model curves) or points (measurements)
+  bool dashed = false;       // lines only: dashed (a prediction drawn beside measured points)
   // gnuplot colour 1..8, to tie a model curve to the points it predicts; 0: by position.
   int colour = 0;
   int point_type = 7;  // gnuplot point type (7 filled circle, 6 open circle, 5 filled square, ...)

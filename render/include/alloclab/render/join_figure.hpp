@@ -1,0 +1,35 @@
+// Figure 12 of paper 000 redrawn from the GPU join rows (`alloclab join --format csv`,
+// DIR/join/**.csv): join time against the tuples of each table (log x), measured points per
+// allocator (Direct Output included), the model's predicted join time dashed in the same colour
+// (validation/join_prediction.hpp: Direct Output's measured join plus the allocator's predicted
+// GETPAGE time). One figure per skew; and the table of every row's predictions.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "alloclab/core/result.hpp"
+#include "alloclab/render/document.hpp"
+#include "alloclab/render/plot.hpp"
+#include "alloclab/render/table.hpp"
+#include "alloclab/validation/join_prediction.hpp"
+
+namespace alloclab::render {
+
+// The plot's data: per allocator (in the rows' order of first appearance) a series of its verified
+// rows' (tuples, join_ms) at `skew`, then a dashed series of the predictions' (tuples,
+// model_join_ms) where the model predicts a time. Empty series are left out.
+PlotSpec join_figure_plot(const std::vector<Record>& rows,
+                          const std::vector<validation::JoinPrediction>& predictions, double skew);
+
+// The figure (rendered by gnuplot); none where no verified row has this skew.
+std::optional<Figure> join_figure(const std::vector<Record>& rows,
+                                  const std::vector<validation::JoinPrediction>& predictions,
+                                  double skew);
+
+// Every prediction beside its measured join time: the steps per GETPAGE of the model and of the
+// replay (and the replay's scaled point), GETPAGE's predicted milliseconds and the predicted join
+// time of each with its error against the measured one ("-" where there is no fit).
+Table join_prediction_table(const std::vector<validation::JoinPrediction>& predictions);
+
+}  // namespace alloclab::render
