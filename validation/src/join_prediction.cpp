@@ -80,7 +80,11 @@ std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
     p.measured_ms = *measured;
     p.trace = *trace;
     if (const auto d = direct.find(point(r)); d != direct.end()) p.direct_ms = d->second;
-    p.replay = replay_join_trace(*trace, limits);
+    try {
+      p.replay = replay_join_trace(*trace, limits);
+    } catch (const InputError&) {
+      continue;  // the scaled pool is not one its simulator takes: not replayed
+    }
     // Skew 0 and 1 ask the same pages at one size: the model is evaluated once per point.
     const Scenario at = scaled_scenario(*trace, p.replay.scale);
     const auto key = std::make_tuple(at.algo, at.N, at.T, at.lanes);
