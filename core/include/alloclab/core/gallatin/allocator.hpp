@@ -360,7 +360,7 @@ struct Ops {
       }
   }
 
- private:
+  // (Also used by the large requests' paths, large.hpp.)
   // Waits (loads only) until buffer slot `cell` no longer holds block b + 1; past the bound it
   // empties the slot itself (the next attempt fetches a block), so a slow swapper stalls nobody.
   ALLOCLAB_HD static void await_swap(std::uint32_t& cell, std::uint32_t b, Counts& c) {
