@@ -181,3 +181,18 @@ TEST_CASE("gallatin --preboot: the paper's wavefront holds segments back (hand-w
     }
   }
 }
+
+TEST_CASE("gallatin large sizes: the simulator's atomics match the model's segment path",
+          "[cpu_sim][gallatin][large]") {
+  // 3 requests of 40 MiB on 10 segments, one at a time: each claims 3 segments from the back
+  // with 3 leaf atomics (one vEB level) and the in-flight count's 2 (model/src/gallatin.cpp:
+  // m + 2 a request).
+  Scenario s = pool_of(3, 10);
+  s.pages = 40u << 16;
+  SimOptions o;
+  o.mode = Mode::sequential;
+  auto a = make_allocator(s, o, 1);
+  const RunResult r = a->allocate(1);
+  CHECK(r.failed == 0);
+  CHECK(r.atomics_issued == 3 * (3 + 2));
+}

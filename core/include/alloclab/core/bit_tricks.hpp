@@ -28,16 +28,6 @@ ALLOCLAB_HD unsigned count_trailing_zeros(std::uint64_t x) {
 #endif
 }
 
-// Index of the highest set bit; 64 for x == 0.
-ALLOCLAB_HD unsigned highest_set_bit(std::uint64_t x) {
-  if (x == 0) return 64;
-#if defined(__CUDA_ARCH__)
-  return 63u - static_cast<unsigned>(__clzll(static_cast<long long>(x)));
-#else
-  return 63u - static_cast<unsigned>(__builtin_clzll(x));
-#endif
-}
-
 // Mask of the low w bits (w in 1..64).
 ALLOCLAB_HD std::uint64_t low_mask(unsigned w) {
   return w >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << w) - 1);

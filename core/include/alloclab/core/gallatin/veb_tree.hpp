@@ -57,6 +57,15 @@ inline constexpr std::uint64_t kVebFail = ~std::uint64_t{0};
 // bit to the thread that keeps changing it); only contention makes them repeat at all.
 inline constexpr std::uint32_t kVebMaxAttempts = 4096;
 
+// Index of the highest set bit of x != 0 (the predecessor search's float down).
+ALLOCLAB_HD unsigned highest_bit(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return 63u - static_cast<unsigned>(__clzll(static_cast<long long>(x)));
+#else
+  return 63u - static_cast<unsigned>(__builtin_clzll(x));
+#endif
+}
+
 // The paper's level count: ceil(log64 U), at least 1.
 ALLOCLAB_HD unsigned veb_levels_paper(std::uint64_t universe) {
   unsigned levels = 1;
@@ -262,11 +271,11 @@ struct Veb {
       w = load(t, level, h, tc) & bits::low_mask(below);
     }
     // Float down: the highest set bit of one word per level.
-    std::uint64_t idx = h * 64 + bits::highest_set_bit(w);
+    std::uint64_t idx = h * 64 + highest_bit(w);
     for (++level; level < t.levels; ++level) {
       const std::uint64_t child = load(t, level, idx, tc);
       if (child == 0) return kVebFail - 1;
-      idx = idx * 64 + bits::highest_set_bit(child);
+      idx = idx * 64 + highest_bit(child);
     }
     return idx;
   }
