@@ -20,9 +20,11 @@
 //  * One team fills an empty slot, the others on it wait (bounded): fill_gate below.
 //  * Requests above 4096 B (core/gallatin/large.hpp: 2^j contiguous 4 KiB slices, a whole block,
 //    or contiguous segments from the back of the segment tree) are served one thread each, as
-//    the public code serves them: the kernel sends a lane whose request is larger than a slice
-//    to large_requests before the warp forms its teams (one compare on the slice path); their
-//    frees are one increment of the block's free counter like a slice's, or the segments back.
+//    the public code serves them: in a run whose largest request (KernelArgs::pages) is above a
+//    slice, the kernel's kLarge instance sends such a lane to large_requests before the warp
+//    forms its teams. Runs of slices only launch the kLarge = false instance, which is the
+//    slice kernel as it was (not one instruction added). Their frees are one increment of the
+//    block's free counter like a slice's, or the segments back.
 //  * Pre-boot (the paper's init, at set-up, outside the timed kernels and the counts): the block
 //    buffers start filled (gallatin_host_state.hpp), so that the first teams of the launch do not
 //    all find their slots empty and fetch blocks at once; the simulator fills them on demand
@@ -167,7 +169,7 @@ __device__ __noinline__ void large_requests(const KernelArgs a, const GallatinVi
   }
 }
 
-template <bool kCounters>
+template <bool kCounters, bool kLarge>
 __global__ void __launch_bounds__(kMostThreads)
     gallatin_alloc_kernel(KernelArgs a, GallatinView v) {
   // Per warp of the block, per lane: the slice its team's leader got for it.
@@ -176,9 +178,11 @@ __global__ void __launch_bounds__(kMostThreads)
   if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
-  if (units > kSliceUnits) {  // above 4096 B: one thread each, no team
-    large_requests<kCounters>(a, v, i, units);
-    return;
+  if constexpr (kLarge) {
+    if (units > kSliceUnits) {  // above 4096 B: one thread each, no team
+      large_requests<kCounters>(a, v, i, units);
+      return;
+    }
   }
   const unsigned k = gallatin::size_class_of(std::uint64_t{units} * kGallatinUnitBytes);
   const unsigned lane = lane_id();
@@ -281,10 +285,17 @@ void check_gallatin(const Scenario&, const MeasureOptions& o) {
 }  // namespace
 
 void launch_gallatin_alloc(const KernelArgs& a, const GallatinView& v, bool counters) {
-  if (counters)
-    gallatin_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
-  else
-    gallatin_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  const unsigned blocks = blocks_for(a.N, a.block);
+  if (a.pages > kSliceUnits) {  // the run's largest request is above a slice
+    if (counters)
+      gallatin_alloc_kernel<true, true><<<blocks, a.block>>>(a, v);
+    else
+      gallatin_alloc_kernel<false, true><<<blocks, a.block>>>(a, v);
+  } else if (counters) {
+    gallatin_alloc_kernel<true, false><<<blocks, a.block>>>(a, v);
+  } else {
+    gallatin_alloc_kernel<false, false><<<blocks, a.block>>>(a, v);
+  }
   ALLOCLAB_CUDA_LAUNCH();
 }
 
