@@ -39,8 +39,11 @@ if [ "$STAGE" = tests ] || [ "$STAGE" = all ]; then
   for tool in memcheck racecheck synccheck; do
     # One segment (2^20 units of 16 B) at 16 B and 256 B, four segments at 4096 B: measure runs
     # the allocation kernel twice and the free kernel once.
+    # Above 4096 B: 2 x 4 KiB slices, whole 64 KiB blocks, and 2-segment runs from the back on 8
+    # segments (4 fit: the other 6 get null).
     for args in "--N 3000 --T 1048576 --free 1 --pages 1" "--N 3000 --T 1048576 --free 1 --pages 16" \
-      "--N 5000 --T 4194304 --free 1 --pages 256"; do
+      "--N 5000 --T 4194304 --free 1 --pages 256" "--N 3000 --T 4194304 --free 1 --pages 512" \
+      "--N 500 --T 4194304 --free 1 --pages 4096" "--N 10 --T 8388608 --free 1 --pages 1048577"; do
       echo "### $tool measure --algo gallatin $args" >>"$OUT/sanitizer.txt"
       # shellcheck disable=SC2086
       compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo gallatin $args \

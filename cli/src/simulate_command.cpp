@@ -27,6 +27,7 @@ struct SimulateArgs {
   std::uint64_t max_steps = 0;
   std::uint32_t queue_capacity = 0;
   std::uint32_t arenas = 0, chunk_bins = 0;
+  bool preboot = false;
   Format format = Format::table;
 };
 
@@ -72,6 +73,7 @@ void run(const SimulateArgs& a) {
   o.queue_capacity = a.queue_capacity;
   o.arenas = a.arenas;
   o.chunk_bins = a.chunk_bins;
+  o.preboot = a.preboot;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
   // Points the simulator cannot run are found before any is run.
   const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable, [&](const Scenario& s) {
@@ -166,6 +168,10 @@ void add_simulate_command(CLI::App& app) {
                   "gg-ualloc, gg-malloc: bins per chunk, 64 (256 KB; 0 = this default) or 128 "
                   "(512 KB): the paper's two readings (docs/gelado-garland.md)")
       ->capture_default_str();
+  cmd->add_flag("--preboot", args->preboot,
+                "gallatin: fill the block buffers before the first request, as the paper's init "
+                "and the GPU backend (every class on pools of 64 segments or more, else the "
+                "run's class); default: they fill on demand");
   cmd->add_option("--occupancy", args->occupancy,
                   "initial free pages: random (uniform, from the seed) or contiguous (one block)")
       ->capture_default_str();

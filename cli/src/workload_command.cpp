@@ -43,6 +43,7 @@ struct WorkloadArgs {
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
   std::uint32_t queue_capacity = 0;
+  bool preboot = false;  // sim, gallatin: SimOptions::preboot
   unsigned threads = 0;
   std::string bit_choice = "lowest";
   std::string counters = "on";
@@ -118,8 +119,10 @@ Backend make_backend(const WorkloadArgs& a) {
     o.host_threads = a.threads;
     o.max_probes_per_request = a.max_steps;
     o.queue_capacity = a.queue_capacity;
+    o.preboot = a.preboot;
     o.repeats = a.repeats;
-    return {"sim", std::string(sim::mode_name(o.mode)),
+    // Pre-booted rows are another mode of the simulator: they never mix with the others.
+    return {"sim", std::string(sim::mode_name(o.mode)) + (o.preboot ? "-preboot" : ""),
             [o](Algorithm algo, const Workload& w) {
               sim::check_workload_input(algo, w, o);
               check_workload_memory(algo, w, o);
@@ -133,6 +136,8 @@ Backend make_backend(const WorkloadArgs& a) {
       throw InputError("--warm", "needs --warmup >= 1 (a warm pool is one a warm-up has used)");
     if (a.mode != "sequential")
       throw InputError("--mode", "is for --backend sim (the GPU runs the allocator's kernels)");
+    if (a.preboot)
+      throw InputError("--preboot", "is for --backend sim (the GPU backend always pre-boots)");
     if (a.counters != "on" && a.counters != "off")
       throw InputError("--counters", "must be on or off");
     gpu::WorkloadOptions o;
@@ -361,6 +366,9 @@ void add_workload_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
       ->capture_default_str();
+  cmd->add_flag("--preboot", args->preboot,
+                "sim, gallatin: fill the block buffers before the first request, as the paper's "
+                "init and the GPU backend do; rows get mode <mode>-preboot");
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();
   cmd->add_option("--counters", args->counters,

@@ -102,6 +102,9 @@ set(cases
   "--pages|simulate --algo rwmalloc --pages 2000 --N 10 --A 30000 --T 100000"
   # gg-tbuddy: a tree of at most 2^22 leaves, a request's block (2^ceil(log2 n)
   # pages) within T, at most 2^21 - 1 requests in flight (lockstep: all N).
+  "--pages|simulate --algo gallatin --N 10 --free 1 --T 16777216 --pages 0"
+  "--pages|simulate --algo gallatin --N 10 --free 1 --T 16777216 --pages 16777217"
+  "--pages|simulate --algo gallatin --N 10 --free 1 --T 1048576 --pages 1048577"
   "--T|simulate --algo gg-tbuddy --N 10 --A 100 --T 5000000"
   "--pages|simulate --algo gg-tbuddy --N 10 --A 100 --T 1000 --pages 1000"
   "--N|simulate --algo gg-tbuddy --mode lockstep --N 3000000 --A 100 --T 1000"
@@ -143,6 +146,10 @@ set(cases
   "--gpu-from|sweep --algos rw --backends gpu --grid figure4 --gpu-from /nonexistent --out /tmp/alloclab-bad-input"
   # alloclab workload (sizes, pools, families)
   "--size|workload --allocator queue --workload alloc --N 10 --size 0 --pool 1MiB"
+  "--size|workload --allocator gallatin --workload alloc --N 10 --size 0 --pool 16MiB"
+  "--pool|workload --allocator gallatin --workload alloc --N 10 --size 32MiB --pool 16MiB"
+  "--pool|workload --allocator gallatin --workload mixed --N 10 --size 16..32MiB --pool 16MiB"
+  "--preboot|workload --allocator gallatin --backend gpu --workload alloc --N 10 --size 256 --pool 16MiB --preboot"
   "--size|workload --allocator queue --workload alloc --N 10 --size 512 --pool 1MiB"
   "--size|workload --allocator rwbm --workload mixed --N 10 --size 16..4096 --pool 1MiB"
   "--size|workload --allocator rwmalloc --workload mixed --N 10 --size 4096..16 --pool 1MiB"

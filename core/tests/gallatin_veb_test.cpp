@@ -1,10 +1,12 @@
 // Gallatin's 64-ary vEB tree (core/gallatin/veb_tree.hpp) against an independent reference: a
-// std::set under random insert / remove / successor / claim sequences, hand-worked counts, the
-// cost bounds (successor <= 2L loads, claims <= L atomics when alone), the two level counts.
+// std::set under random insert / remove / successor / predecessor / claim sequences, hand-worked
+// counts, the cost bounds (successor and predecessor <= 2L - 1 loads, claims <= L atomics when
+// alone), the two level counts.
 #include <catch2/catch.hpp>
 
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <set>
 #include <vector>
@@ -28,6 +30,12 @@ unsigned levels_by_powers(std::uint64_t u) {
 std::uint64_t set_successor(const std::set<std::uint64_t>& s, std::uint64_t x) {
   const auto it = s.lower_bound(x);
   return it == s.end() ? kVebFail : *it;
+}
+
+// The largest element <= x (x may be >= U: the whole set), or kVebFail.
+std::uint64_t set_predecessor(const std::set<std::uint64_t>& s, std::uint64_t x) {
+  const auto it = s.upper_bound(x);
+  return it == s.begin() ? kVebFail : *std::prev(it);
 }
 
 constexpr std::uint64_t k64_3 = 64ull * 64 * 64;
@@ -94,6 +102,25 @@ TEST_CASE("vEB: hand-worked counts on U = 4096 (two levels)", "[core][gallatin][
   c = {};
   CHECK(V::lock_offset(t, 0, c) == 6);
   CHECK(c.atomics == 2);
+  // predecessor(4094): leaf word 63 below bit 62 has nothing (1 load); the root below bit 63
+  // has nothing (1 load) now that 5 and 6 are gone: none. predecessor(5000) starts at 4095 and
+  // finds it in the leaf: 1 load.
+  c = {};
+  CHECK(V::predecessor(t, 4094, c) == kVebFail);
+  CHECK(c.loads == 2);
+  c = {};
+  CHECK(V::predecessor(t, 5000, c) == 4095);
+  CHECK(c.loads == 1);
+  // With 70 (word 1) back: predecessor(4094) floats up to the root, takes its highest bit
+  // below 63 (word 1) and floats down to its highest bit: 3 loads = 2L - 1.
+  CHECK(V::insert(t, 70, c));
+  CHECK(V::insert(t, 66, c));
+  c = {};
+  CHECK(V::predecessor(t, 4094, c) == 70);
+  CHECK(c.loads == 3);
+  CHECK(c.levels == 2);
+  CHECK(V::remove(t, 70, c));
+  CHECK(V::remove(t, 66, c));
   CHECK(V::lock_offset(t, 0, c) == 4095);
   CHECK(V::lock_offset(t, 0, c) == kVebFail);
   CHECK(veb_check(t).empty());
@@ -130,7 +157,7 @@ TEST_CASE("vEB: random sequences agree with a std::set, within the cost bounds",
         for (int op = 0; op < ops; ++op) {
           VebCounts c;
           const std::uint64_t x = pick();
-          switch (rng() % 5) {
+          switch (rng() % 6) {
             case 0:
             case 1:
               REQUIRE(V::insert(t, x, c) == ref.insert(x).second);
@@ -142,6 +169,16 @@ TEST_CASE("vEB: random sequences agree with a std::set, within the cost bounds",
               break;
             case 3:
               REQUIRE(V::successor(t, x, c) == set_successor(ref, x));
+              REQUIRE(c.loads <= 2 * levels - 1);
+              REQUIRE(c.atomics == 0);
+              break;
+            case 4:
+              // Also past the universe: the search starts from U - 1.
+              if (rng() % 8 == 0) {
+                REQUIRE(V::predecessor(t, u + rng() % 100, c) == set_predecessor(ref, u - 1));
+              } else {
+                REQUIRE(V::predecessor(t, x, c) == set_predecessor(ref, x));
+              }
               REQUIRE(c.loads <= 2 * levels - 1);
               REQUIRE(c.atomics == 0);
               break;

@@ -5,20 +5,23 @@
 // The pool: T pages of 16 B (Capabilities::fixed_page_bytes), a whole number of 16 MiB segments
 // (2^20 pages each; anything else is an input error on --T). Segments whose pages are all free
 // at the start (A of T free, as for every allocator) are the memory manager's, in the segment
-// tree; the others are the application's and never used. A request of n pages (1 .. 256) takes a
-// slice of the size class 16 B << k >= 16 n B; its first n pages are the request's (the rest is
-// internal fragmentation). Larger requests (4 KB - 64 KB, whole blocks, segments) are not built
-// yet: an input error on --pages.
+// tree; the others are the application's and never used. A request of n pages (1 .. the pool)
+// is routed by its 16 n bytes (core/gallatin/large.hpp, route_of): up to 4096 B a slice of the
+// size class 16 B << k >= 16 n B; above, 2^j contiguous 4 KiB slices, a whole block, or
+// contiguous segments from the back of the segment tree. Its first n pages are the request's
+// (the rest is internal fragmentation).
 //
 // SMs and block buffers: the buffers are sized for kDefaultSms = 132 SMs (an H100 or H200 SXM);
 // simulated threads form thread blocks of 256 (8 warps, as the reference benchmark launches),
 // thread block b running on SM b mod 132; a team uses its SM's slot (mod the class's slots). The
-// buffers are filled on demand by the first team that finds a slot empty (Alg. 3's own path), not
-// pre-booted: the paper's pre-boot takes 13 segments (208 MiB) before the first request, which
-// small pools do not have (core's preboot and its test show the wavefront it makes).
+// buffers are filled on demand by the first team that finds a slot empty (Alg. 3's own path), or
+// with SimOptions::preboot (--preboot) before the first request by the GPU backend's rule
+// (Ops::preboot_pool: every class on pools of 64 segments or more, as the paper's init).
 //
 // Modes:
 //  * sequential: requests one at a time in the random service order, each a team of one.
+//  * Requests above 4096 B are teams of one in every mode (one thread each, as the public
+//    code's large paths).
 //  * lockstep: warps of `lanes` threads; the lanes of a warp asking one size class form a team
 //    (the coalesced group of Alg. 3) whose leader issues one atomicAdd for all; teams run whole,
 //    in round-priority order of their leaders (no interleaving inside an operation: races show in
@@ -38,6 +41,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/gallatin/allocator.hpp"
+#include "alloclab/core/gallatin/large.hpp"
 #include "alloclab/core/gallatin/op_counts.hpp"
 #include "alloclab/core/gallatin/state_check.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -48,11 +52,13 @@ namespace alloclab::sim::detail {
 namespace {
 
 using Op = gallatin::Ops<ouro::HostAtomics>;
+using Big = gallatin::Large<ouro::HostAtomics>;
+using gallatin::Route;
+using gallatin::RouteKind;
 constexpr std::uint64_t kPageBytes = 16;
 constexpr std::uint64_t kPagesPerSegment = gallatin::kDefaultSegmentBytes / kPageBytes;
 constexpr std::uint32_t kDefaultSms = 132;
 constexpr std::uint64_t kWarpsPerThreadBlock = 8;
-constexpr unsigned kMaxPages = gallatin::kMaxSliceBytes / kPageBytes;  // 256
 
 // RunResult::op_counts, per run (Counters::extra): the allocations', then the frees' made since
 // the previous allocate() (the list the GPU reports too: core/gallatin/op_counts.hpp).
@@ -61,10 +67,13 @@ constexpr unsigned kCounts = kOpCounts;
 const char* const* const kCountNames = kOpCountNames;
 static_assert(kCounts <= Counters::kExtra);
 
-gallatin::Geometry geometry_of(const Scenario& s) {
+gallatin::Geometry geometry_of_pages(std::uint64_t T) {
   gallatin::Geometry g;
-  g.segments = static_cast<std::uint32_t>(s.T / kPagesPerSegment);
+  g.segments = static_cast<std::uint32_t>(T / kPagesPerSegment);
   return g;
+}
+gallatin::Geometry geometry_of(const Scenario& s) {
+  return geometry_of_pages(s.T);
 }
 
 class GallatinAllocator final : public Allocator {
@@ -88,6 +97,16 @@ class GallatinAllocator final : public Allocator {
       if (free) continue;
       storage_.tree_id[seg] = gallatin::kAppSegment;
       gallatin::Veb<ouro::HostAtomics>::remove(st().segment_tree, seg, ignored);
+    }
+    if (o.preboot) {
+      // The class of the run's largest request (the slices route of large ones is class 8).
+      unsigned largest = s.pages;
+      for (const unsigned n : o.pages_per_thread) largest = std::max(largest, n);
+      const unsigned run_class = route_of_pages(largest).k;
+      gallatin::Counts c;
+      Op::preboot_pool(st(), run_class, c);
+      if (c.stuck) throw VerificationError("gallatin: the pre-boot reached a bound");
+      check_at_rest("after the pre-boot");
     }
   }
 
@@ -131,21 +150,22 @@ class GallatinAllocator final : public Allocator {
     const std::uint64_t offset = first_page * kPageBytes;
     const auto seg = static_cast<std::uint32_t>(offset / g_.segment_bytes);
     const std::uint32_t k = storage_.tree_id[seg];
-    if (k >= gallatin::kSizeClasses || offset % g_.slice_bytes(k) != 0 ||
-        n * kPageBytes > g_.slice_bytes(k))
+    const Route r = route_of_pages(n);
+    const bool starts =
+        r.kind == RouteKind::segments
+            ? k == gallatin::kSizeClasses + r.count && offset % g_.segment_bytes == 0
+            : k == r.k && offset % g_.slice_bytes(k) == 0 &&
+                  (r.kind != RouteKind::block || offset % g_.block_bytes(k) == 0);
+    if (!starts)
       throw VerificationError("free of page " + std::to_string(first_page) +
-                              " which does not start a slice handed out for " + std::to_string(n) +
-                              " pages");
-    for (std::uint64_t p = first_page; p < first_page + n; ++p) {
-      const std::uint64_t bit = std::uint64_t{1} << (p % 64);
-      if (!(used_.fetch_and(p / 64, ~bit) & bit))
-        throw VerificationError("double free of page " + std::to_string(p));
-    }
-    if (live_[block_of(offset, k)].fetch_sub(1) == 0)
-      throw VerificationError("a free of a block with no live slice");
+                              " which does not start an allocation handed out for " +
+                              std::to_string(n) + " pages");
+    mark(first_page, n, false);
+    if (r.kind != RouteKind::segments && live_[block_of(offset, k)].fetch_sub(1) == 0)
+      throw VerificationError("a free of a block with no live allocation");
     live_pages_.fetch_sub(n);
     gallatin::Counts gc;
-    Op::free_slices(st(), offset, 1, gc);
+    Big::free_one(st(), offset, gc);
     if (gc.stuck) throw VerificationError("a Gallatin free reached its wait bound");
     free_counts_[0] += gc.blocks_returned;
     free_counts_[1] += gc.segments_returned;
@@ -161,38 +181,71 @@ class GallatinAllocator final : public Allocator {
   unsigned pages_of(std::uint64_t i) const {
     return opt_.pages_per_thread.empty() ? s_.pages : opt_.pages_per_thread[i];
   }
-  unsigned class_of(std::uint64_t i) const {
-    return gallatin::size_class_of(pages_of(i) * kPageBytes);
-  }
+  Route route_of_pages(unsigned n) const { return gallatin::route_of(n * kPageBytes, g_); }
+  Route route_of_request(std::uint64_t i) const { return route_of_pages(pages_of(i)); }
   std::uint64_t block_of(std::uint64_t offset, unsigned k) const {
     return g_.block_id(static_cast<std::uint32_t>(offset / g_.segment_bytes),
                        static_cast<std::uint32_t>((offset % g_.segment_bytes) / g_.block_bytes(k)));
   }
-  // The coalesced groups of warp w: its lanes by size class, each in lane order.
+  // The coalesced groups of warp w: its lanes asking slices, by size class, each in lane order;
+  // then each lane asking more than 4096 B alone.
   std::vector<std::vector<std::uint64_t>> teams_of(std::uint64_t w) const {
     std::map<unsigned, std::vector<std::uint64_t>> by_class;
+    std::vector<std::vector<std::uint64_t>> alone;
     const std::uint64_t first = w * s_.lanes;
     const std::uint64_t end = std::min<std::uint64_t>(first + s_.lanes, s_.N);
-    for (std::uint64_t i = first; i < end; ++i) by_class[class_of(i)].push_back(i);
+    for (std::uint64_t i = first; i < end; ++i) {
+      const Route r = route_of_request(i);
+      if (r.kind == RouteKind::slice)
+        by_class[r.k].push_back(i);
+      else
+        alone.push_back({i});
+    }
     std::vector<std::vector<std::uint64_t>> out;
     for (auto& [k, lanes] : by_class) out.push_back(std::move(lanes));
+    for (auto& lane : alone) out.push_back(std::move(lane));
     return out;
+  }
+  // Pages [first, first + n) in use (set) or free (clear) in the mirror; a page already so is a
+  // double hand-out or a double free. Whole words at once (a segment is 2^20 pages).
+  void mark(std::uint64_t first, std::uint64_t n, bool set) {
+    for (std::uint64_t p = first; p < first + n;) {
+      const auto bit = static_cast<unsigned>(p % 64);
+      const auto len = static_cast<unsigned>(std::min<std::uint64_t>(64 - bit, first + n - p));
+      const std::uint64_t m = bits::low_mask(len) << bit;
+      const std::uint64_t old = set ? used_.fetch_or(p / 64, m) : used_.fetch_and(p / 64, ~m);
+      if (set && (old & m) != 0)
+        throw VerificationError("gallatin handed out page " +
+                                std::to_string(p + bits::count_trailing_zeros((old & m) >> bit)) +
+                                " which is in use");
+      if (!set && (old & m) != m)
+        throw VerificationError("double free of page " +
+                                std::to_string(p + bits::count_trailing_zeros((~old & m) >> bit)));
+      p += len;
+    }
   }
 
   // One team's Alg. 3: its slices, verified and recorded, and its counts.
   void serve(const std::vector<std::uint64_t>& team, RunResult& r, Counters& c) {
-    const unsigned k = class_of(team.front());
+    const Route route = route_of_request(team.front());
+    const unsigned k = route.k;
     const std::uint64_t sm = (team.front() / s_.lanes / kWarpsPerThreadBlock) % kDefaultSms;
     const auto slot = static_cast<std::uint32_t>(sm % st().slots[k]);
     std::vector<std::uint64_t> offsets(team.size());
     gallatin::Counts gc;
-    const std::uint32_t served =
-        Op::malloc_team(st(), k, slot, static_cast<std::uint32_t>(team.size()), offsets.data(), gc);
+    std::uint32_t served = 0;
+    if (route.kind == RouteKind::slice) {
+      served = Op::malloc_team(st(), k, slot, static_cast<std::uint32_t>(team.size()),
+                               offsets.data(), gc);
+    } else {  // one request (teams_of)
+      offsets[0] = Big::malloc(st(), route, slot, gc);
+      served = offsets[0] == gallatin::kNoBlock ? 0 : 1;
+    }
     if (gc.stuck) throw VerificationError("a Gallatin allocation reached its wait bound");
     for (std::size_t j = 0; j < team.size(); ++j) {
       r.steps[team[j]] = gc.attempts;
       if (j < served)
-        take(team[j], offsets[j], k, r, c);
+        take(team[j], offsets[j], route, r, c);
       else
         ++c.failed;
     }
@@ -214,17 +267,12 @@ class GallatinAllocator final : public Allocator {
     // Each lane counts its team's size: per request, the mean team a request was served in.
     c.extra[team_lanes] += team.size() * team.size();
   }
-  void take(std::uint64_t i, std::uint64_t offset, unsigned k, RunResult& r, Counters& c) {
+  void take(std::uint64_t i, std::uint64_t offset, const Route& route, RunResult& r, Counters& c) {
     const unsigned n = pages_of(i);
     const std::uint64_t first = offset / kPageBytes;
-    if (first + n > s_.T) throw VerificationError("a Gallatin slice past the pool's end");
-    for (std::uint64_t p = first; p < first + n; ++p) {
-      const std::uint64_t bit = std::uint64_t{1} << (p % 64);
-      if (used_.fetch_or(p / 64, bit) & bit)
-        throw VerificationError("gallatin handed out page " + std::to_string(p) +
-                                " which is in use");
-    }
-    live_[block_of(offset, k)].fetch_add(1);
+    if (first + n > s_.T) throw VerificationError("a Gallatin allocation past the pool's end");
+    mark(first, n, true);
+    if (route.kind != RouteKind::segments) live_[block_of(offset, route.k)].fetch_add(1);
     live_pages_.fetch_add(n);
     r.first_page[i] = static_cast<std::int64_t>(first);
     c.taken += n;
@@ -254,13 +302,20 @@ void check_gallatin_scenario(const Scenario& s, const SimOptions& o) {
                                 std::to_string(s.T) + " pages");
   if (s.T / kPagesPerSegment > (std::uint64_t{1} << 24))
     throw InputError("--T", "gallatin's simulator holds at most 2^24 segments");
-  auto check = [](unsigned n) {
-    if (n < 1 || n > kMaxPages)
-      throw InputError("--pages",
-                       "gallatin serves slices of 16 B to 4096 B (1 to 256 pages of 16 B); "
-                       "larger requests (4 KB-64 KB, whole blocks, segments) are not built yet; "
-                       "got " +
-                           std::to_string(n) + " pages");
+  const std::uint64_t pool_pages = s.T;
+  auto check = [pool_pages](unsigned n) {
+    if (n < 1 || n > pool_pages)
+      throw InputError("--pages", "gallatin serves requests of 1 page (16 B) up to the pool (" +
+                                      std::to_string(pool_pages) + " pages); got " +
+                                      std::to_string(n) + " pages");
+    // Segments are claimed whole: a request's segments must fit the pool.
+    const Route r =
+        gallatin::route_of(std::uint64_t{n} * kPageBytes, geometry_of_pages(pool_pages));
+    if (gallatin::route_bytes(r, geometry_of_pages(pool_pages)) > pool_pages * kPageBytes)
+      throw InputError("--pages", "gallatin takes " + std::to_string(r.count) +
+                                      " segments for a request of " + std::to_string(n) +
+                                      " pages, more than the pool's " +
+                                      std::to_string(pool_pages / kPagesPerSegment));
   };
   check(s.pages);
   for (const unsigned n : o.pages_per_thread) check(n);

@@ -91,6 +91,7 @@ Setup make_setup(Algorithm algo, const Workload& w, const WorkloadOptions& o, st
   st.so.host_threads = o.host_threads;
   st.so.max_probes_per_request = o.max_probes_per_request;
   st.so.queue_capacity = o.queue_capacity;
+  st.so.preboot = o.preboot;
   st.bytes_of = request_bytes_of_call(w, seed);
   if (caps(algo).requests == RequestKind::pages) {
     if (w.size.is_range()) {

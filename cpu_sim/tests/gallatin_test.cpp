@@ -1,7 +1,8 @@
 // Gallatin in the simulator (cpu_sim/src/gallatin.cpp) against hand-worked counts: warp teams in
 // lockstep (one atomicAdd per team, one block refill per buffer slot used), teams of one in
 // sequential mode, a pool filled to its last slice then null, everything freed and served again,
-// threads with mixed sizes, and the input errors (pool not whole segments, slices above 4096 B).
+// threads with mixed sizes, and the input errors (pool not whole segments, sizes 0 or above the
+// pool).
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -131,8 +132,18 @@ TEST_CASE("gallatin: input errors name the parameter", "[cpu_sim][gallatin]") {
   CHECK(parameter(s, {}) == "--T");
   s.T = s.A = 3 * kSegmentPages / 2;  // not a whole number of segments
   CHECK(parameter(s, {}) == "--T");
-  s = gallatin(10, 1, 257);  // 4112 B: above the largest slice
-  CHECK(parameter(s, {}) == "--pages");
-  s = gallatin(10, 1, 256);
+  s = gallatin(10, 1, 257);  // 4112 B: two 4 KiB slices
   CHECK(parameter(s, {}).empty());
+  s = gallatin(10, 1, 0);  // nothing asked
+  CHECK(parameter(s, {}) == "--pages");
+  s = gallatin(10, 1, static_cast<unsigned>(kSegmentPages));  // the whole pool: one block
+  CHECK(parameter(s, {}).empty());
+  s = gallatin(10, 1, static_cast<unsigned>(kSegmentPages + 1));  // above the pool
+  CHECK(parameter(s, {}) == "--pages");
+  s = gallatin(10, 2, static_cast<unsigned>(kSegmentPages + 1));  // two segments of two
+  CHECK(parameter(s, {}).empty());
+  SimOptions mixed;  // one thread's size above the pool
+  mixed.pages_per_thread = {1, 2, static_cast<unsigned>(2 * kSegmentPages + 1)};
+  s = gallatin(3, 2, 1);
+  CHECK(parameter(s, mixed) == "--pages");
 }

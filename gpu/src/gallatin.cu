@@ -18,6 +18,13 @@
 //    out of memory returns null (kFailed); a loop or wait that reached its bound is counted in
 //    the pool's `stuck` word, which fails verification.
 //  * One team fills an empty slot, the others on it wait (bounded): fill_gate below.
+//  * Requests above 4096 B (core/gallatin/large.hpp: 2^j contiguous 4 KiB slices, a whole block,
+//    or contiguous segments from the back of the segment tree) are served one thread each, as
+//    the public code serves them: in a run whose largest request (KernelArgs::pages) is above a
+//    slice, the kernel's kLarge instance sends such a lane to large_requests before the warp
+//    forms its teams. Runs of slices only launch the kLarge = false instance, which is the
+//    slice kernel as it was (not one instruction added). Their frees are one increment of the
+//    block's free counter like a slice's, or the segments back.
 //  * Pre-boot (the paper's init, at set-up, outside the timed kernels and the counts): the block
 //    buffers start filled (gallatin_host_state.hpp), so that the first teams of the launch do not
 //    all find their slots empty and fetch blocks at once; the simulator fills them on demand
@@ -32,6 +39,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/gallatin/allocator.hpp"
+#include "alloclab/core/gallatin/large.hpp"
 #include "alloclab/core/gallatin/op_counts.hpp"
 #include "gallatin_pool.cuh"
 #include "gpu_entry.cuh"
@@ -43,6 +51,9 @@ namespace alloclab::gpu::detail {
 namespace {
 
 using Op = gallatin::Ops<DeviceAtomics>;
+using Big = gallatin::Large<DeviceAtomics>;
+// Units of the largest slice: a request of more goes to large_requests.
+constexpr std::uint32_t kSliceUnits = gallatin::kMaxSliceBytes / kGallatinUnitBytes;
 using gallatin::kOpCounts;
 
 __device__ __forceinline__ unsigned sm_id() {
@@ -159,7 +170,46 @@ __device__ __forceinline__ std::uint64_t gallatin_malloc_lane(const GallatinView
   return rank < served ? slice / kGallatinUnitBytes : kFailed;
 }
 
+// The rounds of thread i whose request (`units` of 16 B) is larger than a slice: one thread each,
+// through the shared large paths; a request of 2^j slices uses the class-8 slot of its SM. Not
+// inlined, and its arguments by value (copied only on this path: a reference to a kernel
+// parameter would make every thread copy the parameters to local memory), so that the slice
+// path's code stays as it was.
 template <bool kCounters>
+__device__ __noinline__ void large_requests(const KernelArgs a, const GallatinView v,
+                                            std::uint64_t i, std::uint32_t units) {
+  const gallatin::Route route =
+      gallatin::route_of(std::uint64_t{units} * kGallatinUnitBytes, v.st.g);
+  const std::uint32_t slot = sm_id() % v.st.slots[gallatin::kLargestClass];
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    gallatin::Counts c;
+    const std::uint64_t offset = Big::malloc(v.st, route, slot, c);
+    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    const std::uint64_t unit = offset == gallatin::kNoBlock ? kFailed : offset / kGallatinUnitBytes;
+    if constexpr (kCounters) {
+      record_request<kCounters>(a, r, i, unit, c.attempts, c.restarts + c.veb.restarts,
+                                c.all_atomics());
+      const std::uint32_t values[kOpCounts] = {1u,
+                                               1u,
+                                               c.block_refills,
+                                               c.segments_formatted,
+                                               c.veb.loads,
+                                               c.veb.levels,
+                                               c.veb.atomics,
+                                               c.veb.restarts,
+                                               c.restarts,
+                                               c.init_writes,
+                                               0,
+                                               0,
+                                               0};
+      record_op_counts<kCounters>(a, values);
+    } else {
+      record_request<kCounters>(a, r, i, unit, 0, 0, 0);
+    }
+  }
+}
+
+template <bool kCounters, bool kLarge>
 __global__ void __launch_bounds__(kMostThreads)
     gallatin_alloc_kernel(KernelArgs a, GallatinView v) {
   // Per warp of the block, per lane: the slice its team's leader got for it.
@@ -168,6 +218,12 @@ __global__ void __launch_bounds__(kMostThreads)
   if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
+  if constexpr (kLarge) {
+    if (units > kSliceUnits) {  // above 4096 B: one thread each, no team
+      large_requests<kCounters>(a, v, i, units);
+      return;
+    }
+  }
   const unsigned k = gallatin::size_class_of(std::uint64_t{units} * kGallatinUnitBytes);
   std::uint64_t* warp_slices = lane_slice[threadIdx.x / 32];
   for (unsigned r = 0; r < a.per_thread; ++r) {
@@ -200,7 +256,8 @@ __global__ void __launch_bounds__(kMostThreads)
   }
 }
 
-// Alg. 4: the lanes freeing slices of one block free them together.
+// Alg. 4: the lanes freeing slices of one block free them together (a request of 2^j slices or a
+// whole block is one increment too: large.hpp counted the rest as freed when it was served).
 __global__ void gallatin_free_kernel(KernelArgs a, GallatinView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
@@ -208,6 +265,16 @@ __global__ void gallatin_free_kernel(KernelArgs a, GallatinView v) {
   const std::uint64_t offset = a.page[i] * kGallatinUnitBytes;
   const auto s = static_cast<std::uint32_t>(offset / st.g.segment_bytes);
   const std::uint32_t k = load_word(&st.tree_id[s]);
+  if (k >= gallatin::kSizeClasses) {  // a large allocation's first segment: its segments back
+    if (!gallatin::is_large_head(k)) return;  // not an allocation's start (never handed out)
+    gallatin::Counts c;
+    Big::free_segments(st, s, k, c);
+    if (load_word(&v.words->counting)) {
+      atomicAdd(&v.words->free_counts[1], static_cast<unsigned long long>(c.segments_returned));
+      atomicAdd(&v.words->free_counts[2], static_cast<unsigned long long>(c.all_atomics()));
+    }
+    return;
+  }
   const auto b = static_cast<std::uint32_t>((offset % st.g.segment_bytes) / st.g.block_bytes(k));
   const std::uint64_t id = st.g.block_id(s, b);
   const unsigned team = __match_any_sync(__activemask(), static_cast<unsigned long long>(id));
@@ -247,10 +314,17 @@ struct GallatinPageTake {
 }  // namespace
 
 void launch_gallatin_alloc(const KernelArgs& a, const GallatinView& v, bool counters) {
-  if (counters)
-    gallatin_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
-  else
-    gallatin_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  const unsigned blocks = blocks_for(a.N, a.block);
+  if (a.pages > kSliceUnits) {  // the run's largest request is above a slice
+    if (counters)
+      gallatin_alloc_kernel<true, true><<<blocks, a.block>>>(a, v);
+    else
+      gallatin_alloc_kernel<false, true><<<blocks, a.block>>>(a, v);
+  } else if (counters) {
+    gallatin_alloc_kernel<true, false><<<blocks, a.block>>>(a, v);
+  } else {
+    gallatin_alloc_kernel<false, false><<<blocks, a.block>>>(a, v);
+  }
   ALLOCLAB_CUDA_LAUNCH();
 }
 

@@ -18,16 +18,7 @@ std::unique_ptr<gallatin::StateStorage> gallatin_pristine_state(
     h->tree_id[s] = gallatin::kAppSegment;
     gallatin::Veb<ouro::HostAtomics>::remove(h->st.segment_tree, s, ignored);
   }
-  if (g.segments >= kGallatinFullPrebootSegments) {
-    Op::preboot(h->st, preboot);  // every class, as the paper's init
-    return h;
-  }
-  const gallatin::State& st = h->st;
-  for (std::uint32_t i = 0; i < st.slots[run_class]; ++i) {
-    const std::uint64_t id = Op::get_block(st, run_class, preboot);
-    if (id == gallatin::kNoBlock) break;  // a small pool: the other slots start empty
-    h->buffer[st.slot_offset[run_class] + i] = static_cast<std::uint32_t>(id + 1);
-  }
+  Op::preboot_pool(h->st, run_class, preboot);  // the rule the simulator's --preboot uses
   return h;
 }
 

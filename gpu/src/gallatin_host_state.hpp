@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "alloclab/core/gallatin/allocator.hpp"
 #include "alloclab/core/gallatin/state.hpp"
 #include "alloclab/core/gallatin/state_check.hpp"
 
@@ -15,7 +16,7 @@ namespace alloclab::gpu::detail {
 // gallatin.md). A pool of at least this many segments (1 GiB) gets it; a smaller one, where it
 // would take a fifth of the pool or more, gets the slots of the run's class only (as far as the
 // pool goes).
-inline constexpr std::uint32_t kGallatinFullPrebootSegments = 64;
+inline constexpr std::uint32_t kGallatinFullPrebootSegments = gallatin::kFullPrebootSegments;
 
 // Every segment free except those app_segment marks (the application's: in no tree, never used),
 // the block buffers pre-booted (see above; `run_class` the class of the run's largest request);

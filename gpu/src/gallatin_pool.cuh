@@ -74,6 +74,7 @@ class GallatinPool final : public PoolPolicy {
 
   std::uint64_t T_, A_, seed_;
   unsigned run_class_;  // the class of the run's largest request (pre-booted first)
+  bool large_run_;      // requests above 4096 B: pages_in_use has no census to give
   gallatin::Geometry g_;
   std::uint32_t sms_ = 0;
   gallatin::Counts preboot_;                      // what the pre-boot did at set-up

@@ -52,8 +52,12 @@ TEST_CASE("gallatin GPU input errors name the parameter", "[gpu][gallatin]") {
   w.pool_bytes = 8 * kMiB;  // less than one segment
   CHECK(input_error_parameter(w) == "--pool");
   w.pool_bytes = 16 * kMiB;
-  w.size = {8192, 8192};  // above the largest slice
-  CHECK(input_error_parameter(w) == "--size");
+  w.size = {8192, 8192};  // two 4 KiB slices
+  CHECK(input_error_parameter(w).empty());
+  w.size = {16 * kMiB, 16 * kMiB};  // a whole block of 16 MiB: the whole pool
+  CHECK(input_error_parameter(w).empty());
+  w.size = {16 * kMiB + 1, 16 * kMiB + 1};  // two segments: above the pool
+  CHECK(input_error_parameter(w) != "");
   w.size = {256, 256};
   w.block = 1024;  // the kernel is compiled for 512 threads a block
   CHECK(input_error_parameter(w) == "--block");
@@ -145,7 +149,61 @@ TEST_CASE("gallatin GPU out of memory returns null after bounded attempts and is
   CHECK(p.live_objects == p.allocs);
 }
 
+TEST_CASE("gallatin GPU serves large sizes - 2^j slices - whole blocks - segments - verified",
+          "[gpu][gallatin][large]") {
+  require_device();
+  // 32 segments (512 MiB). 8 KiB and 32 KiB: 2 and 8 slices of 4 KiB from class-8 blocks; 100
+  // KiB: blocks of 128 KiB; 16 MiB: a class-8 block (a segment); 20 MiB: 2 segments from the
+  // back. Each run fits the pool: every request served, its object written and checked by the
+  // workload (no overlap, patterns intact), then freed and the pool checked empty.
+  const std::uint64_t pool = 512 * kMiB;
+  const std::pair<std::uint64_t, std::uint64_t> runs[] = {
+      {8 << 10, 4096}, {32 << 10, 1024}, {100 << 10, 512}, {16 * kMiB, 8}, {20 * kMiB, 8}};
+  for (const auto& [size, N] : runs) {
+    CAPTURE(size);
+    const WorkloadPoint p =
+        run_workload(Algorithm::gallatin, one_size_workload(WorkloadFamily::alloc, N, size, pool),
+                     {}, 0)
+            .points.at(0);
+    CHECK(p.allocs == N);
+    CHECK(p.failed == 0);
+    CHECK(p.live_bytes == N * size);
+    REQUIRE(p.address_range_bytes);
+    CHECK(*p.address_range_bytes <= pool);
+    if (size > 16 * kMiB) CHECK(*p.address_range_bytes >= N * 2 * 16 * kMiB - 16 * kMiB);
+  }
+}
+
+TEST_CASE("gallatin GPU: mixed small and large sizes in one launch", "[gpu][gallatin][large]") {
+  require_device();
+  // Powers of two from 16 B to 1 MiB per thread (mixed family): slices in warp teams, the rest
+  // one thread each, in the same launch. 2048 threads take at most 2 GiB of blocks (each block
+  // its request's size above 32 KiB) plus a segment per class and the class-8 slots' blocks:
+  // everything fits 4 GiB and is verified.
+  auto w = one_size_workload(WorkloadFamily::mixed, 2048, 16, 4096 * kMiB);
+  w.size = {16, kMiB};
+  const WorkloadPoint p = run_workload(Algorithm::gallatin, w, {}, 0).points.at(0);
+  CHECK(p.allocs == 2048);
+  CHECK(p.failed == 0);
+}
+
 #if defined(ALLOCLAB_GPU_HAVE_CUDA)
+TEST_CASE("gallatin GPU: large sizes - exhaust - free everything - allocate again",
+          "[gpu][gallatin][large]") {
+  require_device();
+  // 8 segments. Requests of 2 segments (16 MiB + 16 B): 4 fit, 2 are null (out of memory, no
+  // hang); all freed, every segment is back, so 2^16 slices of 16 B are then served.
+  const unsigned two_segments = (1u << 20) + 1;  // units of 16 B
+  auto r = gpu::test::gallatin_exhaust_free_switch(8, 6, two_segments, std::uint64_t{1} << 16, 1);
+  CHECK(r.first_served == 4);
+  CHECK(r.second_served == std::uint64_t{1} << 16);
+  // The other way: 4096 B slices exhaust the pool (at most the 4 slots' blocks stranded), all
+  // freed, then the segments serve 4 requests of 2 segments from the back again.
+  r = gpu::test::gallatin_exhaust_free_switch(8, 8 * kSlicesPerBlock + 100, 256, 5, two_segments);
+  CHECK(r.first_served >= 4 * kSlicesPerBlock);
+  CHECK(r.second_served == 4);
+}
+
 TEST_CASE("gallatin GPU: exhaust the pool - free everything - allocate another class",
           "[gpu][gallatin]") {
   require_device();

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alloclab/core/gallatin/large.hpp"
 #include "alloclab/core/gallatin/layout.hpp"
 #include "alloclab/core/gallatin/veb_tree.hpp"
 #include "alloclab/model/explain.hpp"
@@ -91,16 +92,44 @@ std::uint64_t segments_needed(const Scenario& s) {
   return counts(s).segments;
 }
 
-// An empty pool of whole segments, slices of 16 B - 4096 B, and segments for every refill.
+gallatin::Route route_of(const Scenario& s) {
+  gallatin::Geometry g;
+  g.segments = static_cast<std::uint32_t>(s.T / kPagesPerSegment);
+  return gallatin::route_of(std::uint64_t{s.pages} * 16, g);
+}
+
+// The segment path (requests above one 16 MiB block, large.hpp), on a pool of at most 64
+// segments (one vEB level): m = ceil(size / 16 MiB) segments a request, claimed alone with m
+// leaf atomics and the in-flight count's two; floor(segments / m) requests fit; utilisation
+// size / (16 MiB m).
+bool segment_path_applies(const Scenario& s) {
+  const std::uint64_t segments = s.T / kPagesPerSegment;
+  return route_of(s).kind == gallatin::RouteKind::segments && segments <= 64 &&
+         s.N * route_of(s).count <= segments;
+}
+
+// An empty pool of whole segments, slices of 16 B - 4096 B, and segments for every refill; or
+// the segment path.
 bool applies(const Scenario& s) {
   if (s.A != s.T || s.T < kPagesPerSegment || s.T % kPagesPerSegment != 0) return false;
-  if (s.pages < 1 || s.pages > gallatin::kMaxSliceBytes / 16 || s.lanes < 1) return false;
+  if (s.pages > gallatin::kMaxSliceBytes / 16) return segment_path_applies(s);
+  if (s.pages < 1 || s.lanes < 1) return false;
   if (s.N * s.pages > s.A) return false;
   return segments_needed(s) <= s.T / kPagesPerSegment;
 }
 
 Record evaluate(const Scenario& s) {
   Record r = scenario_record(s);
+  if (s.pages > gallatin::kMaxSliceBytes / 16) {  // the segment path
+    const std::uint64_t m = route_of(s).count;
+    const double bytes = static_cast<double>(s.pages) * 16;
+    r.set("tas", 1.0).set("was", 1.0);
+    r.set("atomics_per_request", static_cast<double>(m + 2));
+    r.set_int("segments_per_request", m);
+    r.set_int("requests_fit", s.T / kPagesPerSegment / m);
+    r.set("utilisation", bytes / (static_cast<double>(m) * gallatin::kDefaultSegmentBytes));
+    return r;
+  }
   const Counts c = counts(s);
   const std::uint64_t fixed = fixed_atomics(c);
   const double N = static_cast<double>(s.N);
@@ -196,7 +225,9 @@ constexpr std::string_view kHelp =
     "levels:\n"
     "atomics = teams + 4R + L(G + D) + 2G (a format counted in flight) + the segment tree's\n"
     "removes. atomics_per_request: teams of one (sequential); atomics_per_request_teams: warps\n"
-    "of `lanes` (lockstep).";
+    "of `lanes` (lockstep). Requests above 16 MiB (pools of at most 64 segments): m =\n"
+    "ceil(size / 16 MiB) segments each from the back of the segment tree, m + 2 atomics a\n"
+    "request, floor(segments / m) fit, utilisation size / (16 MiB m).";
 
 }  // namespace
 

@@ -64,7 +64,23 @@ TEST_CASE("gallatin model: where it applies", "[model][gallatin]") {
   s = point(1000, 1, 1);
   s.A = s.T - 1;
   CHECK_FALSE(e.applies(s));                    // not an empty pool
-  CHECK_FALSE(e.applies(point(1000, 1, 257)));  // above 4096 B
+  CHECK_FALSE(e.applies(point(1000, 1, 257)));  // 2 x 4 KiB slices: not modelled
   // 2^17 requests of 4096 B need 36 segments: 35 are too few.
   CHECK_FALSE(e.applies(point(std::uint64_t{1} << 17, 35, 256)));
+}
+
+TEST_CASE("gallatin model: the segment path - ceil(size / 16 MiB) segments and m + 2 atomics",
+          "[model][gallatin]") {
+  const ModelEntry& e = *ModelTable::instance().find(Algorithm::gallatin);
+  // 40 MiB (2621440 pages of 16 B): 3 segments, claimed with 3 leaf ANDs (one vEB level) and the
+  // in-flight count's add and subtract; 10 segments hold 3 of them; 40 / 48 of their bytes used.
+  const unsigned forty = 40u << 16;
+  REQUIRE(e.applies(point(3, 10, forty)));
+  const Record r = evaluate(point(3, 10, forty));
+  CHECK(r.number("segments_per_request") == 3);
+  CHECK(r.number("requests_fit") == 3);
+  CHECK(*r.number("atomics_per_request") == 5);
+  CHECK(*r.number("utilisation") == Approx(40.0 / 48));
+  CHECK_FALSE(e.applies(point(4, 10, forty)));  // 12 segments: more than the pool
+  CHECK_FALSE(e.applies(point(1, 65, forty)));  // two vEB levels: not modelled
 }

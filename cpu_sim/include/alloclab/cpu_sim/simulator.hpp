@@ -35,6 +35,10 @@ struct SimOptions {
   // bins per chunk (0 = 64, the 256 KB reading; 128 = the 512 KB reading), docs/gelado-garland.md.
   std::uint32_t arenas = 0;
   std::uint32_t chunk_bins = 0;
+  // Gallatin: pre-boot the block buffers before the first request, as the paper's init and the
+  // GPU backend do (core/gallatin/allocator.hpp, preboot_pool; docs/gallatin.md). false: the
+  // slots fill on demand.
+  bool preboot = false;
   // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
   std::vector<unsigned> pages_per_thread = {};
   // Lockstep, RW and RW-BM: where to record every round (trace.hpp, `alloclab trace`); null: no

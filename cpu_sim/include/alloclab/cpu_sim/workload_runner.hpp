@@ -22,6 +22,7 @@ struct WorkloadOptions {
   unsigned host_threads = 0;                 // threads mode: workers (0 = all cores)
   std::uint64_t max_probes_per_request = 0;  // 0 = the simulator's default bound
   std::uint32_t queue_capacity = 0;          // Ouroboros: SimOptions::queue_capacity
+  bool preboot = false;                      // Gallatin: SimOptions::preboot
   // Repeats of each trial (core/workload_repeats.hpp): the whole run again on a freshly built
   // allocator with the same seed, every repeat verified; times are the medians over the repeats,
   // counts the first repeat's, and in sequential and lockstep mode every repeat must count the

@@ -66,6 +66,10 @@ ALLOCLAB_HD void put_run(Out& out, std::uint32_t rank, std::uint32_t count, std:
   }
 }
 
+// The paper's pre-boot fills every class's buffer slots: 13 segments with 132 SMs
+// (docs/gallatin.md). Pools of at least this many segments (1 GiB) get all of it (preboot_pool).
+inline constexpr std::uint32_t kFullPrebootSegments = 64;
+
 template <class Atomics>
 struct Ops {
   using V = Veb<Atomics>;
@@ -360,7 +364,23 @@ struct Ops {
       }
   }
 
- private:
+  // The pre-boot of a pool as the GPU backend and the simulator's --preboot do it: every class's
+  // slots (the paper's init) on a pool of at least kFullPrebootSegments segments; on a smaller
+  // one, where it would take a fifth of the pool or more, the slots of `run_class` only (the
+  // class of the run's largest request), as far as the pool goes.
+  ALLOCLAB_HD static void preboot_pool(const State& st, unsigned run_class, Counts& c) {
+    if (st.g.segments >= kFullPrebootSegments) {
+      preboot(st, c);
+      return;
+    }
+    for (std::uint32_t i = 0; i < st.slots[run_class]; ++i) {
+      const std::uint64_t id = get_block(st, run_class, c);
+      if (id == kNoBlock) return;
+      store(st.buffer[st.slot_offset[run_class] + i], static_cast<std::uint32_t>(id + 1), c);
+    }
+  }
+
+  // (Also used by the large requests' paths, large.hpp.)
   // Waits (loads only) until buffer slot `cell` no longer holds block b + 1; past the bound it
   // empties the slot itself (the next attempt fetches a block), so a slow swapper stalls nobody.
   ALLOCLAB_HD static void await_swap(std::uint32_t& cell, std::uint32_t b, Counts& c) {

@@ -30,6 +30,14 @@ inline constexpr std::uint64_t kNoBlock = ~std::uint64_t{0};
 inline constexpr std::uint32_t kIdleClass = 0xff;
 inline constexpr std::uint32_t kIdle = kIdleClass << kClassShift;
 
+// A large allocation (> one block of the largest class, §4.1 and §5) of m contiguous segments:
+// its first segment's class word is kSizeClasses + m (the paper's "numBlockTrees +
+// numSegments"), the other m - 1 segments' kLargeTail. Such segments are in no tree.
+inline constexpr std::uint32_t kLargeTail = 0xfffffffdu;
+ALLOCLAB_HD bool is_large_head(std::uint32_t tree_id) {
+  return tree_id > kSizeClasses && tree_id < kLargeTail;
+}
+
 struct State {
   Geometry g;
   VebTree segment_tree;                 // 1 = the segment is free (§4.1)
@@ -64,6 +72,7 @@ struct Counts {
   std::uint32_t block_refills = 0;       // blocks taken from a segment (get_block)
   std::uint32_t segments_formatted = 0;  // segments taken from the segment tree (get_segment)
   std::uint32_t segments_returned = 0;   // segments given back to the segment tree
+  std::uint32_t segments_claimed = 0;    // segments taken by large allocations (large.hpp)
   std::uint32_t blocks_returned = 0;     // blocks given back to their segment's ring
   std::uint32_t restarts = 0;  // lost races: a gate CAS, a stale tree or block, a lost slot
   std::uint32_t stuck = 0;     // waits that reached their bound (a defect if ever non-zero)
@@ -77,6 +86,7 @@ struct Counts {
     block_refills += o.block_refills;
     segments_formatted += o.segments_formatted;
     segments_returned += o.segments_returned;
+    segments_claimed += o.segments_claimed;
     blocks_returned += o.blocks_returned;
     restarts += o.restarts;
     stuck += o.stuck;

@@ -68,7 +68,8 @@ inline bool veb_has(const VebTree& t, std::uint64_t x) {
   return (t.words[t.offset[t.levels - 1] + (x >> 6)] >> (x & 63)) & 1u;
 }
 
-// "" or the first violation, in words. `live[id]`: slices of block id the callers hold. At rest:
+// "" or the first violation, in words. `live[id]`: allocations the callers hold in block id (a
+// slice, 2^j slices or the whole block: each freed by one increment, large.hpp). At rest:
 //  * every vEB tree consistent (veb_check: each upper bit the OR of its child word);
 //  * a segment of no class is in the segment tree and in no block tree, its count kClosed (every
 //    gate's unit given back); a formatted one is in
@@ -77,6 +78,9 @@ inline bool veb_has(const VebTree& t, std::uint64_t x) {
 //    kIdleClass in its counter), each once; every other of its blocks is handed out: its malloc
 //    counter has its class, and the slices it handed out (min(count, slices per block)) are the
 //    slices freed plus those live (the block counters consistent with the slices handed out);
+//  * a large allocation of m segments (large.hpp): its first segment's class word kSizeClasses +
+//    m, the next m - 1 segments' kLargeTail, all within the pool, in no tree, closed; no
+//    kLargeTail segment outside such a run;
 //  * every block-buffer slot holds a handed-out block of its class, or nothing;
 //  * no get_segment in flight (the `formatting` word is 0).
 inline std::string state_check(const State& st, const std::vector<std::uint32_t>& live) {
@@ -89,6 +93,7 @@ inline std::string state_check(const State& st, const std::vector<std::uint32_t>
   const Geometry& g = st.g;
   const std::uint32_t spb = g.slices_per_block;
   std::vector<std::uint8_t> in_ring(std::uint64_t{g.segments} * g.max_blocks(), 0);
+  std::vector<std::uint8_t> large_tail(g.segments, 0);  // covered by a large head before it
   for (std::uint32_t s = 0; s < g.segments; ++s) {
     const std::string seg = "segment " + std::to_string(s);
     const std::uint32_t k = st.tree_id[s];
@@ -102,6 +107,26 @@ inline std::string state_check(const State& st, const std::vector<std::uint32_t>
     if (k == kNoTree) {
       if (!veb_has(st.segment_tree, s)) return seg + " has no class and is not in the segment tree";
       if (st.available[s] != kClosed) return seg + " has no class but an open count";
+      continue;
+    }
+    if (k == kLargeTail) {
+      if (!large_tail[s]) return seg + " is inside a large allocation that does not cover it";
+      if (veb_has(st.segment_tree, s)) return seg + " is held by a large allocation but free";
+      continue;
+    }
+    if (is_large_head(k)) {
+      const std::uint64_t m = k - kSizeClasses;
+      if (s + m > g.segments)
+        return seg + " starts a large allocation of " + std::to_string(m) +
+               " segments past the pool's end";
+      if (veb_has(st.segment_tree, s)) return seg + " starts a large allocation but is free";
+      if (st.available[s] != kClosed) return seg + " starts a large allocation but is open";
+      for (std::uint32_t j = 1; j < m; ++j) {
+        if (st.tree_id[s + j] != kLargeTail)
+          return seg + " starts a large allocation of " + std::to_string(m) +
+                 " segments but segment " + std::to_string(s + j) + " is not part of it";
+        large_tail[s + j] = 1;
+      }
       continue;
     }
     if (k >= kSizeClasses) return seg + " has class " + std::to_string(k);

@@ -23,6 +23,9 @@
 //  * successor(x): the smallest index >= x in the set: the leaf word masked from x, then float up
 //    (one word per level, masked past the position) until a word has a set bit, then float down
 //    taking the lowest set bit of one word per level. Read only; <= 2L - 1 word loads.
+//  * predecessor(x): the largest index <= x, the mirror of successor (masked below the position
+//    going up, the highest set bit going down; §4.1's search for large allocations from the back
+//    of the segment tree). Read only; <= 2L - 1 word loads.
 //  * lock_offset(start): claim the lowest index >= start: successor, then remove; a remove that
 //    finds the bit already cleared lost the race to another claimer: search again (a restart).
 //
@@ -53,6 +56,15 @@ inline constexpr std::uint64_t kVebFail = ~std::uint64_t{0};
 // A search or a settle that has lost this many races gives up (returns kVebFail / leaves the
 // bit to the thread that keeps changing it); only contention makes them repeat at all.
 inline constexpr std::uint32_t kVebMaxAttempts = 4096;
+
+// Index of the highest set bit of x != 0 (the predecessor search's float down).
+ALLOCLAB_HD unsigned highest_bit(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return 63u - static_cast<unsigned>(__clzll(static_cast<long long>(x)));
+#else
+  return 63u - static_cast<unsigned>(__builtin_clzll(x));
+#endif
+}
 
 // The paper's level count: ceil(log64 U), at least 1.
 ALLOCLAB_HD unsigned veb_levels_paper(std::uint64_t universe) {
@@ -216,6 +228,19 @@ struct Veb {
     return kVebFail;
   }
 
+  // The largest index <= x in the set (x >= U searches from U - 1), or kVebFail.
+  ALLOCLAB_HD static std::uint64_t predecessor(const VebTree& t, std::uint64_t x, VebCounts& c) {
+    if (t.universe == 0) return kVebFail;
+    if (x >= t.universe) x = t.universe - 1;
+    Touch tc(c);
+    for (std::uint32_t attempt = 0; attempt < kVebMaxAttempts; ++attempt) {
+      const std::uint64_t found = search_down(t, x, tc);
+      if (found != kVebFail - 1) return found;
+      ++c.restarts;  // floated down into a word emptied since its bit was read
+    }
+    return kVebFail;
+  }
+
   // Claims the lowest index >= start (successor, then remove), or kVebFail when none is left.
   ALLOCLAB_HD static std::uint64_t lock_offset(const VebTree& t, std::uint64_t start,
                                                VebCounts& c) {
@@ -231,6 +256,30 @@ struct Veb {
   }
 
  private:
+  // One predecessor search: the index, kVebFail (none), or kVebFail - 1 (restart).
+  ALLOCLAB_HD static std::uint64_t search_down(const VebTree& t, std::uint64_t x, Touch& tc) {
+    unsigned level = t.levels - 1;
+    std::uint64_t h = x >> 6;
+    // Bits at or below the position in the leaf word, strictly below it in the ancestors.
+    std::uint64_t w = load(t, level, h, tc) & bits::low_mask(static_cast<unsigned>(x & 63) + 1);
+    while (w == 0) {
+      if (level == 0) return kVebFail;
+      const auto below = static_cast<unsigned>(h & 63);
+      h >>= 6;
+      --level;
+      if (below == 0) continue;  // nothing before the first bit of this word
+      w = load(t, level, h, tc) & bits::low_mask(below);
+    }
+    // Float down: the highest set bit of one word per level.
+    std::uint64_t idx = h * 64 + highest_bit(w);
+    for (++level; level < t.levels; ++level) {
+      const std::uint64_t child = load(t, level, idx, tc);
+      if (child == 0) return kVebFail - 1;
+      idx = idx * 64 + highest_bit(child);
+    }
+    return idx;
+  }
+
   // One search: the index, kVebFail (none), or kVebFail - 1 (a stale upper bit: restart).
   ALLOCLAB_HD static std::uint64_t search(const VebTree& t, std::uint64_t x, Touch& tc) {
     unsigned level = t.levels - 1;
