@@ -56,7 +56,7 @@ std::string rejected(Algorithm a, const Scenario& s, const MeasureOptions& o = {
 
 }  // namespace
 
-TEST_CASE("gg-ualloc GPU: Figure 7's exhaustion fails what the model says, one arena",
+TEST_CASE("gg-ualloc GPU: Figure 7's exhaustion fails what the model says on one arena",
           "[gpu][ualloc]") {
   require_device();
   // 1 MiB = 4 chunks of 64 bins. With one arena every chunk serves it, so exactly the objects the
@@ -95,7 +95,7 @@ TEST_CASE("gg-ualloc GPU: the 128-bin reading serves 126 bins a chunk", "[gpu][u
   CHECK(r.taken == model::gg_malloc_exhaustion(kMiB / 2, 1024, 128).served);
 }
 
-TEST_CASE("gg-ualloc GPU: alloc, free everything, alloc again from the retired bins",
+TEST_CASE("gg-ualloc GPU: alloc then free everything then alloc again from the retired bins",
           "[gpu][ualloc]") {
   require_device();
   // One 256 KB chunk: 62 bins x 3 slots of 1 KB, 186 objects, the whole pool. Each round frees
@@ -130,13 +130,12 @@ TEST_CASE("gg-ualloc GPU: alloc, free everything, alloc again from the retired b
   }
 }
 
-TEST_CASE("gg-malloc GPU: mixed sizes, small from UAlloc, large from TBuddy, freed by alignment",
-          "[gpu][ualloc]") {
+TEST_CASE("gg-malloc GPU: mixed sizes from UAlloc and TBuddy freed by alignment", "[gpu][ualloc]") {
   require_device();
   // Sizes 64 B .. 16 KB drawn per thread; a free goes to TBuddy exactly when its address is 4 KB
   // aligned. The run's checks (after the allocation, after the free of everything) would fail
   // if a free went to the wrong allocator or an object overlapped another.
-  auto w = testing::one_size_workload(WorkloadFamily::mixed, 2048, 64, 16 * kMiB);
+  auto w = testing::one_size_workload(WorkloadFamily::mixed, 2048, 64, 32 * kMiB);
   w.size = {64, 16384};
   std::uint64_t expected = 0;
   for (std::uint64_t i = 0; i < 2048; ++i)
