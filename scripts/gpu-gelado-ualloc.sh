@@ -27,16 +27,16 @@ ualloc_stage() {
   stamp "ualloc sanitizers"
   : >"$OUT/sanitizer-ualloc.txt"
   local runs=(
-    "measure --algo gg-ualloc --N 3000 --A 131072 --T 131072 --pages 8 --repeats 1 --warmup 0"
-    "measure --algo gg-malloc --N 600 --A 131072 --T 131072 --pages 256 --repeats 1 --warmup 0"
-    "workload --backend gpu --allocator gg-malloc --workload churn --N 2000 --size 64..16384 --pool 16MiB --rounds 2 --warmup 0"
+    "measure --algo gg-ualloc --N 2000 --A 131072 --T 131072 --pages 8 --repeats 1 --warmup 0 --max-steps 100000"
+    "measure --algo gg-malloc --N 600 --A 131072 --T 131072 --pages 256 --repeats 1 --warmup 0 --max-steps 100000"
+    "workload --backend gpu --allocator gg-malloc --workload mixed --N 2000 --size 64..16384 --pool 16MiB --warmup 0 --max-steps 100000"
   )
   for tool in memcheck racecheck; do
     for args in "${runs[@]}"; do
       [ $tool = racecheck ] && [[ $args == workload* ]] && continue
       echo "### $tool $args" >>"$OUT/sanitizer-ualloc.txt"
       # shellcheck disable=SC2086
-      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" $args --format csv \
+      timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$AL" $args --format csv \
         >>"$OUT/sanitizer-ualloc.txt" 2>&1 || bad=1
     done
   done
