@@ -113,12 +113,21 @@ __device__ __forceinline__ unsigned sm_id() {
   return sm;
 }
 
+// The back-off after the `run`-th spinning step in a row: short while it may be a lost CAS (the
+// next attempt should come soon), longer once the thread is waiting for another one (a grower
+// initialising a bin, a mutex held across a TBuddy alloc), so that a wait of a few milliseconds
+// takes thousands of steps, not tens of thousands, and stays far below --max-steps.
+__device__ __forceinline__ void ualloc_back_off(std::uint32_t run) {
+  __nanosleep(run < 8 ? 32 : run < 64 ? 256 : 1024);
+}
+
 // Runs `op` to its end: the caller's step bound through give_up, kStuckSteps as a defect.
 // Returns the steps taken.
 template <class Op, class View, class Phase>
 __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint64_t max_steps,
                                    unsigned long long* stuck) {
-  std::uint64_t steps = 0, spins = 0;
+  std::uint64_t steps = 0;
+  std::uint32_t run = 0;  // spinning steps in a row
   bool stopping = false;
   while (op.phase() != done) {
     if (steps >= max_steps && !stopping) stopping = op.give_up(v);
@@ -129,7 +138,10 @@ __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint6
     }
     const gelado::StepStatus st = op.step(v);
     ++steps;
-    if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(++spins));
+    if (st == gelado::StepStatus::spinning)
+      ualloc_back_off(++run);
+    else
+      run = 0;
   }
   return steps;
 }
@@ -221,7 +233,7 @@ __global__ void __launch_bounds__(256) ualloc_free_kernel(KernelArgs a, UAllocGp
       }
       const gelado::StepStatus st = op.step(v.u.buddy);
       if (st == gelado::StepStatus::done) return;
-      if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(steps));
+      if (st == gelado::StepStatus::spinning) ualloc_back_off(static_cast<std::uint32_t>(steps));
     }
   }
   Free op(v.u, off);
@@ -232,7 +244,7 @@ __global__ void __launch_bounds__(256) ualloc_free_kernel(KernelArgs a, UAllocGp
     }
     const gelado::StepStatus st = op.step(v.u);
     if (st == gelado::StepStatus::done) break;
-    if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(steps));
+    if (st == gelado::StepStatus::spinning) ualloc_back_off(static_cast<std::uint32_t>(steps));
   }
   if (op.outcome() != gelado::UAllocFreeOutcome::freed) {
     atomicAdd(&v.words->bad, 1ull);
