@@ -4,9 +4,11 @@
 # Figure 5 (`alloclab semaphore --backend gpu`: the bulk against the counting semaphore, each
 # thread one unit, batches of 512 as the paper, and of 64 and 4096 beside it) over N = 2^10 ..
 # 2^20 and the block sizes 32, 256 and 1024 (the paper averaged 1 .. 1024).
-# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all|tbuddy]   (default all; tbuddy = gg-tbuddy's
-# GPU tests, compute-sanitizer on small measures, and the alloc workload on a 1 GiB pool of 256 B
-# pages, 2^14 .. 2^20 requests of 256 B and 2^14 .. 2^18 of 4 KiB, with the counters on and off)
+# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all|tbuddy|ualloc]   (default all; tbuddy =
+# gg-tbuddy's GPU tests, compute-sanitizer on small measures, and the alloc workload on a 1 GiB
+# pool of 256 B pages, 2^14 .. 2^20 requests of 256 B and 2^14 .. 2^18 of 4 KiB, with the counters
+# on and off; ualloc = gg-ualloc's and gg-malloc's GPU tests, compute-sanitizer on small runs, and
+# Figure 7 (scripts/gpu-gelado-ualloc.sh))
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -19,6 +21,12 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" = ualloc ]; then
+  . scripts/gpu-gelado-ualloc.sh
+  ualloc_stage
+  stamp done
+  exit 0
+fi
 if [ "$STAGE" = tbuddy ]; then
   stamp "ctest -L gpu -R tbuddy"
   (cd "$BUILD" && ctest -L gpu -R "tbuddy|GPU" --output-on-failure -j1) >"$OUT/ctest-tbuddy.txt" 2>&1 || {

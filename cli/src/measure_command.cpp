@@ -32,6 +32,7 @@ struct MeasureArgs {
   unsigned warmup = 1;
   std::uint64_t max_steps = 1u << 20;
   std::uint32_t queue_capacity = 0;
+  std::uint32_t arenas = 0, chunk_bins = 0;
   std::uint64_t page_bytes = 256;
   std::uint64_t heap_bytes = 0;
   bool no_counters = false;
@@ -60,6 +61,8 @@ void run(const MeasureArgs& args) {
   opt.counters = !args.no_counters;
   opt.max_steps = args.max_steps;
   opt.queue_capacity = args.queue_capacity;
+  opt.arenas = args.arenas;
+  opt.chunk_bins = args.chunk_bins;
   opt.page_bytes = args.page_bytes;
   opt.heap_bytes = args.heap_bytes;
 
@@ -187,6 +190,13 @@ void add_measure_command(CLI::App& app) {
                   "step bound per request; a request reaching it fails (out of memory)")
       ->capture_default_str();
   cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
+      ->capture_default_str();
+  cmd->add_option("--arenas", args->arenas,
+                  "gg-ualloc, gg-malloc: arenas (a thread uses its SM's, modulo the count; at "
+                  "most the SMs); 0 = one per SM, fewer where the pool has under 8 chunks each")
+      ->capture_default_str();
+  cmd->add_option("--chunk-bins", args->chunk_bins,
+                  "gg-ualloc, gg-malloc: 4 KB bins per chunk, 64 (256 KB) or 128 (512 KB); 0 = 64")
       ->capture_default_str();
   cmd->add_option("--page-bytes", args->page_bytes,
                   "allocators of bytes (cudamalloc): bytes per page of a request")

@@ -44,6 +44,7 @@ struct WorkloadArgs {
   std::uint64_t max_steps = 0;
   std::uint32_t queue_capacity = 0;
   bool preboot = false;  // sim, gallatin: SimOptions::preboot
+  std::uint32_t arenas = 0, chunk_bins = 0;
   unsigned threads = 0;
   std::string bit_choice = "lowest";
   std::string counters = "on";
@@ -111,6 +112,9 @@ Backend make_backend(const WorkloadArgs& a) {
   if (a.backend != "gpu" && a.warm)
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
+    if (a.arenas || a.chunk_bins)
+      throw InputError(a.arenas ? "--arenas" : "--chunk-bins",
+                       "is for --backend gpu here (the simulator's: alloclab simulate)");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
       throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
@@ -143,6 +147,8 @@ Backend make_backend(const WorkloadArgs& a) {
     gpu::WorkloadOptions o;
     if (a.max_steps) o.max_steps = a.max_steps;
     o.queue_capacity = a.queue_capacity;
+    o.arenas = a.arenas;
+    o.chunk_bins = a.chunk_bins;
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
@@ -369,6 +375,13 @@ void add_workload_command(CLI::App& app) {
   cmd->add_flag("--preboot", args->preboot,
                 "sim, gallatin: fill the block buffers before the first request, as the paper's "
                 "init and the GPU backend do; rows get mode <mode>-preboot");
+  cmd->add_option("--arenas", args->arenas,
+                  "gpu, gg-ualloc and gg-malloc: arenas (a thread uses its SM's, modulo the "
+                  "count); 0 = one per SM, fewer where the pool has under 8 chunks each")
+      ->capture_default_str();
+  cmd->add_option("--chunk-bins", args->chunk_bins,
+                  "gpu, gg-ualloc and gg-malloc: 4 KB bins per chunk, 64 or 128; 0 = 64")
+      ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();
   cmd->add_option("--counters", args->counters,

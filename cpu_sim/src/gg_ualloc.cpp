@@ -1,7 +1,5 @@
 // UAlloc (Gelado & Garland, PPoPP'19 §4.2) in the simulator: the allocator UAllocSim
 // (gg_ualloc_sim.hpp, which says what is simulated and verified) and gg-ualloc's registration.
-#include <bit>
-
 #include "gg_ualloc_sim.hpp"
 
 namespace alloclab::sim::detail {
@@ -51,7 +49,7 @@ static_assert(kCounts <= Counters::kExtra);
 constexpr unsigned kFreeCounts = kCounts - free_relinks;
 
 std::uint32_t height_of(const Scenario& s) {
-  return gelado::tbuddy_height_of(std::max<std::uint64_t>(s.T / kUnitsPerPage, 1));
+  return gelado::ualloc_height_of(s.T);
 }
 std::uint32_t scatter_of(std::uint64_t seed, std::uint64_t i) {
   return static_cast<std::uint32_t>(PhiloxStream(seed, StreamDomain::probe, i).bits(0));
@@ -62,46 +60,16 @@ std::uint32_t scatter_of(std::uint64_t seed, std::uint64_t i) {
 UAllocConfig ualloc_config(const SimOptions& o) {
   UAllocConfig c;
   c.arenas = o.arenas ? o.arenas : 1;
-  c.chunk_order = static_cast<std::uint32_t>(
-      std::countr_zero(o.chunk_bins ? o.chunk_bins : gelado::kUAllocDefaultChunkBins));
+  c.chunk_order = gelado::ualloc_chunk_order(o.chunk_bins);
   return c;
 }
 
 void check_ualloc_scenario(const Scenario& s, const SimOptions& o, bool with_malloc) {
-  const char* who = with_malloc ? "gg-malloc" : "gg-ualloc";
-  if (o.arenas > kUAllocSimSms)
-    throw InputError("--arenas", std::string(who) + " has one arena per SM, at most " +
-                                     std::to_string(kUAllocSimSms) + " (an H100/H200); got " +
-                                     std::to_string(o.arenas));
-  if (o.chunk_bins != 0 && o.chunk_bins != 64 && o.chunk_bins != 128)
-    throw InputError("--chunk-bins", std::string(who) +
-                                         "'s chunks hold 64 bins (256 KB, the default) or 128 "
-                                         "(512 KB); got " +
-                                         std::to_string(o.chunk_bins));
-  const std::uint64_t chunk_units = (std::uint64_t{kUnitsPerPage}) << ualloc_config(o).chunk_order;
-  if (s.T % chunk_units != 0)
-    throw InputError("--T", std::string(who) + "'s pool is whole chunks of " +
-                                std::to_string(chunk_units) +
-                                " units of 8 B; got T = " + std::to_string(s.T));
-  if (const std::string e = gelado::tbuddy_height_error("--T", height_of(s)); !e.empty())
-    throw InputError("--T", e);
-  const std::uint64_t most = with_malloc ? s.T : gelado::kUAllocMaxBytes / kUnitBytes;
-  auto check = [&](unsigned n) {
-    if (n < 1 || n > most)
-      throw InputError("--pages", std::string(who) + " serves 1 to " + std::to_string(most) +
-                                      " units of 8 B" +
-                                      (with_malloc ? " (the pool)" : " (1 KB; larger: gg-malloc)") +
-                                      "; got " + std::to_string(n));
-  };
-  check(s.pages);
-  for (const unsigned n : o.pages_per_thread) check(n);
   const std::uint64_t in_flight =
       o.mode == Mode::lockstep  ? s.N
       : o.mode == Mode::threads ? std::min<std::uint64_t>(s.N, resolve_host_threads(o.host_threads))
                                 : 1;
-  if (const std::string e = gelado::bulk_semaphore_request_error("--N", in_flight, 1, 512);
-      !e.empty())
-    throw InputError("--N", e);
+  gelado::check_ualloc_input(s, o.arenas, o.chunk_bins, o.pages_per_thread, in_flight, with_malloc);
 }
 
 // A request walks a list, a bitmap and perhaps takes a chunk (a TBuddy alloc) and waits behind

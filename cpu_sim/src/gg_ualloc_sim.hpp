@@ -28,6 +28,7 @@
 #include "alloclab/core/gelado/tbuddy_pool.hpp"
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
 #include "alloclab/core/gelado/ualloc_free.hpp"
+#include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "detail.hpp"
@@ -35,10 +36,8 @@
 
 namespace alloclab::sim::detail {
 
-// The SMs of the device the simulator stands for (an H100 or H200 SXM): at most one arena each.
-inline constexpr std::uint32_t kUAllocSimSms = 132;
-inline constexpr std::uint32_t kUnitBytes = 8;
-inline constexpr std::uint32_t kUnitsPerPage = gelado::kUAllocBinBytes / kUnitBytes;  // 512
+inline constexpr std::uint32_t kUnitBytes = gelado::kUAllocUnitBytes;
+inline constexpr std::uint32_t kUnitsPerPage = gelado::kUAllocUnitsPerPage;  // 512
 
 struct UAllocConfig {
   std::uint32_t chunk_order = 6, arenas = 1;

@@ -72,6 +72,8 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.block = w.block;
   m.max_steps = o.max_steps;
   m.queue_capacity = o.queue_capacity;
+  m.arenas = o.arenas;
+  m.chunk_bins = o.chunk_bins;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
   return m;

@@ -18,7 +18,8 @@ namespace alloclab::validation {
 namespace {
 
 constexpr std::uint64_t kPool = 1 << 20;  // 4 chunks of 256 KB, 2 of 512 KB
-const char* const kNoGpu = "not measured yet (gg-malloc has no GPU backend; issue 13)";
+const char* const kNoGpu =
+    "not measured yet (GPU backend built: scripts/gpu-gelado.sh OUT ualloc; issue 13)";
 
 // Figure 7's shape in the simulator: pool / bytes requests of `bytes`, sequential, every unit
 // free. Returns the failed fraction.

@@ -69,11 +69,15 @@ struct MeasureOptions {
   bool counters = true;                // per-thread step / collision counters in the timed kernel
   std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (OOM)
   std::uint32_t queue_capacity = 0;    // Ouroboros: pages one class's queue holds; 0 = 2^20
-  std::uint64_t page_bytes = 256;      // requests of bytes (cudamalloc): pages * page_bytes each
-  unsigned block = 256;                // threads per block of the allocation launch
-  std::uint64_t heap_bytes = 0;        // device malloc heap; 0 = sized for this scenario
-  bool keep_per_thread = false;        // copy per-request steps/pages back (tests)
-  bool keep_free_pages = false;        // copy the pool's free pages back, last repeat (tests)
+  // gg-ualloc, gg-malloc: arenas (0 = one per SM of the device, fewer where the pool has under 8
+  // chunks per arena; a thread uses the arena of its SM modulo the count) and bins per chunk (0 =
+  // 64, or 128).
+  std::uint32_t arenas = 0, chunk_bins = 0;
+  std::uint64_t page_bytes = 256;  // requests of bytes (cudamalloc): pages * page_bytes each
+  unsigned block = 256;            // threads per block of the allocation launch
+  std::uint64_t heap_bytes = 0;    // device malloc heap; 0 = sized for this scenario
+  bool keep_per_thread = false;    // copy per-request steps/pages back (tests)
+  bool keep_free_pages = false;    // copy the pool's free pages back, last repeat (tests)
 };
 
 struct MeasureResult {

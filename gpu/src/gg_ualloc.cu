@@ -1,0 +1,290 @@
+// gg-ualloc and gg-malloc on the GPU: UAlloc (Gelado & Garland, PPoPP'19 §4.2) and the paper's
+// malloc/free (§4), the step machines of core/gelado/ualloc_alloc.hpp, ualloc_free.hpp and
+// tbuddy.hpp (the simulator drives the same ones, cpu_sim/src/gg_ualloc.cpp) run to their end by
+// each thread with device atomics, over the pool of gg_ualloc_pool.cuh (docs/gelado-garland.md,
+// "UAlloc on the GPU").
+//
+//  * Arenas: a thread's arena is the SM it runs on (%smid) modulo the pool's arena count (by
+//    default one per SM; fewer on a pool of under 8 chunks per SM). A bin's arena is in its
+//    header, so a free goes to the arena that allocated the object, wherever it runs.
+//  * malloc: a request of n units asks for 8 x 2^ceil(log2 n) bytes; up to 1 KB from UAlloc, from
+//    2 KB a TBuddy block of ceil(bytes / 4 KB) pages, whose request units the pool keeps per page
+//    (free() reads the block's order there). free() dispatches by the address alone: 4 KB-aligned
+//    to TBuddy, otherwise UAlloc (no UAlloc object is 4 KB-aligned: every one lies past a bin's
+//    128 B header).
+//  * Needs independent thread scheduling (Volta and later): a thread spins on a mutex (a list's,
+//    a chunk list's, the RCU barrier's, a TBuddy node's) that another lane of its own warp may
+//    hold, which only a scheduler that interleaves a warp's diverged paths lets finish.
+//  * Memory order: the shared code's words are read at L2 (ld.cg) and written by atomics, which
+//    are relaxed on the device: two atomics of one thread on different words may become visible
+//    in either order. The atomics policy below fences before and after every read-modify-write,
+//    so that what a thread wrote before a release (a bin's header before its link, a cleared bit
+//    before the count's increment, a mutex's critical section before its release, an SRCU
+//    reader's increment before its epoch check) is seen by whoever sees the release.
+//  * Bounds: an alloc at --max-steps gives up where that leaves nothing half done (give_up); one
+//    that spins kStuckSteps steps (or a free) is a defect, counted in the pool's `stuck` word,
+//    and fails verification. Out of memory (TBuddy has no chunk) returns null, counted.
+#include <string>
+
+#include "alloclab/core/errors.hpp"
+#include "alloclab/core/gelado/tbuddy.hpp"
+#include "alloclab/core/gelado/ualloc_alloc.hpp"
+#include "alloclab/core/gelado/ualloc_free.hpp"
+#include "alloclab/core/gelado/ualloc_pool.hpp"
+#include "alloclab/core/random_stream.hpp"
+#include "gg_ualloc_pool.cuh"
+#include "gpu_entry.cuh"
+#include "ouro_atomics.cuh"
+
+namespace alloclab::gpu::detail {
+namespace {
+
+constexpr unsigned kMostThreads = 512;  // gg_ualloc_pool.cu checks --block against it
+
+// The read-modify-writes of the calling thread's current request, in shared memory.
+__shared__ std::uint32_t ualloc_rmw_tally[kMostThreads];
+
+// DeviceAtomics with a fence on each side of every read-modify-write (see the memory order
+// above), counting the calling thread's read-modify-writes in ualloc_rmw_tally.
+struct OrderedAtomics {
+  template <class T>
+  __device__ static T load(T& w) {
+    return DeviceAtomics::load(w);
+  }
+  template <class T>
+  __device__ static T fetch_add(T& w, T v) {
+    return rmw([&] { return DeviceAtomics::fetch_add(w, v); });
+  }
+  template <class T>
+  __device__ static T cas(T& w, T expected, T desired) {
+    return rmw([&] { return DeviceAtomics::cas(w, expected, desired); });
+  }
+  template <class T>
+  __device__ static T exchange(T& w, T v) {
+    return rmw([&] { return DeviceAtomics::exchange(w, v); });
+  }
+  template <class T>
+  __device__ static T fetch_or(T& w, T v) {
+    return rmw([&] { return DeviceAtomics::fetch_or(w, v); });
+  }
+  template <class T>
+  __device__ static T fetch_and(T& w, T v) {
+    return rmw([&] { return DeviceAtomics::fetch_and(w, v); });
+  }
+
+ private:
+  template <class F>
+  __device__ static auto rmw(F f) {
+    ++ualloc_rmw_tally[threadIdx.x];
+    __threadfence();
+    const auto old = f();
+    __threadfence();
+    return old;
+  }
+};
+
+using Alloc = gelado::UAllocAlloc<OrderedAtomics>;
+using Free = gelado::UAllocFree<OrderedAtomics>;
+using PagesAlloc = gelado::TBuddyAlloc<OrderedAtomics>;
+using PagesFree = gelado::TBuddyFree<OrderedAtomics>;
+
+// An operation spinning this many steps is a defect (every wait is for an operation running).
+constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 26;
+
+// The counts, named as the simulator's gg-ualloc names them: the allocations' (UAllocStats), then
+// the frees' since the previous counted allocation launch.
+constexpr const char* kUAllocCountNames[] = {"waits_took",    "waits_grew",
+                                             "reserves",      "sem_spins",
+                                             "list_nodes",    "bitmap_probes",
+                                             "bit_retries",   "count_cas_failures",
+                                             "sweeps",        "refills",
+                                             "chunk_refills", "lock_spins",
+                                             "unlinks",       "gave_up",
+                                             "grow_failed",   "free_relinks",
+                                             "free_retires",  "free_retire_failures",
+                                             "free_barriers", "free_delegations"};
+constexpr unsigned kUAllocCounts = std::size(kUAllocCountNames);
+constexpr unsigned kAllocCounts = kUAllocCounts - kUAllocFreeCounts;
+constexpr unsigned kGaveUp = 13;  // the one count a malloc block has (TBuddy's give-ups)
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  return sm;
+}
+
+// The back-off after the `run`-th spinning step in a row: short while it may be a lost CAS (the
+// next attempt should come soon), longer once the thread is waiting for another one (a grower
+// initialising a bin, a mutex held across a TBuddy alloc), so that a wait of a few milliseconds
+// takes thousands of steps, not tens of thousands, and stays far below --max-steps.
+__device__ __forceinline__ void ualloc_back_off(std::uint32_t run) {
+  __nanosleep(run < 8 ? 32 : run < 64 ? 256 : 1024);
+}
+
+// Runs `op` to its end: the caller's step bound through give_up, kStuckSteps as a defect.
+// Returns the steps taken.
+template <class Op, class View, class Phase>
+__device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint64_t max_steps,
+                                   unsigned long long* stuck) {
+  std::uint64_t steps = 0;
+  std::uint32_t run = 0;  // spinning steps in a row
+  bool stopping = false;
+  while (op.phase() != done) {
+    if (steps >= max_steps && !stopping) stopping = op.give_up(v);
+    if (op.phase() == done) break;
+    if (steps >= kStuckSteps) {
+      atomicAdd(stuck, 1ull);
+      break;
+    }
+    const gelado::StepStatus st = op.step(v);
+    ++steps;
+    if (st == gelado::StepStatus::spinning)
+      ualloc_back_off(++run);
+    else
+      run = 0;
+  }
+  return steps;
+}
+
+// The launch's counts of the frees since the previous counted allocation launch go to this
+// launch's totals (as the simulator adds them to the next allocate()).
+__device__ void start_alloc_launch(const KernelArgs& a, const UAllocGpuView& v, bool counted) {
+  v.words->counting = counted ? 1u : 0u;
+  if (!counted) return;
+  for (unsigned j = 0; j < kUAllocFreeCounts; ++j) {
+    const unsigned long long n = atomicExch(&v.words->free_counts[j], 0ull);
+    if (n) atomicAdd(&a.op_counts[kAllocCounts + j], n);
+  }
+}
+
+template <bool kCounters>
+__global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a, UAllocGpuView v) {
+  const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
+  if (i >= a.N || !asks(a, i)) return;
+  const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
+  const std::uint64_t bytes = gelado::ualloc_request_bytes(units);
+  const std::uint32_t arena = sm_id() % v.u.arenas;
+  for (unsigned r = 0; r < a.per_thread; ++r) {
+    ualloc_rmw_tally[threadIdx.x] = 0;
+    const auto scatter = static_cast<std::uint32_t>(
+        PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
+    std::uint64_t unit = kFailed;
+    std::uint32_t steps = 0, collisions = 0;
+    std::uint32_t counts[kUAllocCounts] = {};
+    if (bytes <= gelado::kUAllocMaxBytes) {
+      Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), arena, scatter);
+      steps = static_cast<std::uint32_t>(
+          run_alloc(op, v.u, gelado::UAllocAllocPhase::done, a.max_steps, &v.words->stuck));
+      if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
+      if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
+        unit = op.result() / gelado::kUAllocUnitBytes;
+      const gelado::UAllocStats& us = op.stats();
+      collisions = us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
+      const std::uint32_t values[kAllocCounts] = {
+          us.waits_took, us.waits_grew,    us.reserves,      us.sem_spins,
+          us.list_nodes, us.bitmap_probes, us.bit_retries,   us.count_cas_failures,
+          us.sweeps,     us.refills,       us.chunk_refills, us.lock_spins,
+          us.unlinks,    us.gave_up,       us.grow_failed};
+      for (unsigned j = 0; j < kAllocCounts; ++j) counts[j] = values[j];
+    } else {  // gg-malloc only (the input checks): whole pages from TBuddy
+      PagesAlloc op(gelado::ualloc_big_order(units), scatter);
+      steps = static_cast<std::uint32_t>(
+          run_alloc(op, v.u.buddy, gelado::TBuddyAllocPhase::done, a.max_steps, &v.words->stuck));
+      const gelado::TBuddyStats& ts = op.stats();
+      if (ts.max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
+      const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
+      if (node != 0) {
+        const std::uint32_t page = gelado::tb_offset(v.u.buddy.height, node);
+        v.big_units[page] = units;  // the block is this thread's: a plain store
+        unit = std::uint64_t{page} * gelado::kUAllocUnitsPerPage;
+      }
+      collisions = ts.cas_failures + ts.sem_cas_failures;
+      counts[kGaveUp] = ts.gave_up;  // as the simulator counts a malloc block
+    }
+    record_request<kCounters>(a, r, i, unit, steps, collisions, ualloc_rmw_tally[threadIdx.x]);
+    if constexpr (kCounters) {
+      std::uint32_t values[kAllocCounts];
+      for (unsigned j = 0; j < kAllocCounts; ++j) values[j] = counts[j];
+      record_op_counts<kCounters>(a, values);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) ualloc_free_kernel(KernelArgs a, UAllocGpuView v) {
+  const std::uint64_t slot = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  if (slot >= a.N * a.per_thread || a.page[slot] == kFailed) return;
+  ualloc_rmw_tally[threadIdx.x] = 0;
+  const std::uint64_t off = a.page[slot] * gelado::kUAllocUnitBytes;
+  if (off % gelado::kUAllocBinBytes == 0) {  // §4: the dispatch by alignment alone
+    const auto page = static_cast<std::uint32_t>(off / gelado::kUAllocBinBytes);
+    const std::uint32_t units = v.big_units[page];
+    if (!v.with_malloc || units == 0) {
+      atomicAdd(&v.words->bad, 1ull);
+      return;
+    }
+    v.big_units[page] = 0;
+    PagesFree op(v.u.buddy,
+                 gelado::tb_node(v.u.buddy.height, page, gelado::ualloc_big_order(units)));
+    for (std::uint64_t steps = 1;; ++steps) {
+      if (steps >= kStuckSteps) {
+        atomicAdd(&v.words->stuck, 1ull);
+        return;
+      }
+      const gelado::StepStatus st = op.step(v.u.buddy);
+      if (st == gelado::StepStatus::done) return;
+      if (st == gelado::StepStatus::spinning) ualloc_back_off(static_cast<std::uint32_t>(steps));
+    }
+  }
+  Free op(v.u, off);
+  for (std::uint64_t steps = 1;; ++steps) {
+    if (steps >= kStuckSteps) {
+      atomicAdd(&v.words->stuck, 1ull);
+      return;
+    }
+    const gelado::StepStatus st = op.step(v.u);
+    if (st == gelado::StepStatus::done) break;
+    if (st == gelado::StepStatus::spinning) ualloc_back_off(static_cast<std::uint32_t>(steps));
+  }
+  if (op.outcome() != gelado::UAllocFreeOutcome::freed) {
+    atomicAdd(&v.words->bad, 1ull);
+    return;
+  }
+  if (load_word(&v.words->counting)) {
+    const gelado::UAllocStats& s = op.stats();
+    const std::uint32_t n[kUAllocFreeCounts] = {s.relinks, s.retires, s.retire_failures, s.barriers,
+                                                s.delegations};
+    for (unsigned j = 0; j < kUAllocFreeCounts; ++j)
+      if (n[j]) atomicAdd(&v.words->free_counts[j], static_cast<unsigned long long>(n[j]));
+  }
+}
+
+}  // namespace
+
+void launch_ualloc_alloc(const KernelArgs& a, const UAllocGpuView& v, bool counters) {
+  if (counters)
+    ualloc_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  else
+    ualloc_alloc_kernel<false><<<blocks_for(a.N, a.block), a.block>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+void launch_ualloc_free(const KernelArgs& a, const UAllocGpuView& v) {
+  ualloc_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
+  ALLOCLAB_CUDA_LAUNCH();
+}
+
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_ualloc,
+                        (gpu_entry(GpuTraits<UAllocPoolOf<false>>{
+                            .alloc = &launch_ualloc_alloc,
+                            .free = &launch_ualloc_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = kUAllocCountNames})))
+ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_malloc,
+                        (gpu_entry(GpuTraits<UAllocPoolOf<true>>{
+                            .alloc = &launch_ualloc_alloc,
+                            .free = &launch_ualloc_free,
+                            .out_of_memory = OutOfMemory::exhausted,
+                            .op_count_names = kUAllocCountNames})))
+
+}  // namespace alloclab::gpu::detail
