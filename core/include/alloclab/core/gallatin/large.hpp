@@ -171,16 +171,19 @@ struct Large {
     return kNoBlock;
   }
 
-  // m contiguous segments from the back of the segment tree. Counted in flight in `formatting`
-  // as a get_segment is (a claim that gives back what it took would otherwise let a small
-  // request see no free segment for a moment: allocator.hpp, get_block); a search that finds no
-  // run waits for the claims and formats in flight and searches once more.
+  // m contiguous segments from the back of the segment tree. One large claim at a time (the
+  // public code takes a global lock bit for the same reason): two claims racing for one run each
+  // give back what they took, and a third search meanwhile sees no run, a false out of memory
+  // (on the H200, 2 of 6 requests of 2 segments served on 8 free segments). The claim holds
+  // kLargeClaim in `formatting`, counted in flight as a get_segment is (allocator.hpp,
+  // get_block: a small request that finds no free segment waits for it). A search that finds no
+  // run waits for the formats in flight and searches once more.
   ALLOCLAB_HD static std::uint64_t malloc_segments(const State& st, std::uint32_t m, Counts& c) {
     for (int round = 0; round < 2; ++round) {
       ++c.attempts;
-      O::add(*st.formatting, 1, c);
+      if (!begin_claim(st, c)) return kNoBlock;
       const std::uint64_t first = claim_run(st, m, c);
-      O::add(*st.formatting, kMinusOne, c);
+      O::add(*st.formatting, 0u - kLargeClaim, c);
       if (first != kVebFail) {
         c.segments_claimed += m;
         return first * st.g.segment_bytes;
@@ -222,6 +225,19 @@ struct Large {
     const std::uint32_t want = next == kNoBlock ? 0u : static_cast<std::uint32_t>(next + 1);
     if (O::cas(cell, b, want, c) != b && next != kNoBlock)
       O::release_fresh(st, next, kLargestClass, c);
+  }
+
+  // A large claim in `formatting`: above every count of formats in flight.
+  static constexpr std::uint32_t kLargeClaim = std::uint32_t{1} << 24;
+
+  // Waits (bounded) until no other large claim is in flight, then adds kLargeClaim.
+  ALLOCLAB_HD static bool begin_claim(const State& st, Counts& c) {
+    for (std::uint32_t w = 0; w < kWaitBound; ++w) {
+      const std::uint32_t v = O::load(*st.formatting, c);
+      if (v < kLargeClaim && O::cas(*st.formatting, v, v + kLargeClaim, c) == v) return true;
+    }
+    ++c.stuck;
+    return false;
   }
 
   // Finds the highest run of m free segments and claims it; its first segment, or kVebFail.
