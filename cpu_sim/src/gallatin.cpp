@@ -102,7 +102,7 @@ class GallatinAllocator final : public Allocator {
       // The class of the run's largest request (the slices route of large ones is class 8).
       unsigned largest = s.pages;
       for (const unsigned n : o.pages_per_thread) largest = std::max(largest, n);
-      const unsigned run_class = route_of_pages(largest).k;
+      const unsigned run_class = gallatin::preboot_class(route_of_pages(largest));
       gallatin::Counts c;
       Op::preboot_pool(st(), run_class, c);
       if (c.stuck) throw VerificationError("gallatin: the pre-boot reached a bound");

@@ -80,8 +80,8 @@ GallatinPool::GallatinPool(const Scenario& s, const MeasureOptions&, const Kerne
     : T_(a.T),
       A_(a.A),
       seed_(a.seed),
-      run_class_(std::min(gallatin::size_class_of(std::uint64_t{s.pages} * kGallatinUnitBytes),
-                          gallatin::kSizeClasses - 1)),
+      run_class_(gallatin::preboot_class(
+          gallatin::route_of(std::uint64_t{s.pages} * kGallatinUnitBytes, gallatin::Geometry{}))),
       large_run_(s.pages > gallatin::kMaxSliceBytes / kGallatinUnitBytes),
       sms_(device_sm_count()) {
   g_.segments = static_cast<std::uint32_t>(T_ / kGallatinUnitsPerSegment);
@@ -274,6 +274,10 @@ void GallatinPool::verify_freed(const Allocation&) const {
 std::vector<std::string> GallatinPool::notes() const {
   const std::string preboot = g_.segments >= kGallatinFullPrebootSegments
                                   ? "every class's slots pre-booted at init, as the paper's"
+                              : run_class_ >= kSizeClasses
+                                  ? "no slot pre-booted (the run's requests, whole blocks or "
+                                    "segments, use none; a pool under " +
+                                        std::to_string(kGallatinFullPrebootSegments) + " segments)"
                                   : "the slots of the run's class (" +
                                         std::to_string(g_.slice_bytes(run_class_)) +
                                         " B) pre-booted at init (a pool under " +

@@ -192,16 +192,21 @@ TEST_CASE("gallatin GPU: large sizes - exhaust - free everything - allocate agai
           "[gpu][gallatin][large]") {
   require_device();
   // 8 segments. Requests of 2 segments (16 MiB + 16 B): 4 fit, 2 are null (out of memory, no
-  // hang); all freed, every segment is back, so 2^16 slices of 16 B are then served.
+  // hang); all freed, every segment is back, so 2^16 slices of 16 B are then served. The pool
+  // pre-boots no slot for a run of segments (preboot_class): all 8 segments serve them.
   const unsigned two_segments = (1u << 20) + 1;  // units of 16 B
   auto r = gpu::test::gallatin_exhaust_free_switch(8, 6, two_segments, std::uint64_t{1} << 16, 1);
   CHECK(r.first_served == 4);
   CHECK(r.second_served == std::uint64_t{1} << 16);
   // The other way: 4096 B slices exhaust the pool (at most the 4 slots' blocks stranded), all
-  // freed, then the segments serve 4 requests of 2 segments from the back again.
+  // freed, then the segments serve requests of 2 segments from the back again. A block of 4096 B
+  // slices is a whole segment, and a block in a buffer slot stays there when its slices are
+  // freed (Gallatin returns a block from a slot only when it is used up): up to the 4 class-8
+  // slots' segments stay held, so 2 to 4 requests of 2 segments are served (on the H200: 3).
   r = gpu::test::gallatin_exhaust_free_switch(8, 8 * kSlicesPerBlock + 100, 256, 5, two_segments);
   CHECK(r.first_served >= 4 * kSlicesPerBlock);
-  CHECK(r.second_served == 4);
+  CHECK(r.second_served >= 2);
+  CHECK(r.second_served <= 4);
 }
 
 TEST_CASE("gallatin GPU: exhaust the pool - free everything - allocate another class",

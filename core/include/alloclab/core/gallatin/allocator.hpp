@@ -373,6 +373,7 @@ struct Ops {
       preboot(st, c);
       return;
     }
+    if (run_class >= kSizeClasses) return;  // the run's requests use no slot (preboot_class)
     for (std::uint32_t i = 0; i < st.slots[run_class]; ++i) {
       const std::uint64_t id = get_block(st, run_class, c);
       if (id == kNoBlock) return;

@@ -68,6 +68,14 @@ ALLOCLAB_HD Route route_of(std::uint64_t bytes, const Geometry& g) {
           static_cast<std::uint32_t>((bytes + g.segment_bytes - 1) / g.segment_bytes)};
 }
 
+// The class whose buffer slots a small pool pre-boots for a run whose largest request takes
+// route r (Ops::preboot_pool): a slice's class, class 8 for 2^j slices (their slot's), and none
+// (kSizeClasses) for whole blocks and segments, which use no slot: pre-booting class 8 there
+// would hold a segment per slot that the run's requests can never use.
+ALLOCLAB_HD unsigned preboot_class(const Route& r) {
+  return r.kind == RouteKind::slice || r.kind == RouteKind::slices ? r.k : kSizeClasses;
+}
+
 // The bytes a route takes from the pool.
 ALLOCLAB_HD std::uint64_t route_bytes(const Route& r, const Geometry& g) {
   switch (r.kind) {
