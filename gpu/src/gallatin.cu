@@ -175,6 +175,28 @@ __device__ __forceinline__ std::uint64_t gallatin_malloc_lane(const GallatinView
 // inlined, and its arguments by value (copied only on this path: a reference to a kernel
 // parameter would make every thread copy the parameters to local memory), so that the slice
 // path's code stays as it was.
+// A request's allocation counts (kOpCountNames' order; the frees' three are added by the launch):
+// `teams` 1 on its team's leader, `team_lanes` its team's size, the rest the leader's counts.
+template <bool kCounters>
+__device__ __forceinline__ void record_alloc_counts(const KernelArgs& a, std::uint32_t teams,
+                                                    std::uint32_t team_lanes,
+                                                    const gallatin::Counts& c) {
+  const std::uint32_t values[kOpCounts] = {teams,
+                                           team_lanes,
+                                           c.block_refills,
+                                           c.segments_formatted,
+                                           c.veb.loads,
+                                           c.veb.levels,
+                                           c.veb.atomics,
+                                           c.veb.restarts,
+                                           c.restarts,
+                                           c.init_writes,
+                                           0,
+                                           0,
+                                           0};
+  record_op_counts<kCounters>(a, values);
+}
+
 template <bool kCounters>
 __device__ __noinline__ void large_requests(const KernelArgs a, const GallatinView v,
                                             std::uint64_t i, std::uint32_t units) {
@@ -189,20 +211,7 @@ __device__ __noinline__ void large_requests(const KernelArgs a, const GallatinVi
     if constexpr (kCounters) {
       record_request<kCounters>(a, r, i, unit, c.attempts, c.restarts + c.veb.restarts,
                                 c.all_atomics());
-      const std::uint32_t values[kOpCounts] = {1u,
-                                               1u,
-                                               c.block_refills,
-                                               c.segments_formatted,
-                                               c.veb.loads,
-                                               c.veb.levels,
-                                               c.veb.atomics,
-                                               c.veb.restarts,
-                                               c.restarts,
-                                               c.init_writes,
-                                               0,
-                                               0,
-                                               0};
-      record_op_counts<kCounters>(a, values);
+      record_alloc_counts<kCounters>(a, 1u, 1u, c);
     } else {
       record_request<kCounters>(a, r, i, unit, 0, 0, 0);
     }
@@ -236,20 +245,8 @@ __global__ void __launch_bounds__(kMostThreads)
       const std::uint32_t attempts = __shfl_sync(team, c.attempts, leader);
       record_request<kCounters>(a, r, i, unit, attempts, lead ? c.restarts + c.veb.restarts : 0u,
                                 lead ? c.all_atomics() : 0u);
-      const std::uint32_t values[kOpCounts] = {lead ? 1u : 0u,
-                                               static_cast<std::uint32_t>(__popc(team)),
-                                               c.block_refills,
-                                               c.segments_formatted,
-                                               c.veb.loads,
-                                               c.veb.levels,
-                                               c.veb.atomics,
-                                               c.veb.restarts,
-                                               c.restarts,
-                                               c.init_writes,
-                                               0,
-                                               0,
-                                               0};
-      record_op_counts<kCounters>(a, values);
+      record_alloc_counts<kCounters>(a, lead ? 1u : 0u, static_cast<std::uint32_t>(__popc(team)),
+                                     c);
     } else {
       record_request<kCounters>(a, r, i, unit, 0, 0, 0);
     }
