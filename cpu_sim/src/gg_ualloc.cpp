@@ -2,6 +2,8 @@
 // (gg_ualloc_sim.hpp, which says what is simulated and verified) and gg-ualloc's registration.
 #include "gg_ualloc_sim.hpp"
 
+#include "alloclab/core/gelado/ualloc_op_counts.hpp"
+
 namespace alloclab::sim::detail {
 namespace {
 
@@ -11,42 +13,12 @@ using gelado::UAllocStats;
 constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 32;
 constexpr std::uint8_t kBigMark = 0x80;
 
-// RunResult::op_counts: the allocations', then the frees' since the previous allocate().
-enum Count : unsigned {
-  waits_took,
-  waits_grew,
-  reserves,
-  sem_spins,
-  list_nodes,
-  bitmap_probes,
-  bit_retries,
-  count_cas_failures,
-  sweeps,
-  refills,
-  chunk_refills,
-  lock_spins,
-  unlinks,
-  gave_up,
-  grow_failed,
-  free_relinks,
-  free_retires,
-  free_retire_failures,
-  free_barriers,
-  free_delegations,
-  kCounts
-};
-const char* const kCountNames[kCounts] = {"waits_took",    "waits_grew",
-                                          "reserves",      "sem_spins",
-                                          "list_nodes",    "bitmap_probes",
-                                          "bit_retries",   "count_cas_failures",
-                                          "sweeps",        "refills",
-                                          "chunk_refills", "lock_spins",
-                                          "unlinks",       "gave_up",
-                                          "grow_failed",   "free_relinks",
-                                          "free_retires",  "free_retire_failures",
-                                          "free_barriers", "free_delegations"};
-static_assert(kCounts <= Counters::kExtra);
-constexpr unsigned kFreeCounts = kCounts - free_relinks;
+// RunResult::op_counts: the allocations', then the frees' since the previous allocate()
+// (gelado/ualloc_op_counts.hpp, the GPU's list too).
+using gelado::kUAllocCountNames;
+using gelado::kUAllocFreeCounts;
+namespace ualloc_count = gelado::ualloc_count;
+static_assert(ualloc_count::kCounts <= Counters::kExtra);
 
 std::uint32_t height_of(const Scenario& s) {
   return gelado::ualloc_height_of(s.T);
@@ -97,7 +69,7 @@ UAllocSim::UAllocSim(const Scenario& s, const SimOptions& o, std::uint64_t pool_
       storage_(height_, cfg_.chunk_order, cfg_.arenas),
       used_(s.T, 64),
       held_(s.T, 0),
-      free_counts_(kFreeCounts) {
+      free_counts_(kUAllocFreeCounts) {
   const std::uint64_t leaves = std::uint64_t{1} << height_;
   const auto free_units =
       initial_free_pages(s, o.occupancy, pool_seed, resolve_host_threads(o.host_threads));
@@ -147,9 +119,9 @@ RunResult UAllocSim::allocate(std::uint64_t seed) {
         q.small.reset();  // lockstep keeps every request's machine: let the finished ones go
         q.pages.reset();
       });
-  for (unsigned k = 0; k < kFreeCounts; ++k)
-    c[0].extra[free_relinks + k] += free_counts_[k].exchange(0);
-  finish(r, c, {std::begin(kCountNames), std::end(kCountNames)});
+  for (unsigned k = 0; k < kUAllocFreeCounts; ++k)
+    c[0].extra[gelado::kUAllocAllocCounts + k] += free_counts_[k].exchange(0);
+  finish(r, c, {std::begin(kUAllocCountNames), std::end(kUAllocCountNames)});
   check_at_rest("after an allocation");
   return r;
 }
@@ -230,7 +202,7 @@ void UAllocSim::complete(const Req& q, RunResult& r, Counters& c) {
     if (ts.max_locks_held > 2) throw VerificationError("a TBuddy operation held over 2 locks");
     c.collisions += ts.cas_failures + ts.sem_cas_failures;
     c.failed_claims += ts.cas_failures + ts.sem_cas_failures;
-    c.extra[gave_up] += ts.gave_up;
+    c.extra[ualloc_count::gave_up] += ts.gave_up;
     const std::uint32_t node = q.pages->node();
     if (node == 0) {
       ++c.failed;
@@ -249,12 +221,9 @@ void UAllocSim::complete(const Req& q, RunResult& r, Counters& c) {
     throw VerificationError("a TBuddy operation held over 2 locks");
   c.collisions += us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
   c.failed_claims += us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
-  const std::uint32_t v[] = {
-      us.waits_took, us.waits_grew,    us.reserves,      us.sem_spins,
-      us.list_nodes, us.bitmap_probes, us.bit_retries,   us.count_cas_failures,
-      us.sweeps,     us.refills,       us.chunk_refills, us.lock_spins,
-      us.unlinks,    us.gave_up,       us.grow_failed};
-  for (unsigned k = 0; k < std::size(v); ++k) c.extra[k] += v[k];
+  std::uint32_t v[gelado::kUAllocAllocCounts];
+  gelado::ualloc_alloc_count_values(us, v);
+  for (unsigned k = 0; k < gelado::kUAllocAllocCounts; ++k) c.extra[k] += v[k];
   const std::uint64_t off = q.small->result();
   if (off == gelado::kUAllocFailed) {
     ++c.failed;
@@ -309,11 +278,9 @@ std::uint64_t UAllocSim::free(std::uint64_t first_page, unsigned n) {
   if (op.outcome() != gelado::UAllocFreeOutcome::freed)
     throw VerificationError("UAlloc refused the free of unit " + std::to_string(first_page));
   const UAllocStats& us = op.stats();
-  free_counts_[0] += us.relinks;
-  free_counts_[1] += us.retires;
-  free_counts_[2] += us.retire_failures;
-  free_counts_[3] += us.barriers;
-  free_counts_[4] += us.delegations;
+  std::uint32_t f[kUAllocFreeCounts];
+  gelado::ualloc_free_count_values(us, f);
+  for (unsigned k = 0; k < kUAllocFreeCounts; ++k) free_counts_[k] += f[k];
   return Atom::counts().rmw() - before.rmw();
 }
 

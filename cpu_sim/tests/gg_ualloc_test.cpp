@@ -8,6 +8,7 @@
 #include <string>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "sim_test_helpers.hpp"
 
@@ -18,16 +19,9 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-// Figure 7's shape on a pool of `pool` bytes: requests of `bytes` (8 B units), pool / bytes of
-// them, every unit free.
+// Figure 7's shape on a pool of `pool` bytes (core/gelado/ualloc_pool.hpp).
 Scenario exhaust(Algorithm a, std::uint64_t pool, std::uint64_t bytes) {
-  Scenario s;
-  s.algo = a;
-  s.T = s.A = pool / 8;
-  s.pages = static_cast<unsigned>(bytes / 8);
-  s.N = pool / bytes;
-  s.seed = 5;
-  return s;
+  return gelado::ualloc_exhaustion_scenario(a, pool, bytes);
 }
 SimOptions in(Mode m, std::uint32_t chunk_bins = 0, std::uint32_t arenas = 0) {
   SimOptions o;

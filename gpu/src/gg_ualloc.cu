@@ -91,21 +91,11 @@ using PagesFree = gelado::TBuddyFree<OrderedAtomics>;
 // An operation spinning this many steps is a defect (every wait is for an operation running).
 constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 26;
 
-// The counts, named as the simulator's gg-ualloc names them: the allocations' (UAllocStats), then
-// the frees' since the previous counted allocation launch.
-constexpr const char* kUAllocCountNames[] = {"waits_took",    "waits_grew",
-                                             "reserves",      "sem_spins",
-                                             "list_nodes",    "bitmap_probes",
-                                             "bit_retries",   "count_cas_failures",
-                                             "sweeps",        "refills",
-                                             "chunk_refills", "lock_spins",
-                                             "unlinks",       "gave_up",
-                                             "grow_failed",   "free_relinks",
-                                             "free_retires",  "free_retire_failures",
-                                             "free_barriers", "free_delegations"};
-constexpr unsigned kUAllocCounts = std::size(kUAllocCountNames);
-constexpr unsigned kAllocCounts = kUAllocCounts - kUAllocFreeCounts;
-constexpr unsigned kGaveUp = 13;  // the one count a malloc block has (TBuddy's give-ups)
+// The counts, one list with the simulator's (gelado/ualloc_op_counts.hpp): the allocations'
+// (UAllocStats), then the frees' since the previous counted allocation launch.
+using gelado::kUAllocCountNames;
+constexpr unsigned kUAllocCounts = gelado::ualloc_count::kCounts;
+constexpr unsigned kAllocCounts = gelado::kUAllocAllocCounts;
 
 __device__ __forceinline__ unsigned sm_id() {
   unsigned sm;
@@ -181,11 +171,8 @@ __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a
         unit = op.result() / gelado::kUAllocUnitBytes;
       const gelado::UAllocStats& us = op.stats();
       collisions = us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
-      const std::uint32_t values[kAllocCounts] = {
-          us.waits_took, us.waits_grew,    us.reserves,      us.sem_spins,
-          us.list_nodes, us.bitmap_probes, us.bit_retries,   us.count_cas_failures,
-          us.sweeps,     us.refills,       us.chunk_refills, us.lock_spins,
-          us.unlinks,    us.gave_up,       us.grow_failed};
+      std::uint32_t values[kAllocCounts];
+      gelado::ualloc_alloc_count_values(us, values);
       for (unsigned j = 0; j < kAllocCounts; ++j) counts[j] = values[j];
     } else {  // gg-malloc only (the input checks): whole pages from TBuddy
       PagesAlloc op(gelado::ualloc_big_order(units), scatter);
@@ -200,7 +187,7 @@ __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a
         unit = std::uint64_t{page} * gelado::kUAllocUnitsPerPage;
       }
       collisions = ts.cas_failures + ts.sem_cas_failures;
-      counts[kGaveUp] = ts.gave_up;  // as the simulator counts a malloc block
+      counts[gelado::ualloc_count::gave_up] = ts.gave_up;  // as the simulator counts a malloc block
     }
     record_request<kCounters>(a, r, i, unit, steps, collisions, ualloc_rmw_tally[threadIdx.x]);
     if constexpr (kCounters) {
@@ -252,8 +239,8 @@ __global__ void __launch_bounds__(256) ualloc_free_kernel(KernelArgs a, UAllocGp
   }
   if (load_word(&v.words->counting)) {
     const gelado::UAllocStats& s = op.stats();
-    const std::uint32_t n[kUAllocFreeCounts] = {s.relinks, s.retires, s.retire_failures, s.barriers,
-                                                s.delegations};
+    std::uint32_t n[kUAllocFreeCounts];
+    gelado::ualloc_free_count_values(s, n);
     for (unsigned j = 0; j < kUAllocFreeCounts; ++j)
       if (n[j]) atomicAdd(&v.words->free_counts[j], static_cast<unsigned long long>(n[j]));
   }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/gelado/ualloc_op_counts.hpp"
 #include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/core/gelado/ualloc_state.hpp"
 #include "common.cuh"
@@ -24,9 +25,8 @@
 
 namespace alloclab::gpu::detail {
 
-// The free operations' counts (UAllocStats of the frees: relinks, retires, retire failures,
-// barriers, delegations), as the simulator names them.
-inline constexpr unsigned kUAllocFreeCounts = 5;
+// The free operations' counts (gelado/ualloc_op_counts.hpp), as the simulator names them.
+using gelado::kUAllocFreeCounts;
 
 // The words beside the state, each in a line of its own.
 struct UAllocPoolWords {

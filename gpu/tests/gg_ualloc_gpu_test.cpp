@@ -13,6 +13,7 @@
 #include <string>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/core/probe_sequence.hpp"
 #include "alloclab/gpu/measure.hpp"
 #include "alloclab/gpu/workload.hpp"
@@ -29,16 +30,9 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-// Figure 7's shape on a pool of `pool` bytes: requests of `bytes` (8 B units), pool / bytes of
-// them, every unit free.
+// Figure 7's shape on a pool of `pool` bytes (core/gelado/ualloc_pool.hpp).
 Scenario exhaust(Algorithm a, std::uint64_t pool, std::uint64_t bytes) {
-  Scenario s;
-  s.algo = a;
-  s.T = s.A = pool / 8;
-  s.pages = static_cast<unsigned>(bytes / 8);
-  s.N = pool / bytes;
-  s.seed = 5;
-  return s;
+  return gelado::ualloc_exhaustion_scenario(a, pool, bytes);
 }
 
 std::map<std::string, std::uint64_t> counts_of(const WorkloadPoint& p) {

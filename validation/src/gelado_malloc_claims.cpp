@@ -14,6 +14,8 @@
 #include "alloclab/model/ualloc_exhaustion.hpp"
 #include "alloclab/validation/gelado_claims.hpp"
 
+#include "alloclab/core/gelado/ualloc_pool.hpp"
+
 namespace alloclab::validation {
 namespace {
 
@@ -24,12 +26,7 @@ const char* const kNoGpu =
 // Figure 7's shape in the simulator: pool / bytes requests of `bytes`, sequential, every unit
 // free. Returns the failed fraction.
 double simulated_failures(Algorithm a, std::uint64_t bytes, std::uint32_t chunk_bins) {
-  Scenario s;
-  s.algo = a;
-  s.T = s.A = kPool / 8;
-  s.pages = static_cast<unsigned>(bytes / 8);
-  s.N = kPool / bytes;
-  s.seed = 5;
+  const Scenario s = gelado::ualloc_exhaustion_scenario(a, kPool, bytes);
   sim::SimOptions o;
   o.chunk_bins = chunk_bins;
   const sim::RunResult r = sim::run_once(s, o, 0);

@@ -29,6 +29,20 @@ inline constexpr std::uint32_t kUAllocUnitsPerPage = kUAllocBinBytes / kUAllocUn
 // One arena per SM: at most an H100's or H200's SMs (132), on both backends.
 inline constexpr std::uint32_t kUAllocMostArenas = 132;
 
+// Figure 7's workload on a pool of `pool` bytes, every unit free: pool / bytes requests of
+// `bytes` each (in 8 B units), just enough to exhaust it. The simulator's and the GPU's tests
+// and the report's claims run this shape.
+inline Scenario ualloc_exhaustion_scenario(Algorithm a, std::uint64_t pool, std::uint64_t bytes,
+                                           std::uint64_t seed = 5) {
+  Scenario s;
+  s.algo = a;
+  s.T = s.A = pool / kUAllocUnitBytes;
+  s.pages = static_cast<unsigned>(bytes / kUAllocUnitBytes);
+  s.N = pool / bytes;
+  s.seed = seed;
+  return s;
+}
+
 // The tree's height for a pool of T units.
 inline std::uint32_t ualloc_height_of(std::uint64_t T) {
   return tbuddy_height_of(std::max<std::uint64_t>(T / kUAllocUnitsPerPage, 1));
