@@ -198,52 +198,43 @@ newest_run() {
   echo "$best"
 }
 
-# The hash join's Figure 12 on the GPUs (`scripts/gpu-join.sh`, issue 17), for the report's case
-# study: the newest reports/data/<gpu>/join-*/figure12-*.csv to $out/join/<gpu>/.
-for gpu_dir in reports/data/*; do
-  run=$(newest_run "$gpu_dir" join 'figure12-*.csv')
-  [ -n "$run" ] || continue
-  gpu=$(basename "$gpu_dir")
-  mkdir -p "$out/join/$gpu"
-  cp "$run"/figure12-*.csv "$out/join/$gpu/"
-done
-
-# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
-# seed 004 (rotation, coalescing): the newest reports/data/<gpu>/dynasoar-*/alloc.csv to
-# $out/dynasoar/<gpu>/.
-for gpu_dir in reports/data/*; do
-  run=$(newest_run "$gpu_dir" dynasoar 'alloc.csv')
-  [ -n "$run" ] || continue
-  gpu=$(basename "$gpu_dir")
-  mkdir -p "$out/dynasoar/$gpu"
-  cp "$run/alloc.csv" "$out/dynasoar/$gpu/$(basename "$run")-alloc.csv"
-done
-
-# DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
-# 1024` and 1025): the newest reports/data/<gpu>/dynasoar-*/linux_scalability_*.csv to
-# $out/dynasoar/<gpu>/, beside the alloc rows (the claims tell the two apart by their columns).
-for gpu_dir in reports/data/*; do
-  run=$(newest_run "$gpu_dir" dynasoar 'linux_scalability_*.csv')
-  [ -n "$run" ] || continue
-  gpu=$(basename "$gpu_dir")
-  mkdir -p "$out/dynasoar/$gpu"
-  for f in "$run"/linux_scalability_*.csv; do
-    cp "$f" "$out/dynasoar/$gpu/$(basename "$run")-$(basename "$f")"
+# Copies the files matching PATTERN (and the EXTRA patterns, where present) of the newest
+# reports/data/<gpu>/PREFIX-* run holding PATTERN to $out/DEST/<gpu>/, each GPU's; NAMING `run`
+# prefixes each file with its run's name, `plain` keeps the name.
+copy_newest() {
+  local prefix=$1 pattern=$2 dest=$3 naming=$4 gpu_dir run gpu p f
+  shift 4
+  for gpu_dir in reports/data/*; do
+    run=$(newest_run "$gpu_dir" "$prefix" "$pattern")
+    [ -n "$run" ] || continue
+    gpu=$(basename "$gpu_dir")
+    mkdir -p "$out/$dest/$gpu"
+    for p in "$pattern" "$@"; do
+      for f in "$run"/$p; do
+        [ -f "$f" ] || continue
+        if [ "$naming" = run ]; then
+          cp "$f" "$out/$dest/$gpu/$(basename "$run")-$(basename "$f")"
+        else
+          cp "$f" "$out/$dest/$gpu/"
+        fi
+      done
+    done
   done
-done
+}
 
+# The hash join's Figure 12 on the GPUs (`scripts/gpu-join.sh`, issue 17), for the report's case
+# study.
+copy_newest join 'figure12-*.csv' join plain
+# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
+# seed 004 (rotation, coalescing).
+copy_newest dynasoar alloc.csv dynasoar run
+# DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
+# 1024` and 1025), beside the alloc rows (the claims tell the two apart by their columns).
+copy_newest dynasoar 'linux_scalability_*.csv' dynasoar run
 # Gallatin on the GPUs (`scripts/gpu-gallatin.sh OUT all`), for the report's claims of seed 003
 # (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
-# Gallatin: the newest reports/data/<gpu>/gallatin-* with the claims stage, its claims_*.csv and
-# alloc.csv to $out/gallatin/<gpu>/.
-for gpu_dir in reports/data/*; do
-  run=$(newest_run "$gpu_dir" gallatin 'claims_*.csv')
-  [ -n "$run" ] || continue
-  gpu=$(basename "$gpu_dir")
-  mkdir -p "$out/gallatin/$gpu"
-  cp "$run"/claims_*.csv "$out/gallatin/$gpu/"
-  if [ -f "$run/alloc.csv" ]; then cp "$run/alloc.csv" "$out/gallatin/$gpu/"; fi
-done
+# Gallatin: the run with the claims stage, and its alloc.csv.
+copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
