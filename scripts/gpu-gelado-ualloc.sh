@@ -10,7 +10,8 @@
 # docs/gelado-garland.md). Timed with the counters off (fig7.csv), then 64 B, 512 B, 1 KB and 2 KB
 # again with gg-malloc's counts (fig7-counts.csv). Each point is cut at $LIMIT seconds (logged in
 # fig7.log), and once the figure has run $FIG7_BUDGET seconds (default 180) the remaining points are
-# skipped (logged), so that the stage stays near 4 minutes of device time; a point that fails
+# skipped (logged), so that the stage stays near 4 minutes of device time; FIG7_FROM=SIZE skips
+# the smaller sizes of the timed figure (a run that continues an earlier one); a point that fails
 # verification fails the stage.
 
 ualloc_stage() {
@@ -71,6 +72,7 @@ ualloc_stage() {
   f=$OUT/fig7.csv
   : >"$f"
   for size in 8 16 32 64 128 256 512; do
+    [ "$size" -lt "${FIG7_FROM:-0}" ] && continue
     fig7_point "$f" off $size 1048576 $((size * 1048576)) gg-malloc,cudamalloc
   done
   fig7_point "$f" off 1024 524288 512MiB gg-malloc,cudamalloc

@@ -7,7 +7,8 @@
 # --pages: Figure 12's 128M pages (2^27 x 256 B = 32 GiB) where the device has that much free
 # beside 4 GiB for the tables and the pools (an 80 GB H100 and an H200 do), else the largest
 # power of two that fits; the metadata records the value (PAGES overrides it). gg-tbuddy's pool
-# holds at most 2^22 pages: it runs at that size (its rows' `pages` say so).
+# holds at most 2^22 pages: it runs at that size (its rows' `pages` say so); gg-ualloc and
+# gg-malloc (chunks from a TBuddy of 2^22 pages of 4 KB) at 2^26.
 # Usage: scripts/gpu-join.sh OUT_DIR [tests|measure|all]   (default all)
 set -euo pipefail
 OUT=$1
@@ -59,7 +60,12 @@ ALL=$("$AL" join --help | sed -n 's/.*comma list of output page sources: \([^ ]*
 SMALL=gg-tbuddy
 SMALL_PAGES=$((PAGES < (1 << 22) ? PAGES : (1 << 22)))
 SMALL_TUPLES=16384,65536
-BIG=$(echo "$ALL" | tr , '\n' | grep -vx "$SMALL" | paste -sd, -)
+# UAlloc's chunks come from a TBuddy of at most 2^22 pages of 4 KB: gg-ualloc and gg-malloc run
+# at 2^26 pages of 256 B (16 GiB), up to $MID_TUPLES.
+MID=gg-ualloc,gg-malloc
+MID_PAGES=$((PAGES < (1 << 26) ? PAGES : (1 << 26)))
+MID_TUPLES=${MID_TUPLES:-16384,65536,262144,1048576}
+BIG=$(echo "$ALL" | tr , '\n' | grep -vx -e "$SMALL" -e gg-ualloc -e gg-malloc | paste -sd, -)
 TUPLES=16384,65536,262144,1048576,4194304,10000000
 BOUND=4194304
 for skew in 0 1; do
@@ -71,6 +77,9 @@ for skew in 0 1; do
   timeout "${LIMIT:-400}" "$AL" join --allocator "$SMALL" --tuples $SMALL_TUPLES \
     --pages "$SMALL_PAGES" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
     tail -n +2 >>"$f" || fail "figure 12, skew $skew, $SMALL (see $OUT/figure12-skew$skew.log)"
+  timeout "${LIMIT:-400}" "$AL" join --allocator "$MID" --tuples "$MID_TUPLES" \
+    --pages "$MID_PAGES" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
+    tail -n +2 >>"$f" || fail "figure 12, skew $skew, $MID (see $OUT/figure12-skew$skew.log)"
   cut -d, -f1,2,6,7,8,9,10,11,12,14 "$f" | (column -s, -t 2>/dev/null || cat)
 done
 stamp done

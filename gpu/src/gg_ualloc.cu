@@ -35,6 +35,7 @@
 #include "gg_ualloc_pool.cuh"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
+#include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
 namespace {
@@ -94,7 +95,6 @@ constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 26;
 // The counts, one list with the simulator's (gelado/ualloc_op_counts.hpp): the allocations'
 // (UAllocStats), then the frees' since the previous counted allocation launch.
 using gelado::kUAllocCountNames;
-constexpr unsigned kUAllocCounts = gelado::ualloc_count::kCounts;
 constexpr unsigned kAllocCounts = gelado::kUAllocAllocCounts;
 
 __device__ __forceinline__ unsigned sm_id() {
@@ -147,54 +147,63 @@ __device__ void start_alloc_launch(const KernelArgs& a, const UAllocGpuView& v, 
   }
 }
 
+// One malloc of `units` units of 8 B by the calling thread, run to its end (UAlloc up to 1 KB,
+// from 2 KB a TBuddy block, gg-malloc only): the allocation kernel's request and the case
+// studies' GETPAGE (UAllocPageTake below). Returns the first unit or kFailed; its steps, failed
+// atomics and counts (kUAllocCountNames' allocation part) in the rest.
+struct UAllocRequest {
+  std::uint64_t unit = kFailed;
+  std::uint32_t steps = 0, collisions = 0;
+  std::uint32_t counts[kAllocCounts] = {};
+};
+__device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint32_t units,
+                                               std::uint32_t scatter, std::uint64_t max_steps) {
+  UAllocRequest q;
+  const std::uint64_t bytes = gelado::ualloc_request_bytes(units);
+  if (bytes <= gelado::kUAllocMaxBytes) {
+    Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), sm_id() % v.u.arenas,
+             scatter);
+    q.steps = static_cast<std::uint32_t>(
+        run_alloc(op, v.u, gelado::UAllocAllocPhase::done, max_steps, &v.words->stuck));
+    if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
+    if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
+      q.unit = op.result() / gelado::kUAllocUnitBytes;
+    const gelado::UAllocStats& us = op.stats();
+    q.collisions = us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
+    gelado::ualloc_alloc_count_values(us, q.counts);
+    return q;
+  }
+  // gg-malloc only (the input checks): whole pages from TBuddy.
+  PagesAlloc op(gelado::ualloc_big_order(units), scatter);
+  q.steps = static_cast<std::uint32_t>(
+      run_alloc(op, v.u.buddy, gelado::TBuddyAllocPhase::done, max_steps, &v.words->stuck));
+  const gelado::TBuddyStats& ts = op.stats();
+  if (ts.max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
+  const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
+  if (node != 0) {
+    const std::uint32_t page = gelado::tb_offset(v.u.buddy.height, node);
+    v.big_units[page] = units;  // the block is this thread's: a plain store
+    q.unit = std::uint64_t{page} * gelado::kUAllocUnitsPerPage;
+  }
+  q.collisions = ts.cas_failures + ts.sem_cas_failures;
+  q.counts[gelado::ualloc_count::gave_up] = ts.gave_up;  // as the simulator counts a malloc block
+  return q;
+}
+
 template <bool kCounters>
 __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a, UAllocGpuView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
-  const std::uint64_t bytes = gelado::ualloc_request_bytes(units);
-  const std::uint32_t arena = sm_id() % v.u.arenas;
   for (unsigned r = 0; r < a.per_thread; ++r) {
     ualloc_rmw_tally[threadIdx.x] = 0;
     const auto scatter = static_cast<std::uint32_t>(
         PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
-    std::uint64_t unit = kFailed;
-    std::uint32_t steps = 0, collisions = 0;
-    std::uint32_t counts[kUAllocCounts] = {};
-    if (bytes <= gelado::kUAllocMaxBytes) {
-      Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), arena, scatter);
-      steps = static_cast<std::uint32_t>(
-          run_alloc(op, v.u, gelado::UAllocAllocPhase::done, a.max_steps, &v.words->stuck));
-      if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
-      if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
-        unit = op.result() / gelado::kUAllocUnitBytes;
-      const gelado::UAllocStats& us = op.stats();
-      collisions = us.sem_cas_failures + us.count_cas_failures + us.bit_retries;
-      std::uint32_t values[kAllocCounts];
-      gelado::ualloc_alloc_count_values(us, values);
-      for (unsigned j = 0; j < kAllocCounts; ++j) counts[j] = values[j];
-    } else {  // gg-malloc only (the input checks): whole pages from TBuddy
-      PagesAlloc op(gelado::ualloc_big_order(units), scatter);
-      steps = static_cast<std::uint32_t>(
-          run_alloc(op, v.u.buddy, gelado::TBuddyAllocPhase::done, a.max_steps, &v.words->stuck));
-      const gelado::TBuddyStats& ts = op.stats();
-      if (ts.max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
-      const std::uint32_t node = op.phase() == gelado::TBuddyAllocPhase::done ? op.node() : 0;
-      if (node != 0) {
-        const std::uint32_t page = gelado::tb_offset(v.u.buddy.height, node);
-        v.big_units[page] = units;  // the block is this thread's: a plain store
-        unit = std::uint64_t{page} * gelado::kUAllocUnitsPerPage;
-      }
-      collisions = ts.cas_failures + ts.sem_cas_failures;
-      counts[gelado::ualloc_count::gave_up] = ts.gave_up;  // as the simulator counts a malloc block
-    }
-    record_request<kCounters>(a, r, i, unit, steps, collisions, ualloc_rmw_tally[threadIdx.x]);
-    if constexpr (kCounters) {
-      std::uint32_t values[kAllocCounts];
-      for (unsigned j = 0; j < kAllocCounts; ++j) values[j] = counts[j];
-      record_op_counts<kCounters>(a, values);
-    }
+    const UAllocRequest q = ualloc_malloc_request(v, units, scatter, a.max_steps);
+    record_request<kCounters>(a, r, i, q.unit, q.steps, q.collisions,
+                              ualloc_rmw_tally[threadIdx.x]);
+    record_op_counts<kCounters>(a, q.counts);
   }
 }
 
@@ -246,6 +255,23 @@ __global__ void __launch_bounds__(256) ualloc_free_kernel(KernelArgs a, UAllocGp
   }
 }
 
+// GETPAGE of the case studies (pool_page_heap.cuh): one malloc of a 256 B page (32 units). The
+// object lies 128 B past a 256 B boundary (the bin's header), so its page id, unit / 32, is
+// floor(offset / 256): two objects of 256 B that do not overlap start at least 256 B apart, so
+// their ids differ, and the join's pages of the arena are as disjoint as the objects.
+struct UAllocPageTake {
+  UAllocGpuView view;
+  KernelArgs args;
+  static constexpr std::uint64_t kUnitBytes = gelado::kUAllocUnitBytes;
+  __device__ std::uint64_t take(std::uint32_t units) const {
+    const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+    ualloc_rmw_tally[threadIdx.x] = 0;  // counted by OrderedAtomics; not read here
+    const auto scatter =
+        static_cast<std::uint32_t>(PhiloxStream(args.seed, StreamDomain::probe, thread).bits(0));
+    return ualloc_malloc_request(view, units, scatter, args.max_steps).unit;
+  }
+};
+
 }  // namespace
 
 void launch_ualloc_alloc(const KernelArgs& a, const UAllocGpuView& v, bool counters) {
@@ -273,5 +299,10 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_malloc,
                             .free = &launch_ualloc_free,
                             .out_of_memory = OutOfMemory::exhausted,
                             .op_count_names = kUAllocCountNames})))
+
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gg_ualloc,
+                        (pool_page_heap_entry<UAllocPoolOf<false>, UAllocPageTake>()))
+ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gg_malloc,
+                        (pool_page_heap_entry<UAllocPoolOf<true>, UAllocPageTake>()))
 
 }  // namespace alloclab::gpu::detail

@@ -67,6 +67,11 @@ TEST_CASE("join input errors name the parameter without a device", "[gpu][join]"
     CHECK(parameter_of(join_options("gallatin", t, 4096)) == "--pages");  // not whole segments
     CHECK(parameter_of(join_options("ouro-p-s", t, 16)) == "--pages");    // below one chunk
     CHECK(parameter_of(join_options("gg-tbuddy", t, std::uint64_t{1} << 23)) == "--pages");
+    // UAlloc's pool is whole chunks of 256 KB (1024 pages of 256 B) under TBuddy's 2^22 pages
+    // of 4 KB (2^26 pages of 256 B).
+    CHECK(parameter_of(join_options("gg-ualloc", t, 1000)) == "--pages");
+    CHECK(parameter_of(join_options("gg-malloc", t, std::uint64_t{1} << 27)) == "--pages");
+    CHECK(parameter_of(join_options("gg-malloc", t, std::uint64_t{1} << 26)) == "");
   }
   CHECK(parameter_of(join_options("direct", t, 0)) == "--pages");
   join::JoinTables skewed = t;
