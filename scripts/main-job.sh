@@ -179,6 +179,19 @@ for sem_rows in reports/data/*/semaphore; do
   cp "$sem_rows"/*.csv "$out/semaphore/$gpu/"
 done
 
+# Gelado & Garland's Figure 7 on the GPUs (`scripts/gpu-gelado.sh OUT ualloc`, issue 13): every
+# run's fig7*.csv to $out/ualloc/<gpu>/, each name starting with its run's date, so that a later
+# run's row of a size comes after an earlier one's (runs continue each other: FIG7_FROM).
+for run in reports/data/*/ualloc-*; do
+  compgen -G "$run/fig7*.csv" >/dev/null || continue
+  gpu=$(basename "$(dirname "$run")")
+  date=$(sed -n 's/.*"date_utc": *"\([^"]*\)".*/\1/p' "$run/metadata.json" 2>/dev/null | head -1)
+  mkdir -p "$out/ualloc/$gpu"
+  for f in "$run"/fig7*.csv; do
+    cp "$f" "$out/ualloc/$gpu/${date:-0000}-$(basename "$run")-$(basename "$f")"
+  done
+done
+
 # The newest run reports/data/<gpu>/PREFIX-* that holds a file matching PATTERN (by its
 # metadata.json's date_utc; ISO dates sort as text, a run without one counts as oldest), or
 # nothing. One run a GPU, so that no claim counts a measurement twice.
@@ -235,6 +248,10 @@ copy_newest dynasoar 'linux_scalability_*.csv' dynasoar run
 # (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
 # Gallatin: the run with the claims stage, and its alloc.csv.
 copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
+# The simulator's rows of two of those claims, too long for this job (the buffers pre-booted,
+# 2 GiB of 16 B slices): scripts/sim-gallatin-claims.sh's newest committed run,
+# reports/data/cpu-simulator/gallatin-claims-*/, to $out/gallatin/cpu-simulator/.
+copy_newest gallatin-claims 'sim_claims_*.csv' gallatin plain
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is

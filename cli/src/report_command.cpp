@@ -88,9 +88,9 @@ void run(const std::string& dir) {
       "semaphores, TBuddy's locks, and UAlloc's and malloc's failures at exhaustion (Figure 7, "
       "modelled from the bin layout), the simulator evaluated now (lockstep, a few thousand "
       "threads), the hardware read from the GPU rows of `alloclab semaphore` among "
-      "DIR/semaphore/**.csv. UAlloc has no GPU backend yet, so its rows have no hardware "
-      "evidence. docs/gelado-garland.md discusses each verdict.",
-      validation::gelado_claims(semaphore_rows));
+      "DIR/semaphore/**.csv and of Figure 7 (gg-malloc and CUDA's malloc, `scripts/gpu-gelado.sh "
+      "OUT ualloc`) among DIR/ualloc/**.csv. docs/gelado-garland.md discusses each verdict.",
+      validation::gelado_claims(semaphore_rows, validation::read_ualloc_dir(dir)));
   gelado_claims.figure(render::semaphore_figure(semaphore_rows));
   in.extra_sections.push_back(std::move(gelado_claims));
   // Seed 001's errata, their evidence replayed on the step machines now.

@@ -14,6 +14,8 @@
 #include "alloclab/model/semaphores.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
+#include "gelado_fig7_gpu.hpp"
+
 namespace alloclab::validation {
 namespace {
 
@@ -97,7 +99,12 @@ std::vector<Record> read_semaphore_dir(const std::string& dir) {
   return read_records_dir(dir, kSemaphoreDir);
 }
 
-std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
+std::vector<Record> read_ualloc_dir(const std::string& dir) {
+  return read_records_dir(dir, kUAllocDir);
+}
+
+std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
+                                      const std::vector<Record>& ualloc_rows) {
   std::vector<ClaimCheck> out;
   const std::vector<GpuPoint> gpu = gpu_points(rows);
   const std::string device = device_of(gpu);
@@ -288,8 +295,20 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
                  "the buddy tree requires locking at most two nodes for any update",
                  "lock coupling: a climb holds the node it leaves until it has its parent",
                  "",
-                 "not measured: TBuddy has no GPU backend yet",
+                 "",
                  ""};
+    const gelado_fig7::Figure fig = gelado_fig7::read_figure(ualloc_rows);
+    c.hardware =
+        fig.verified_runs > 0
+            ? fmt::format(
+                  "{}: {} verified gg-malloc runs of Figure 7 (TBuddy serves UAlloc's chunks, and "
+                  "every request from 2 KB); a TBuddy operation holding more than two locks "
+                  "fails a run's verification (gpu/src/gg_ualloc.cu counts it){}",
+                  fig.device, fig.verified_runs,
+                  fig.any_unverified ? "; some runs were not verified" : "")
+            : "not measured: no gg-malloc rows of Figure 7 here (DIR/ualloc/: "
+              "scripts/gpu-gelado.sh "
+              "OUT ualloc)";
     Scenario s;
     s.algo = Algorithm::gg_tbuddy;
     s.N = 256;
@@ -308,12 +327,14 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
       what = e.what();
     }
     c.simulation = what + (ok ? ": every operation checked, none held more than 2 locks" : "");
-    c.verdict = ok ? "holds (simulator)" : "does not hold";
+    c.verdict = !ok                                            ? "does not hold"
+                : fig.verified_runs > 0 && !fig.any_unverified ? "holds (simulator and GPU)"
+                                                               : "holds (simulator)";
     out.push_back(c);
   }
 
   // The claims of UAlloc and malloc (gelado_malloc_claims.cpp).
-  for (ClaimCheck& c : gelado_malloc_claims()) out.push_back(std::move(c));
+  for (ClaimCheck& c : gelado_malloc_claims(ualloc_rows)) out.push_back(std::move(c));
   return out;
 }
 

@@ -172,6 +172,38 @@ TEST_CASE("gallatin claims: the H200's rows from CSV files, worked by hand",
         "holds with a qualification: faster in 5 of 6 cells; 16 B first run: 1.13x slower");
 }
 
+TEST_CASE("gallatin claims: the pre-booted simulator's rows fill the simulation column",
+          "[validation][gallatin]") {
+  const ReportDir d("sim");
+  write_h200_like(d, "0.905", "1.0004");
+  // As scripts/sim-gallatin-claims.sh writes them (a backend column; the mode says pre-booted),
+  // in a folder of their own; a row without the pre-boot is not the GPU's set-up and is left out.
+  const fs::path sim = d.root / "gallatin" / "cpu-simulator";
+  fs::create_directories(sim);
+  {
+    std::ofstream f(sim / "sim_claims_utilisation.csv");
+    f << "allocator,backend,mode,workload,N,size,pool_bytes,utilisation,fragmentation,verified,"
+         "device\n";
+    f << "gallatin,sim,sequential-preboot,oom,,4096," << k2GiB << ",0.9296875,1,true,cpu\n";
+    f << "gallatin,sim,sequential-preboot,oom,,256," << k2GiB << ",0.905517578125,1.07,true,cpu\n";
+    f << "gallatin,sim,sequential,oom,,16," << k2GiB << ",0.99,1,true,cpu\n";
+    f << "gallatin,sim,sequential-preboot,fragmentation,1048576,256," << k8GiB
+      << ",0.03125,1.53,true,cpu\n";
+  }
+  const auto claims = gallatin_claims(read_gallatin_dir(d.root.string()));
+  REQUIRE(claims.size() == 8);
+  // 256 B: 90.55% inside [90.2%, 90.6%]; 4096 B: 92.97% inside [89.8%, 93.0%]; the GPU's 90.5%
+  // is 0.05 points under the simulator's. The 16 B row is not pre-booted: not shown.
+  const auto& u = claims[3];
+  CHECK(has(u.simulation, "256 B 90.6%, 4096 B 93.0%; every size inside the model's bounds"));
+  CHECK_FALSE(has(u.simulation, "16 B"));
+  CHECK(has(u.verdict, "the simulator 90.6% at 256 B (+0.05 points from the GPU)"));
+  // The GPU rows still decide the hardware column (the simulator's device is not a GPU).
+  CHECK(has(u.hardware, "NVIDIA H200"));
+  // Fragmentation: 1.53 over the wavefront's 1.5, +2.0%.
+  CHECK(has(claims[6].simulation, "1.53 (2.0% over the wavefront)"));
+}
+
 TEST_CASE("gallatin claims: failing rows give failing verdicts", "[validation][gallatin]") {
   const ReportDir d("failing");
   // 88% at 256 B; an Ouroboros variant after Gallatin; 16 B at 95% is above its bound (90.6%).

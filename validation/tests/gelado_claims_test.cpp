@@ -90,5 +90,78 @@ TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and t
   CHECK(layout.verdict.find("holds") == 0);
   const ClaimCheck& gb = find(claims, "§3.1", "5 GB");
   CHECK(gb.model.find("2.62 GiB") != std::string::npos);  // 5376 x 512 KB
-  CHECK(find(claims, "§5.3, Fig. 7", "346x").verdict == "not measured yet");
+  CHECK(find(claims, "§5.3, Fig. 7", "346x").verdict == "not measured");
+  CHECK(find(claims, "§5.3, Fig. 7", "346x").hardware.find("DIR/ualloc/") != std::string::npos);
+}
+
+namespace {
+// A row of Figure 7's GPU CSV (`alloclab workload --backend gpu --workload alloc`).
+Record fig7_row(const std::string& allocator, std::uint64_t size, std::uint64_t n, double ms,
+                std::uint64_t failed, bool verified = true) {
+  Record r;
+  r.set("allocator", allocator);
+  r.set("backend", std::string("gpu"));
+  r.set("workload", std::string("alloc"));
+  r.set_int("size", size);
+  r.set_int("requests", n);
+  r.set("alloc_ms", ms);
+  r.set_int("failed", failed);
+  r.set("verified", verified);
+  r.set("device", std::string("Test GPU"));
+  return r;
+}
+Record counted_row(std::uint64_t size, std::uint64_t n, double ms, std::uint64_t failed,
+                   double sem_spins, double lock_spins, double failed_cas) {
+  Record r = fig7_row("gg-malloc", size, n, ms, failed);
+  r.set("sem_spins_per_request", sem_spins);
+  r.set("lock_spins_per_request", lock_spins);
+  r.set("failed_claims_per_op", failed_cas);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("gelado claims: Figure 7 on the GPU, its ratios and failures worked by hand") {
+  // 128 B: 1122 / 783 = 1.433x; 2 KB: 3.49 / 1223 = 0.002854x; 4 KB: 3.02 / 149 = 0.02027x; mean
+  // 0.4854x. An earlier run's 4 KB row comes first and is replaced by the later one's.
+  const std::vector<Record> rows = {
+      fig7_row("gg-malloc", 4096, 16384, 999, 0),
+      fig7_row("cudamalloc", 4096, 16384, 1, 0),
+      fig7_row("gg-malloc", 128, 1 << 20, 783, 34240),
+      fig7_row("cudamalloc", 128, 1 << 20, 1122, 0),
+      fig7_row("gg-malloc", 2048, 32768, 1223, 16384),
+      fig7_row("cudamalloc", 2048, 32768, 3.49, 0),
+      fig7_row("gg-malloc", 4096, 16384, 149, 0),
+      fig7_row("cudamalloc", 4096, 16384, 3.02, 0),
+      counted_row(1024, 524288, 4770, 143360, 44516.7, 19222.2, 1550.8),
+  };
+  const auto claims = gelado_claims({}, rows);
+  const ClaimCheck& speed = find(claims, "§5.3, Fig. 7", "346x");
+  CHECK(speed.hardware.find("128 B 1.43x, 1 KB") == std::string::npos);  // 1 KB is not timed
+  CHECK(speed.hardware.find("128 B 1.43x, 2 KB 0.00285x, 4 KB 0.0203x; mean 0.485x over 3 "
+                            "sizes") != std::string::npos);
+  CHECK(speed.hardware.find("1 KB 44517 semaphore and 19222 mutex spins, 1551 failed CAS") !=
+        std::string::npos);
+  CHECK(speed.verdict.find("does not hold in alloclab's implementation: 0.00285x to 1.43x, mean "
+                           "0.485x; CUDA's malloc faster at 2 KB, 4 KB.") == 0);
+  // Failures: 16384 of 32768 at 2 KB; none at 4 KB; 34240 of 2^20 = 3.27% at 128 B and 143360
+  // of 524288 = 27.3% at 1 KB (the counted row).
+  const ClaimCheck& half = find(claims, "§5.3, Fig. 7", "50%");
+  CHECK(half.hardware.find("Test GPU, gg-malloc, Figure 7's workload: 2 KB 50.0%, 4 KB 0.0%") == 0);
+  CHECK(half.verdict == "holds (model, simulator and GPU)");
+  const ClaimCheck& layout = find(claims, "§5.3, Fig. 7", "moderately");
+  CHECK(layout.hardware.find("128 B 3.3%, 1 KB 27.3%") != std::string::npos);
+  // TBuddy's locks: 5 verified gg-malloc rows.
+  const ClaimCheck& locks = find(claims, "§1, §4.1", "two nodes");
+  CHECK(locks.hardware.find("Test GPU: 5 verified gg-malloc runs") == 0);
+  CHECK(locks.verdict == "holds (simulator and GPU)");
+
+  // A failure count off the model at 2 KB, and a run not verified, change the verdicts.
+  const std::vector<Record> off = {fig7_row("gg-malloc", 2048, 32768, 1223, 1000),
+                                   fig7_row("gg-malloc", 4096, 16384, 149, 0, false)};
+  const auto bad = gelado_claims({}, off);
+  CHECK(find(bad, "§5.3, Fig. 7", "50%").verdict ==
+        "holds in the model and simulator; the GPU's rows differ");
+  CHECK(find(bad, "§1, §4.1", "two nodes").verdict == "holds (simulator)");
+  CHECK(find(bad, "§1, §4.1", "two nodes").hardware.find("some runs were not verified") !=
+        std::string::npos);
 }

@@ -4,7 +4,8 @@
 // from the step machines (lockstep runs of a few thousand threads, about a second together); the
 // hardware evidence is read from the GPU rows of `alloclab semaphore --backend gpu` the report is
 // given (DIR/semaphore/**.csv). The claims of UAlloc and `malloc` (Figure 7's failures at
-// exhaustion) come from the layout model and the simulator; their GPU cells are not measured yet.
+// exhaustion) come from the layout model and the simulator, their GPU cells from Figure 7's GPU
+// rows (DIR/ualloc/**.csv).
 // docs/gelado-garland.md discusses each verdict.
 #pragma once
 
@@ -19,15 +20,24 @@ namespace alloclab::validation {
 // The directory under a report's DIR that holds `alloclab semaphore --format csv` files.
 inline constexpr const char* kSemaphoreDir = "semaphore";
 
+// The directory under a report's DIR that holds Figure 7's GPU rows (`alloclab workload --backend
+// gpu --workload alloc` of gg-malloc and cudamalloc: scripts/gpu-gelado.sh OUT ualloc), every
+// committed run's, copied by scripts/main-job.sh with the run's date first in each file's name.
+inline constexpr const char* kUAllocDir = "ualloc";
+
 // Every record of every DIR/semaphore/**.csv (none when the directory is missing).
 std::vector<Record> read_semaphore_dir(const std::string& dir);
+// Every record of every DIR/ualloc/**.csv, the files in name order (none when it is missing).
+std::vector<Record> read_ualloc_dir(const std::string& dir);
 
 // The checks, in the paper's order. `rows`: semaphore rows; only the GPU ones at the default
-// back-off are used.
-std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows);
+// back-off are used. `ualloc_rows`: Figure 7's GPU rows (read_ualloc_dir).
+std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
+                                      const std::vector<Record>& ualloc_rows = {});
 
 // The claims of UAlloc and malloc (§3.1, §5.2, §5.3), part of gelado_claims: Figure 7's failures
-// at exhaustion from model::gg_malloc_exhaustion and gg-ualloc / gg-malloc on a 1 MiB pool.
-std::vector<ClaimCheck> gelado_malloc_claims();
+// at exhaustion from model::gg_malloc_exhaustion and gg-ualloc / gg-malloc on a 1 MiB pool, and
+// its throughput and failures on the GPU from `ualloc_rows`.
+std::vector<ClaimCheck> gelado_malloc_claims(const std::vector<Record>& ualloc_rows = {});
 
 }  // namespace alloclab::validation
