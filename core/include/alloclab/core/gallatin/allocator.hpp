@@ -78,6 +78,14 @@ struct Ops {
     ++c.loads;
     return Atomics::load(w);
   }
+  // Between two reads of a wait (the w-th): the policy's pause where it has one. The GPU's sleeps
+  // a little after the first few, because the caller waited for may be another branch of the
+  // same warp (the hash join's lanes ask for pages at different times): independent thread
+  // scheduling runs that branch when this one sleeps, and may not while it spins. The host's
+  // policies have none (the simulator's threads are the host's, its lockstep steps its own).
+  ALLOCLAB_HD static void pause(std::uint32_t w) {
+    if constexpr (requires { Atomics::pause(w); }) Atomics::pause(w);
+  }
   ALLOCLAB_HD static std::uint32_t add(std::uint32_t& w, std::uint32_t v, Counts& c) {
     ++c.atomics;
     return Atomics::fetch_add(w, v);
@@ -132,7 +140,7 @@ struct Ops {
   // wait reached its bound), so that a segment another caller was formatting is in its tree.
   ALLOCLAB_HD static bool awaited_formats(const State& st, Counts& c) {
     std::uint32_t w = 0;
-    while (w < kWaitBound && load(*st.formatting, c) != 0) ++w;
+    while (w < kWaitBound && load(*st.formatting, c) != 0) pause(w++);
     if (w < kWaitBound) return true;
     ++c.stuck;
     return false;
@@ -177,7 +185,10 @@ struct Ops {
     // but not emptied it yet. Wait for it (never overwrite: that would lose a block).
     std::uint32_t& slot = st.ring[std::uint64_t{s} * st.g.max_blocks() + pos];
     std::uint32_t w = 0;
-    for (; w < kWaitBound && cas(slot, 0, b + 1, c) != 0; ++w) ++c.restarts;
+    for (; w < kWaitBound && cas(slot, 0, b + 1, c) != 0; ++w) {
+      ++c.restarts;
+      pause(w);
+    }
     if (w == kWaitBound) ++c.stuck;
     const std::uint32_t now = add(st.available[s], 1, c) + 1;
     ++c.blocks_returned;
@@ -240,7 +251,10 @@ struct Ops {
       std::uint32_t b = 0;
       for (std::uint32_t w = 0; w < kWaitBound && b == 0; ++w) {
         b = exchange(st.ring[std::uint64_t{s} * max + pos], 0, c);  // 0: an enqueue in flight
-        if (b == 0) ++c.restarts;
+        if (b == 0) {
+          ++c.restarts;
+          pause(w);
+        }
       }
       if (b == 0) {
         ++c.stuck;
@@ -385,8 +399,10 @@ struct Ops {
   // Waits (loads only) until buffer slot `cell` no longer holds block b + 1; past the bound it
   // empties the slot itself (the next attempt fetches a block), so a slow swapper stalls nobody.
   ALLOCLAB_HD static void await_swap(std::uint32_t& cell, std::uint32_t b, Counts& c) {
-    for (std::uint32_t w = 0; w < kWaitBound; ++w)
+    for (std::uint32_t w = 0; w < kWaitBound; ++w) {
       if (load(cell, c) != b) return;
+      pause(w);
+    }
     cas(cell, b, 0, c);
   }
 

@@ -243,6 +243,7 @@ struct Large {
     for (std::uint32_t w = 0; w < kWaitBound; ++w) {
       const std::uint32_t v = O::load(*st.formatting, c);
       if (v < kLargeClaim && O::cas(*st.formatting, v, v + kLargeClaim, c) == v) return true;
+      O::pause(w);
     }
     ++c.stuck;
     return false;
