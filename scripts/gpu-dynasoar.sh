@@ -7,8 +7,14 @@
 # and warm (after a warm-up on the same heap), with the allocators' own counts, then the other
 # workload families at smaller scale. Every run checks the heap after each phase (docs/dynasoar.md,
 # "The GPU backend"); a failure is a non-zero exit and a line in the log.
-# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all]   (default all; tests = build, GPU
-# tests, sanitizers; measure = build, the workloads)
+# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all|apps]   (default all; tests = build,
+# GPU tests, sanitizers; measure = build, the workloads; apps = build, the typed heap's GPU tests,
+# compute-sanitizer on small application runs, then linux-scalability at the paper's size
+# (16,384 threads x n objects of 64 B in 1 GiB, dynasoar and bitmap-alloc) and Wa-Tor at the
+# authors' size (300 x 300 cells, 500 iterations, r = 1, 2, 5), each run verified after every
+# batch: apps_gpu_tests.txt, apps_sanitizer.txt, apps_linux_scalability.csv,
+# apps_wator_iterations.csv (one row per iteration; the report's claims read the apps_*.csv).
+# Not part of all: about 2-3 minutes of its own)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -23,6 +29,47 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" = apps ]; then
+  stamp "gpu_tests: the typed heap of byte sizes and the applications"
+  "$BUILD/gpu/gpu_tests" -# "[#dynasoar_apps_gpu_test]" >"$OUT/apps_gpu_tests.txt" 2>&1 || {
+    tail -80 "$OUT/apps_gpu_tests.txt"
+    fail "GPU tests of the applications (see $OUT/apps_gpu_tests.txt)"
+  }
+  tail -3 "$OUT/apps_gpu_tests.txt"
+  stamp "sanitizers on small application runs"
+  : >"$OUT/apps_sanitizer.txt"
+  bad=0
+  small_wator="wator --backend gpu --width 24 --height 24 --iterations 6 --heap 1MiB"
+  small_ls="linux-scalability --backend gpu --allocator dynasoar,dynasoar-nocoal --heap 256KiB --threads 300"
+  for c in "memcheck $small_wator" "memcheck $small_ls" "racecheck $small_wator" \
+    "synccheck $small_ls"; do
+    tool=${c%% *}
+    echo "### $c" >>"$OUT/apps_sanitizer.txt"
+    # shellcheck disable=SC2086
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$AL" ${c#* } --format csv \
+      >>"$OUT/apps_sanitizer.txt" 2>&1 || bad=1
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/apps_sanitizer.txt" | sort | uniq -c || true
+  [ $bad = 0 ] || echo "apps: a sanitizer or a run reported an error (see $OUT/apps_sanitizer.txt)"
+  stamp "linux-scalability: 16,384 threads, 64 B, 1 GiB (dynasoar, bitmap-alloc)"
+  "$AL" linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc --format csv \
+    >"$OUT/apps_linux_scalability.csv" 2>"$OUT/apps_linux_scalability.err" || {
+    cat "$OUT/apps_linux_scalability.err"
+    fail "linux-scalability (see $OUT/apps_linux_scalability.err)"
+  }
+  cat "$OUT/apps_linux_scalability.csv"
+  stamp "Wa-Tor: 300 x 300 cells, 64 MiB, 500 iterations, r = 1, 2, 5"
+  "$AL" wator --backend gpu --width 300 --height 300 --heap 64MiB --iterations 500 \
+    --retries 1,2,5 --per-iteration --format csv >"$OUT/apps_wator_iterations.csv" \
+    2>"$OUT/apps_wator.err" || {
+    cat "$OUT/apps_wator.err"
+    fail "Wa-Tor (see $OUT/apps_wator.err)"
+  }
+  grep -E ",(250|500),[0-9]" "$OUT/apps_wator_iterations.csv" | cut -c1-200 || true
+  [ $bad = 0 ] || fail "a sanitizer or a run reported an error (see $OUT/apps_sanitizer.txt)"
+  stamp "done"
+  exit 0
+fi
 if [ "$STAGE" != measure ]; then
   stamp "gpu_tests: dynasoar, and the generic tests over every GPU allocator"
   # -#: Catch2 tags each test with its file ([#file]); a comma is "or".

@@ -153,8 +153,24 @@ LinuxScalabilityGpuRun run_linux_scalability_gpu(Algorithm algo,
     at_good = t;
     if (n == o.max_n) break;
   }
+  // The failing kernel served what the heap held: floor(served / threads) and one more are the
+  // likely answer, tried first (two kernels where the heap is full at a power of two); bisection
+  // confirms or narrows it whatever they give.
+  std::vector<std::uint64_t> guesses;
+  if (bad != 0) {
+    const std::uint64_t fit = (o.threads * bad - at_bad.failed) / o.threads;
+    guesses = {fit, fit + 1};
+  }
   while (bad != 0 && bad - good > 1) {
-    const std::uint64_t mid = good + (bad - good) / 2;
+    std::uint64_t mid = good + (bad - good) / 2;
+    while (!guesses.empty()) {
+      const std::uint64_t g = guesses.front();
+      guesses.erase(guesses.begin());
+      if (g > good && g < bad) {
+        mid = g;
+        break;
+      }
+    }
     const detail::Trial t = trial(mid);
     if (t.failed != 0) {
       bad = mid;
