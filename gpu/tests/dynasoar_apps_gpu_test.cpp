@@ -36,6 +36,145 @@ TypedHeapGpuOptions heap_of(std::vector<std::uint64_t> sizes, std::uint64_t bloc
 
 using Key = std::tuple<std::uint64_t, unsigned, unsigned>;  // block, slot, type
 
+// The GPU Wa-Tor's rules written out sequentially (docs/dynasoar.md, "Wa-Tor on the GPU"): every
+// agent of a phase decides on the grid as the phase found it, bids for a cell with
+// (Philox priority << 32 | its cell), the lowest bid wins; the draws are Philox numbers of
+// (seed, cell, 8 x iteration + purpose): 0 fish direction, 1 fish priority, 2 prey, 3 shark
+// direction, 4 shark priority, 5 and 6 a newborn fish's and shark's age, 7 the initial kind.
+// No allocator and no parallelism: the populations every iteration, for comparison.
+struct RefCounts {
+  std::uint64_t fish = 0, sharks = 0, fish_births = 0, shark_births = 0, eaten = 0, deaths = 0;
+};
+std::vector<RefCounts> reference_wator(const WatorGpuOptions& o) {
+  struct Agent {
+    std::uint64_t cell = 0;
+    unsigned age = 0, type = 0;  // type 0: dead
+    int energy = 0;
+  };
+  const std::uint64_t W = o.width, H = o.height, cells = W * H;
+  constexpr std::int64_t kNone = -1;
+  std::vector<std::int64_t> grid(cells, kNone);
+  std::vector<Agent> agents;
+  auto rng = [&](std::uint64_t c) { return PhiloxStream(o.heap.seed, StreamDomain::workload, c); };
+  auto born = [&](std::uint64_t cell, unsigned type, std::uint64_t k) {
+    const unsigned breed = type == 1 ? o.fish_breed : o.shark_breed;
+    agents.push_back(Agent{cell, static_cast<unsigned>(rng(cell).below(k, breed)), type,
+                           type == 1 ? 0 : o.shark_energy});
+    grid[cell] = static_cast<std::int64_t>(agents.size() - 1);
+  };
+  auto pick = [&](std::uint64_t c, std::uint64_t k, auto ok) -> std::int64_t {
+    const std::uint64_t x = c % W, y = c / W;
+    const std::uint64_t nb[4] = {y * W + (x + 1) % W, y * W + (x + W - 1) % W,
+                                 ((y + 1) % H) * W + x, ((y + H - 1) % H) * W + x};
+    std::vector<std::uint64_t> choice;
+    for (const std::uint64_t n : nb)
+      if (ok(n)) choice.push_back(n);
+    return choice.empty() ? kNone
+                          : static_cast<std::int64_t>(choice[rng(c).below(k, choice.size())]);
+  };
+  auto count = [&](RefCounts& r) {
+    for (const Agent& a : agents) (a.type == 1 ? r.fish : r.sharks) += a.type != 0;
+  };
+  std::vector<RefCounts> out;
+  std::vector<std::uint64_t> fish0, sharks0;
+  for (std::uint64_t c = 0; c < cells; ++c) {
+    const double u = rng(c).uniform01(7);
+    if (u < o.fish_fraction)
+      fish0.push_back(c);
+    else if (u < o.fish_fraction + o.shark_fraction)
+      sharks0.push_back(c);
+  }
+  for (const std::uint64_t c : fish0) born(c, 1, 5);
+  for (const std::uint64_t c : sharks0) born(c, 2, 6);
+  out.emplace_back();
+  count(out.back());
+  for (unsigned it = 1; it <= o.iterations; ++it) {
+    RefCounts r;
+    // One phase: each agent of `type` alive at its start chooses (decide), the lowest bid wins.
+    auto phase = [&](unsigned type, auto decide, auto act) {
+      std::map<std::uint64_t, std::uint64_t> request;  // cell -> lowest bid
+      std::vector<std::pair<std::size_t, std::pair<std::int64_t, std::uint64_t>>> bids;
+      const std::size_t n = agents.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (agents[i].type != type) continue;
+        const auto [to, bid] = decide(agents[i]);
+        bids.push_back({i, {to, bid}});
+        if (to >= 0) {
+          auto [at, fresh] = request.emplace(static_cast<std::uint64_t>(to), bid);
+          if (!fresh) at->second = std::min(at->second, bid);
+        }
+      }
+      std::vector<std::pair<std::uint64_t, unsigned>> newborns;
+      for (const auto& [i, tb] : bids) {
+        const bool won =
+            tb.first >= 0 && request.at(static_cast<std::uint64_t>(tb.first)) == tb.second;
+        act(i, tb.first, won, newborns);
+      }
+      return newborns;
+    };
+    auto bid_of = [&](const Agent& a, std::int64_t to, std::uint64_t k) {
+      return std::make_pair(to, to < 0 ? 0 : (rng(a.cell).bits(k) >> 32 << 32) | a.cell);
+    };
+    auto move = [&](std::size_t i, std::int64_t to, unsigned breed,
+                    std::vector<std::pair<std::uint64_t, unsigned>>& newborns) {
+      Agent& a = agents[i];
+      grid[a.cell] = kNone;
+      if (a.age > breed) {
+        a.age = 0;
+        newborns.push_back({a.cell, a.type});
+      }
+      a.cell = static_cast<std::uint64_t>(to);
+      grid[a.cell] = static_cast<std::int64_t>(i);
+    };
+    const auto fish_born = phase(
+        1,
+        [&](Agent& a) {
+          ++a.age;
+          return bid_of(a, pick(a.cell, 8 * it, [&](std::uint64_t c) { return grid[c] == kNone; }),
+                        8 * it + 1);
+        },
+        [&](std::size_t i, std::int64_t to, bool won, auto& nb) {
+          if (won) move(i, to, o.fish_breed, nb);
+        });
+    for (const auto& [cell, t] : fish_born) born(cell, t, 8 * it + 5);
+    r.fish_births = fish_born.size();
+    const auto shark_born = phase(
+        2,
+        [&](Agent& a) {
+          ++a.age;
+          if (--a.energy <= 0) return std::make_pair(std::int64_t{-2}, std::uint64_t{0});
+          std::int64_t to = pick(a.cell, 8 * it + 2, [&](std::uint64_t c) {
+            return grid[c] != kNone && agents[static_cast<std::size_t>(grid[c])].type == 1;
+          });
+          if (to == kNone)
+            to = pick(a.cell, 8 * it + 3, [&](std::uint64_t c) { return grid[c] == kNone; });
+          return bid_of(a, to, 8 * it + 4);
+        },
+        [&](std::size_t i, std::int64_t to, bool won, auto& nb) {
+          Agent& a = agents[i];
+          if (to == -2) {
+            a.type = 0;
+            grid[a.cell] = kNone;
+            ++r.deaths;
+            return;
+          }
+          if (!won) return;
+          const std::int64_t prey = grid[static_cast<std::uint64_t>(to)];
+          if (prey != kNone) {
+            agents[static_cast<std::size_t>(prey)].type = 0;
+            a.energy += o.fish_energy;
+            ++r.eaten;
+          }
+          move(i, to, o.shark_breed, nb);
+        });
+    for (const auto& [cell, t] : shark_born) born(cell, t, 8 * it + 6);
+    r.shark_births = shark_born.size();
+    count(r);
+    out.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace
 
 // 60 and 64 B: a block is 64 x 60 B, N = 64 and 60. 61 objects of 64 B need two blocks (60 + 1);
@@ -193,7 +332,8 @@ TEST_CASE("DynaSOAr GPU linux-scalability: largest n and utilisation by hand", "
 
 // Wa-Tor at small scale: the bookkeeping of every iteration (populations change only by births,
 // meals and starvation when no birth fails), the same populations on a second run with the same
-// seed (every choice is a Philox number of the cell and iteration), and r = 1, 2, 5 all verified.
+// seed (every choice is a Philox number of the cell and iteration) and as the rules written out
+// sequentially above, and r = 1, 2, 5 all verified.
 TEST_CASE("DynaSOAr GPU Wa-Tor: bookkeeping and a seed reproduces the populations",
           "[gpu][dynasoar]") {
   require_device();
@@ -223,6 +363,17 @@ TEST_CASE("DynaSOAr GPU Wa-Tor: bookkeeping and a seed reproduces the population
     }
     CHECK(a.allocations == b.allocations);
     CHECK(a.frees == b.frees);
+    // The same rules written out sequentially here give the same populations.
+    const std::vector<RefCounts> ref = reference_wator(o);
+    for (std::size_t i = 0; i < a.iterations.size(); ++i) {
+      INFO("iteration " << i);
+      CHECK(a.iterations[i].fish == ref[i].fish);
+      CHECK(a.iterations[i].sharks == ref[i].sharks);
+      CHECK(a.iterations[i].fish_births == ref[i].fish_births);
+      CHECK(a.iterations[i].shark_births == ref[i].shark_births);
+      CHECK(a.iterations[i].fish_eaten == ref[i].eaten);
+      CHECK(a.iterations[i].shark_deaths == ref[i].deaths);
+    }
   }
   // The other variants run the same rules: the same populations as dynasoar.
   o.heap.retries = 5;
