@@ -7,8 +7,14 @@
 # and warm (after a warm-up on the same heap), with the allocators' own counts, then the other
 # workload families at smaller scale. Every run checks the heap after each phase (docs/dynasoar.md,
 # "The GPU backend"); a failure is a non-zero exit and a line in the log.
-# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all]   (default all; tests = build, GPU
-# tests, sanitizers; measure = build, the workloads)
+# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all|apps]   (default all; tests = build,
+# GPU tests, sanitizers; measure = build, the workloads; apps = build, the typed heap's GPU tests,
+# compute-sanitizer on small application runs, then linux-scalability at the paper's size
+# (16,384 threads x n objects of 64 B in 1 GiB, dynasoar and bitmap-alloc) and Wa-Tor at the
+# authors' size (300 x 300 cells, 500 iterations, r = 1, 2, 5), each run verified after every
+# batch: apps_gpu_tests.txt, apps_sanitizer.txt, apps_linux_scalability.csv,
+# apps_wator_iterations.csv (one row per iteration; the report's claims read the apps_*.csv).
+# Not part of all: about 2-3 minutes of its own)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -23,6 +29,53 @@ stamp build
 gpu_build alloclab gpu_tests
 gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
+if [ "$STAGE" = apps ]; then
+  # Each step runs whatever the one before it gave (one device call tells as much as it can); the
+  # stage fails at the end if any step failed.
+  failed=""
+  stamp "gpu_tests: the typed heap of byte sizes and the applications"
+  if "$BUILD/gpu/gpu_tests" -# "[#dynasoar_apps_gpu_test]" >"$OUT/apps_gpu_tests.txt" 2>&1; then
+    tail -3 "$OUT/apps_gpu_tests.txt"
+  else
+    tail -80 "$OUT/apps_gpu_tests.txt"
+    failed="$failed gpu_tests"
+  fi
+  stamp "sanitizers on small application runs"
+  : >"$OUT/apps_sanitizer.txt"
+  small_wator="wator --backend gpu --width 24 --height 24 --iterations 6 --heap 1MiB"
+  small_ls="linux-scalability --backend gpu --allocator dynasoar,dynasoar-nocoal --heap 256KiB --threads 300"
+  for c in "memcheck $small_wator" "memcheck $small_ls" "racecheck $small_wator" \
+    "synccheck $small_ls"; do
+    tool=${c%% *}
+    echo "### $c" >>"$OUT/apps_sanitizer.txt"
+    # shellcheck disable=SC2086
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$AL" ${c#* } --format csv \
+      >>"$OUT/apps_sanitizer.txt" 2>&1 || failed="$failed $tool"
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/apps_sanitizer.txt" | sort | uniq -c || true
+  stamp "linux-scalability: 16,384 threads, 64 B, 1 GiB (dynasoar, bitmap-alloc)"
+  if "$AL" linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc --format csv \
+    >"$OUT/apps_linux_scalability.csv" 2>"$OUT/apps_linux_scalability.err"; then
+    cat "$OUT/apps_linux_scalability.csv"
+  else
+    cat "$OUT/apps_linux_scalability.err"
+    failed="$failed linux-scalability"
+  fi
+  stamp "Wa-Tor: 300 x 300 cells, 64 MiB, 500 iterations, r = 1, 2, 5"
+  if "$AL" wator --backend gpu --width 300 --height 300 --heap 64MiB --iterations 500 \
+    --retries 1,2,5 --per-iteration --format csv >"$OUT/apps_wator_iterations.csv" \
+    2>"$OUT/apps_wator.err"; then
+    # The header and the rows of iterations 250 and 500 (the iteration column's value).
+    awk -F'"' 'NR == 1 || $3 ~ /^,[0-9]+,[0-9]+,[0-9]+,(250|500),/' "$OUT/apps_wator_iterations.csv" |
+      cut -c1-220
+  else
+    cat "$OUT/apps_wator.err"
+    failed="$failed wator"
+  fi
+  [ -z "$failed" ] || fail "apps:$failed (see $OUT/apps_*.txt, $OUT/apps_*.err)"
+  stamp "done"
+  exit 0
+fi
 if [ "$STAGE" != measure ]; then
   stamp "gpu_tests: dynasoar, and the generic tests over every GPU allocator"
   # -#: Catch2 tags each test with its file ([#file]); a comma is "or".

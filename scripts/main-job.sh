@@ -244,6 +244,9 @@ copy_newest dynasoar alloc.csv dynasoar run
 # DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
 # 1024` and 1025), beside the alloc rows (the claims tell the two apart by their columns).
 copy_newest dynasoar 'linux_scalability_*.csv' dynasoar run
+# DynaSOAr's applications on the GPUs' typed heap (`scripts/gpu-dynasoar.sh OUT apps`:
+# linux-scalability at the paper's size, Wa-Tor's fragmentation per iteration for r = 1, 2, 5).
+copy_newest dynasoar 'apps_*.csv' dynasoar run
 # Gallatin on the GPUs (`scripts/gpu-gallatin.sh OUT all`), for the report's claims of seed 003
 # (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
 # Gallatin: the run with the claims stage, and its alloc.csv.

@@ -4,6 +4,8 @@
 // TypedHeapTable). Every batch is verified (exit 3 if one is not).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -16,12 +18,15 @@
 #include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/typed_apps.hpp"
+#include "alloclab/gpu/dynasoar_apps.hpp"
+#include "alloclab/gpu/measure.hpp"
 
 namespace alloclab::cli {
 namespace {
 
 struct TypedArgs {
   std::string allocator = "dynasoar", types, heap, retries = "5", mode = "lockstep";
+  std::string backend = "sim";
   std::uint64_t seed = 1;
   Format format = Format::table;
 };
@@ -47,6 +52,34 @@ std::vector<std::pair<Algorithm, sim::TypedHeapEntry>> typed_allocators(const st
       throw InputError("--allocator", "'" + item + "' has no typed heap in the simulator (" +
                                           algorithm_names(table.registered()) + ")");
     out.emplace_back(*a, *e);
+  }
+  if (out.empty()) throw InputError("--allocator", "no allocator given");
+  return out;
+}
+
+bool on_gpu(const TypedArgs& a) {
+  if (a.backend != "sim" && a.backend != "gpu")
+    throw InputError("--backend", "unknown backend '" + a.backend + "' (sim|gpu)");
+  if (a.backend == "gpu" && a.mode != "lockstep")
+    throw InputError("--mode", "the simulator's modes; the GPU runs its kernels (--backend gpu)");
+  return a.backend == "gpu";
+}
+
+// The allocators named that have a typed heap on the GPU; with `any_gpu`, also any other GPU
+// allocator (linux-scalability runs those through measure(), one object a page).
+std::vector<Algorithm> gpu_allocators(const std::string& text, bool any_gpu) {
+  const std::vector<Algorithm> typed = gpu::typed_heap_algorithms();
+  const std::vector<Algorithm> all = gpu::algorithms_with_gpu_entry();
+  std::vector<Algorithm> out;
+  for (const std::string& item : comma_items(text)) {
+    const auto a = parse_algorithm(item);
+    const bool ok = a && (std::find(typed.begin(), typed.end(), *a) != typed.end() ||
+                          (any_gpu && std::find(all.begin(), all.end(), *a) != all.end()));
+    if (!ok)
+      throw InputError("--allocator", "'" + item + "' has no typed heap on the GPU (" +
+                                          algorithm_names(typed) + ")" +
+                                          (any_gpu ? " nor a GPU entry" : ""));
+    out.push_back(*a);
   }
   if (out.empty()) throw InputError("--allocator", "no allocator given");
   return out;
@@ -92,23 +125,115 @@ void emit(const std::vector<Record>& rows, Format f) {
   write_records(std::cout, rows, f);
 }
 
+sim::WatorOptions wator_options(const WatorArgs& a, sim::TypedHeapEntry v, unsigned r) {
+  sim::WatorOptions o;
+  o.heap = heap_options(a, "60,64", "4MiB", v, r);
+  o.width = a.width;
+  o.height = a.height;
+  o.iterations = a.iterations;
+  o.fish_fraction = a.fish;
+  o.shark_fraction = a.sharks;
+  o.fish_breed = a.fish_breed;
+  o.shark_breed = a.shark_breed;
+  o.shark_energy = a.shark_energy;
+  o.fish_energy = a.fish_energy;
+  return o;
+}
+
+gpu::TypedHeapGpuOptions gpu_heap(const sim::TypedHeapOptions& h) {
+  gpu::TypedHeapGpuOptions g;
+  g.types = h.types;
+  g.heap_bytes = h.heap_bytes;
+  g.retries = h.retries;
+  g.seed = h.seed;
+  return g;
+}
+
+// `wator --backend gpu`: the same checks and rules (sim::check_wator), the GPU's kernels
+// (gpu/src/dynasoar_wator.cu), rows with the kernel times.
+void run_wator_gpu_command(const WatorArgs& a) {
+  const auto retries = retry_list(a);
+  for (unsigned r : retries) sim::check_wator(wator_options(a, {}, r));
+  if (!gpu::built_with_cuda()) (void)gpu::device_info();  // NoDevice: built without CUDA
+  const auto allocators = gpu_allocators(a.allocator, false);
+  std::vector<Record> rows;
+  for (const Algorithm algo : allocators)
+    for (unsigned r : retries) {
+      const sim::WatorOptions s = wator_options(a, {}, r);
+      gpu::WatorGpuOptions o;
+      o.heap = gpu_heap(s.heap);
+      o.width = s.width;
+      o.height = s.height;
+      o.iterations = s.iterations;
+      o.fish_fraction = s.fish_fraction;
+      o.shark_fraction = s.shark_fraction;
+      o.fish_breed = s.fish_breed;
+      o.shark_breed = s.shark_breed;
+      o.shark_energy = s.shark_energy;
+      o.fish_energy = s.fish_energy;
+      const gpu::WatorGpuRun run = gpu::run_wator_gpu(algo, o);
+      auto head = [&](Record& row) {
+        row.set("app", std::string("wator"));
+        row.set("allocator", std::string(name(algo)));
+        row.set_int("retries", r);
+        row.set("backend", std::string("gpu"));
+        row.set("device", run.device);
+        row.set("types", fmt::format("{}", fmt::join(o.heap.types.bytes, ",")));
+        row.set_int("cells", static_cast<std::uint64_t>(o.width) * o.height);
+        row.set_int("heap_bytes", o.heap.heap_bytes);
+        row.set_int("seed", a.seed);
+      };
+      if (a.per_iteration) {
+        for (const gpu::WatorGpuIteration& it : run.iterations) {
+          Record row;
+          head(row);
+          row.set_int("iteration", it.iteration);
+          row.set_int("fish", it.fish);
+          row.set_int("sharks", it.sharks);
+          row.set_int("fish_births", it.fish_births);
+          row.set_int("shark_births", it.shark_births);
+          row.set_int("fish_eaten", it.fish_eaten);
+          row.set_int("shark_deaths", it.shark_deaths);
+          row.set_int("failed", it.failed);
+          row.set_int("blocks", it.blocks);
+          row.set("fragmentation", it.fragmentation);
+          row.set_int("blocks_initialised", it.blocks_initialised);
+          row.set_int("lookups", it.lookups);
+          row.set("alloc_ms", it.alloc_ms);
+          row.set("app_ms", it.app_ms);
+          row.set("kernel_ms", it.alloc_ms + it.app_ms);
+          row.set("wall_ms", it.wall_ms);
+          row.set("verified", true);
+          rows.push_back(row);
+        }
+        continue;
+      }
+      Record row;
+      head(row);
+      row.set_int("iterations", o.iterations);
+      row.set("steady_fragmentation", run.steady_fragmentation);
+      row.set("final_fragmentation", run.iterations.back().fragmentation);
+      row.set_int("fish", run.iterations.back().fish);
+      row.set_int("sharks", run.iterations.back().sharks);
+      row.set_int("blocks", run.iterations.back().blocks);
+      row.set_int("allocations", run.allocations);
+      row.set_int("frees", run.frees);
+      row.set_int("failed", run.failed);
+      counts_columns(row, gpu::ds_counts_of(run.counts), run.allocations);
+      row.set("kernel_ms", run.kernel_ms);
+      row.set("ms_per_iteration", run.kernel_ms / o.iterations);
+      row.set("wall_s", run.wall_s);
+      row.set("verified", true);
+      rows.push_back(row);
+    }
+  emit(rows, a.format);
+}
+
 void run_wator_command(const WatorArgs& a) {
+  if (on_gpu(a)) return run_wator_gpu_command(a);
   const auto allocators = typed_allocators(a.allocator);
   const auto retries = retry_list(a);
-  auto options = [&](sim::TypedHeapEntry v, unsigned r) {
-    sim::WatorOptions o;
-    o.heap = heap_options(a, "60,64", "4MiB", v, r);
-    o.width = a.width;
-    o.height = a.height;
-    o.iterations = a.iterations;
-    o.fish_fraction = a.fish;
-    o.shark_fraction = a.sharks;
-    o.fish_breed = a.fish_breed;
-    o.shark_breed = a.shark_breed;
-    o.shark_energy = a.shark_energy;
-    o.fish_energy = a.fish_energy;
-    return o;
-  };
+  auto options = [&](sim::TypedHeapEntry v, unsigned r) { return wator_options(a, v, r); };
   for (const auto& [algo, v] : allocators)
     for (unsigned r : retries) sim::check_wator(options(v, r));
   std::vector<Record> rows;
@@ -167,7 +292,70 @@ void run_wator_command(const WatorArgs& a) {
   emit(rows, a.format);
 }
 
+// `linux-scalability --backend gpu` (gpu/src/dynasoar_linux_scalability.cu): per allocator (and
+// r, on the typed heap), the largest n at which one kernel serves every thread's n objects.
+void run_scalability_gpu_command(const ScalabilityArgs& a) {
+  const auto retries = retry_list(a);
+  const sim::TypedHeapOptions h = heap_options(a, "64", "1GiB", {}, retries.front());
+  if (h.types.bytes.size() != 1)
+    throw InputError("--types", "linux-scalability allocates one type (the paper's 64 B); got " +
+                                    std::to_string(h.types.bytes.size()));
+  if (a.threads == 0) throw InputError("--threads", "at least one thread");
+  h.types.blocks_of("--heap", h.heap_bytes);
+  if (!gpu::built_with_cuda()) (void)gpu::device_info();  // NoDevice: built without CUDA
+  const auto allocators = gpu_allocators(a.allocator, true);
+  const std::vector<Algorithm> typed = gpu::typed_heap_algorithms();
+  std::vector<Record> rows;
+  for (const Algorithm algo : allocators) {
+    const bool on_typed_heap = std::find(typed.begin(), typed.end(), algo) != typed.end();
+    // r matters to the typed heap's allocators only; the others run once.
+    for (unsigned r : on_typed_heap ? retries : std::vector<unsigned>{0}) {
+      gpu::LinuxScalabilityGpuOptions o;
+      o.object_bytes = h.types.bytes[0];
+      o.heap_bytes = h.heap_bytes;
+      o.threads = a.threads;
+      o.retries = r == 0 ? 5 : r;
+      o.seed = a.seed;
+      o.max_n = a.max_n;
+      const auto t0 = std::chrono::steady_clock::now();
+      const gpu::LinuxScalabilityGpuRun run = gpu::run_linux_scalability_gpu(algo, o);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const std::uint64_t served = o.threads * run.n_max;
+      Record row;
+      row.set("app", std::string("linux-scalability"));
+      row.set("allocator", std::string(name(algo)));
+      row.set_int("retries", r);
+      row.set("backend", std::string("gpu"));
+      row.set("device", run.device);
+      row.set("heap", std::string(run.typed_heap ? "typed" : "pages"));
+      row.set_int("object_bytes", o.object_bytes);
+      row.set_int("threads", o.threads);
+      row.set_int("heap_bytes", o.heap_bytes);
+      row.set_int("capacity", run.capacity);
+      row.set_int("n_max", run.n_max);
+      row.set_int("objects",
+                  served);  // at n_max (the simulator's allocated counts the failing batch too)
+      row.set_int("next_n", run.next_n);
+      row.set_int("next_failed", run.next_failed);
+      row.set("utilisation", run.utilisation);
+      row.set("slot_utilisation",
+              static_cast<double>(served) /
+                  static_cast<double>(std::max<std::uint64_t>(1, run.capacity)));
+      if (run.typed_heap) counts_columns(row, gpu::ds_counts_of(run.counts), served);
+      row.set("alloc_ms", run.alloc_ms);
+      row.set("free_ms", run.free_ms);
+      row.set_int("kernels", run.kernels);
+      row.set("wall_s", wall);
+      row.set("verified", true);
+      rows.push_back(row);
+    }
+  }
+  emit(rows, a.format);
+}
+
 void run_scalability_command(const ScalabilityArgs& a) {
+  if (on_gpu(a)) return run_scalability_gpu_command(a);
   const auto allocators = typed_allocators(a.allocator);
   const auto retries = retry_list(a);
   auto options = [&](sim::TypedHeapEntry v, unsigned r) {
@@ -215,7 +403,7 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
                        const char* heap_default) {
   cmd->add_option("--allocator", a.allocator,
                   "comma list of allocators with a typed heap: dynasoar, dynasoar-nocoal, "
-                  "dynasoar-norot")
+                  "dynasoar-norot (linux-scalability --backend gpu: also bitmap-alloc)")
       ->capture_default_str();
   cmd->add_option("--types", a.types,
                   fmt::format("object types by size in bytes, comma list (default {}); the "
@@ -233,6 +421,10 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
                   "sequential (one request at a time)")
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every draw (Philox)")->capture_default_str();
+  cmd->add_option("--backend", a.backend,
+                  "sim (the simulator's typed heap) or gpu (the device's: kernels over the same "
+                  "step machines, the heap checked on the host after every batch)")
+      ->capture_default_str();
   add_format_option(*cmd, a.format);
 }
 
@@ -242,7 +434,8 @@ void add_dynasoar_app_commands(CLI::App& app) {
   auto w = std::make_shared<WatorArgs>();
   auto* cmd = app.add_subcommand(
       "wator",
-      "A Wa-Tor-like churn on DynaSOAr's typed heap in the simulator (Springer & Masuhara, "
+      "A Wa-Tor-like churn on DynaSOAr's typed heap, in the simulator or on the GPU (--backend "
+      "gpu: parallel_do kernels, the cells arbitrating the moves; Springer & Masuhara, "
       "ECOOP'19 §6.3, Fig. 12-13): fish and sharks on a torus; each iteration the fish move and "
       "breed (an allocation batch), the sharks eat, move, breed and starve (a free batch, an "
       "allocation batch), the agents met in parallel_do's order. Rows: the fragmentation F of "
@@ -252,7 +445,9 @@ void add_dynasoar_app_commands(CLI::App& app) {
       "its objects).\n"
       "Example: alloclab wator --retries 1,2,5\n"
       "Example: alloclab wator --width 32 --height 32 --iterations 100 --per-iteration "
-      "--format csv");
+      "--format csv\n"
+      "Example: alloclab wator --backend gpu --width 300 --height 300 --heap 64MiB --retries "
+      "1,2,5");
   add_typed_options(cmd, *w, "60,64 (fish, shark)", "4MiB");
   cmd->add_option("--width", w->width, "cells across")->capture_default_str();
   cmd->add_option("--height", w->height, "cells down")->capture_default_str();
@@ -278,14 +473,20 @@ void add_dynasoar_app_commands(CLI::App& app) {
   auto s = std::make_shared<ScalabilityArgs>();
   auto* ls = app.add_subcommand(
       "linux-scalability",
-      "DynaSOAr's linux-scalability test in the simulator (ECOOP'19 §6.4, Fig. 14A): --threads "
+      "DynaSOAr's linux-scalability test in the simulator or on the GPU (ECOOP'19 §6.4, Fig. "
+      "14A): --threads "
       "threads each allocate objects of one type, one batch per object, until a batch is not "
       "served whole; n_max, the objects a thread got with every thread served, gives the "
       "utilisation threads x n_max x size / heap (the paper: DynaSOAr 96.9%, BitmapAlloc 98.4% "
       "at 64 B, 1 GiB). Then every object is freed in one batch, which must leave every block "
       "free. Every batch is verified.\n"
       "Example: alloclab linux-scalability --heap 16MiB --threads 1024\n"
-      "Example: alloclab linux-scalability   # 16384 threads, 64 B, 1 GiB (minutes)");
+      "Example: alloclab linux-scalability   # 16384 threads, 64 B, 1 GiB (minutes)\n"
+      "On the GPU (--backend gpu) each n is ONE kernel in which every thread allocates n "
+      "objects, then one free kernel, on a fresh heap; the largest n is found by doubling and "
+      "bisection. Allocators without a typed heap (bitmap-alloc) run through measure, one object "
+      "a page.\n"
+      "Example: alloclab linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc");
   add_typed_options(ls, *s, "64", "1GiB");
   ls->add_option("--threads", s->threads, "threads, one object each a batch")
       ->capture_default_str();

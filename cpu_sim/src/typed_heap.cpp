@@ -205,22 +205,11 @@ void TypedHeap::check_at_rest(const char* when) const {
 }
 
 double TypedHeap::fragmentation() const {
-  std::uint64_t slots = 0, used = 0;
-  const dynasoar::Heap& h = storage_.heap;
-  for (std::uint64_t b = 0; b < h.blocks; ++b) {
-    if (storage_.types[b] == 0 || (h.free().word(0, b / 64) >> (b % 64)) & 1u) continue;
-    const unsigned cap = h.valid(storage_.types[b], b);
-    slots += cap;
-    used += bits::popcount(h.slots[b] & bits::low_mask(cap));
-  }
-  return slots == 0 ? 0.0 : static_cast<double>(slots - used) / static_cast<double>(slots);
+  return storage_.fragmentation();
 }
 
 std::uint64_t TypedHeap::blocks_in_use() const {
-  std::uint64_t n = 0;
-  const dynasoar::Heap& h = storage_.heap;
-  for (std::uint64_t b = 0; b < h.blocks; ++b) n += !((h.free().word(0, b / 64) >> (b % 64)) & 1u);
-  return n;
+  return storage_.blocks_in_use();
 }
 
 std::vector<TypedObject> TypedHeap::enumerate(unsigned type) const {

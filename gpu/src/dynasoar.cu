@@ -21,6 +21,8 @@
 // fails verification.
 #include "alloclab/core/dynasoar/alloc.hpp"
 #include "dynasoar_pool.cuh"
+#include "dynasoar_serve.cuh"
+#include "dynasoar_typed.cuh"
 #include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
 #include "pool_page_heap.cuh"
@@ -28,56 +30,26 @@
 namespace alloclab::gpu::detail {
 namespace {
 
-using dynasoar::AllocOp;
-using dynasoar::BitStatus;
-using dynasoar::DeallocOp;
 using dynasoar::DsCounts;
 namespace ds_count = dynasoar::ds_count;
 
 // The leader's part: one AllocOp for the `group`'s lanes (lane0: the warp's first thread), run to
-// its end. Slots go to the group's lanes in lane order, each through deliver_to(lane, page or
-// kFailed, the group's steps until then).
+// its end (dynasoar_serve.cuh). Slots go to the group's lanes in lane order, each through
+// deliver_to(lane, page or kFailed, the group's steps until then).
 template <bool kRotate, class Deliver>
-__device__ __noinline__ DsCounts serve_group(const KernelArgs& a, const DsHeapView& v, unsigned r,
-                                             std::uint64_t lane0, unsigned group, unsigned n,
-                                             Deliver deliver_to) {
+__device__ __forceinline__ DsCounts serve_group(const KernelArgs& a, const DsHeapView& v,
+                                                unsigned r, std::uint64_t lane0, unsigned group,
+                                                unsigned n, Deliver deliver_to) {
   const unsigned leader = __ffs(group) - 1;
   dynasoar::AllocConfig cfg;
   cfg.rotate = kRotate;
   cfg.max_steps = a.max_steps;
-  AllocOp<DeviceAtomics> op(n, __popc(group), static_cast<unsigned>(lane0 / 32),
-                            ds_seed(a, lane0 + leader, r), cfg);
-  DsCounts c;
-  unsigned waiting = group;  // lanes not served yet
-  const std::uint64_t stuck_at = ds_stuck_at(a.max_steps);
-  std::uint32_t spins = 0;
-  auto deliver = [&](unsigned lane, std::uint64_t page) {
-    deliver_to(lane, page, ds_steps(op.steps()));
-  };
-  for (;;) {
-    const BitStatus st = op.step(v.heap, c);
-    if (op.pending()) {
-      for (std::uint64_t m = op.pending_mask(); m != 0; m &= m - 1) {
-        const unsigned lane = __ffs(waiting) - 1;
-        waiting &= waiting - 1;
-        deliver(lane,
-                dynasoar::slot_first_page(op.pending_block(), bits::count_trailing_zeros(m), n));
-      }
-      op.take();
-    }
-    if (st == BitStatus::done || op.finished()) break;
-    if (op.steps() >= stuck_at) {
-      atomicAdd(&v.misc->stuck, 1ull);
-      break;
-    }
-    if (st == BitStatus::spinning)
-      ds_back_off(spins);
-    else
-      spins = 0;
-  }
-  if (op.broken()) atomicAdd(&v.misc->broken, 1ull);
-  for (; waiting != 0; waiting &= waiting - 1) deliver(__ffs(waiting) - 1, kFailed);
-  return c;
+  return ds_serve_group(
+      v.heap, v.misc, cfg, static_cast<unsigned>(lane0 / 32), ds_seed(a, lane0 + leader, r), group,
+      n, [&](unsigned lane, std::uint64_t block, unsigned slot, std::uint32_t steps) {
+        deliver_to(lane, block == kFailed ? kFailed : dynasoar::slot_first_page(block, slot, n),
+                   steps);
+      });
 }
 
 template <bool kCounters, bool kCoalesce, bool kRotate>
@@ -129,22 +101,7 @@ __global__ void ds_free_kernel(const __grid_constant__ KernelArgs a,
   if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
   const std::uint64_t p = a.page[i];
   const unsigned n = a.pages_of ? a.pages_of[i] : a.pages;
-  DeallocOp<DeviceAtomics> op(p / 64, static_cast<unsigned>((p % 64) / n), n);
-  DsCounts c;
-  std::uint32_t spins = 0;
-  for (std::uint64_t k = 0;; ++k) {
-    if (k >= kDsStuckSteps) {
-      atomicAdd(&v.misc->stuck, 1ull);
-      break;
-    }
-    const BitStatus st = op.step(v.heap, c);
-    if (st == BitStatus::done) break;
-    if (st == BitStatus::spinning)
-      ds_back_off(spins);
-    else
-      spins = 0;
-  }
-  if (op.double_free()) atomicAdd(&v.misc->broken, 1ull);
+  const DsCounts c = ds_free_object(v.heap, v.misc, p / 64, static_cast<unsigned>((p % 64) / n), n);
   std::uint32_t f[dynasoar::kDsFreeCounts];
   dynasoar::free_count_values(c, f);
   for (unsigned k = 0; k < dynasoar::kDsFreeCounts; ++k)
@@ -218,5 +175,13 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_norot,
                             .op_count_names = dynasoar::kDsCountNames})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar_norot,
                         (pool_page_heap_entry<DsHeapPool, DsPageTake<true, false>>()))
+
+// The typed heap of byte sizes (dynasoar_typed.cu: `alloclab wator` and `linux-scalability`
+// with --backend gpu): whether a warp's lanes of one type coalesce and lookups rotate.
+ALLOCLAB_REGISTER_ENTRY(GpuTypedHeapTable, Algorithm::dynasoar, (GpuTypedHeapEntry{}))
+ALLOCLAB_REGISTER_ENTRY(GpuTypedHeapTable, Algorithm::dynasoar_nocoal,
+                        (GpuTypedHeapEntry{.coalesce = false}))
+ALLOCLAB_REGISTER_ENTRY(GpuTypedHeapTable, Algorithm::dynasoar_norot,
+                        (GpuTypedHeapEntry{.rotate = false}))
 
 }  // namespace alloclab::gpu::detail

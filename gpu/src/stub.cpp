@@ -1,6 +1,7 @@
 // Host-only stub of the gpu/ module, built when no CUDA compiler was found: no allocator has a
 // GPU entry, the registry's input checks still apply, and every entry point that needs a device
 // reports "built without CUDA".
+#include "alloclab/gpu/dynasoar_apps.hpp"
 #include "alloclab/gpu/join.hpp"
 #include "alloclab/gpu/measure.hpp"
 #include "alloclab/gpu/semaphore_bench.hpp"
@@ -88,6 +89,54 @@ void check_join(const JoinOptions& o) {
 
 JoinRun run_join(const JoinOptions& o, const join::JoinOutput&) {
   check_join(o);
+  throw NoDevice(kNoCuda);
+}
+
+// DynaSOAr's typed heap and applications (dynasoar_apps.hpp): no allocator has a typed heap here.
+std::vector<Algorithm> typed_heap_algorithms() {
+  return {};
+}
+struct TypedHeapGpu::Impl {};
+TypedHeapGpu::TypedHeapGpu(Algorithm, const TypedHeapGpuOptions&) {
+  throw NoDevice(kNoCuda);
+}
+TypedHeapGpu::~TypedHeapGpu() = default;
+std::vector<std::optional<TypedSlot>> TypedHeapGpu::allocate(const std::vector<unsigned>&,
+                                                             unsigned) {
+  throw NoDevice(kNoCuda);
+}
+void TypedHeapGpu::free(const std::vector<TypedSlot>&) {
+  throw NoDevice(kNoCuda);
+}
+std::vector<TypedSlot> TypedHeapGpu::enumerate(unsigned) {
+  throw NoDevice(kNoCuda);
+}
+double TypedHeapGpu::last_kernel_ms() const {
+  return 0;
+}
+double TypedHeapGpu::fragmentation() const {
+  return 0;
+}
+std::uint64_t TypedHeapGpu::blocks() const {
+  return 0;
+}
+std::uint64_t TypedHeapGpu::blocks_in_use() const {
+  return 0;
+}
+std::uint64_t TypedHeapGpu::live_objects() const {
+  return 0;
+}
+std::uint64_t TypedHeapGpu::failed() const {
+  return 0;
+}
+const DsCountTotals& TypedHeapGpu::counts() const {
+  static const DsCountTotals none{};
+  return none;
+}
+LinuxScalabilityGpuRun run_linux_scalability_gpu(Algorithm, const LinuxScalabilityGpuOptions&) {
+  throw NoDevice(kNoCuda);
+}
+WatorGpuRun run_wator_gpu(Algorithm, const WatorGpuOptions&) {
   throw NoDevice(kNoCuda);
 }
 

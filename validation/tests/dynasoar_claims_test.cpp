@@ -118,3 +118,79 @@ TEST_CASE("dynasoar claims: linux-scalability without rows and with a lost slot"
   CHECK(c.verdict.find("does not hold on the GPU") == 0);
   CHECK(has(find(lost, "§4.1, Def. 1").hardware, "no GPU rows"));  // no workload rows
 }
+
+namespace {
+
+// An `alloclab linux-scalability --backend gpu` row: 16,384 threads, 1 GiB of 64 B slots.
+Record app_scalability(const std::string& algo, double n_max, double next_failed) {
+  Record r;
+  r.set("app", std::string("linux-scalability"));
+  r.set("backend", std::string("gpu"));
+  r.set("allocator", algo);
+  r.set("device", std::string("test GPU"));
+  r.set("heap", std::string(algo == "bitmap-alloc" ? "pages" : "typed"));
+  r.set("object_bytes", 64.0);
+  r.set("threads", 16384.0);
+  r.set("heap_bytes", 1073741824.0);
+  r.set("capacity", 16777216.0);
+  r.set("n_max", n_max);
+  r.set("next_n", n_max + 1);
+  r.set("next_failed", next_failed);
+  r.set("utilisation", n_max * 16384 * 64 / 1073741824.0);
+  r.set("alloc_ms", 20.0);
+  r.set("free_ms", 5.0);
+  r.set("verified", true);
+  return r;
+}
+
+// A per-iteration row of `alloclab wator --backend gpu`.
+Record wator_iteration(double retries, double iteration, double F) {
+  Record r;
+  r.set("app", std::string("wator"));
+  r.set("backend", std::string("gpu"));
+  r.set("allocator", std::string("dynasoar"));
+  r.set("device", std::string("test GPU"));
+  r.set("retries", retries);
+  r.set("cells", 90000.0);
+  r.set("iteration", iteration);
+  r.set("fragmentation", F);
+  r.set("kernel_ms", 2.0);
+  r.set("verified", true);
+  return r;
+}
+
+}  // namespace
+
+// Wa-Tor, iterations 0-4: the mean over the second half is over iterations 2-4 (as the run
+// computes it: from (4 + 1) / 2 on): r = 1: 40%, r = 2: 20% (halved), r = 5: 15% (below 25%).
+// linux-scalability: n = 1024 fills the 2^24 slots, n = 1025 fails the 16,384 beyond them.
+TEST_CASE("dynasoar claims: the applications' GPU rows", "[validation][dynasoar]") {
+  std::vector<Record> rows = {app_scalability("dynasoar", 1024, 16384),
+                              app_scalability("bitmap-alloc", 1024, 16384)};
+  const double F1[5] = {0.9, 0.5, 0.4, 0.4, 0.4}, F2[5] = {0.9, 0.3, 0.2, 0.2, 0.2},
+               F5[5] = {0.9, 0.2, 0.1, 0.15, 0.2};
+  for (int i = 0; i < 5; ++i) {
+    rows.push_back(wator_iteration(1, i, F1[i]));
+    rows.push_back(wator_iteration(2, i, F2[i]));
+    rows.push_back(wator_iteration(5, i, F5[i]));
+  }
+  const auto claims = dynasoar_claims(rows);
+  const auto& wator = find(claims, "§6.3, Fig. 13");
+  CHECK(has(wator.hardware, "90000 cells, 4 iterations, every batch and iteration verified"));
+  CHECK(has(wator.hardware, "iterations 2-4 = 40.0% (r = 1, 2.00 ms"));
+  CHECK(has(wator.hardware, "20.0% (r = 2"));
+  CHECK(has(wator.hardware, "15.0% (r = 5"));
+  CHECK(wator.verdict.find("on the GPU: holds (r = 5: 15.0%") == 0);
+  const auto& linux = find(claims, "§6.4, Fig. 14A");
+  CHECK(has(linux.hardware, "dynasoar (typed heap): n = 1024, 100.0% of the heap"));
+  CHECK(has(linux.hardware, "bitmap-alloc: n = 1024, 100.0% of the heap"));
+  CHECK(has(linux.hardware, "n = 1025 failed 16384 of 16793600 (exactly those beyond the slots)"));
+  CHECK(has(linux.verdict,
+            "not comparable: the allocators lose no slot in the simulator nor on "
+            "the GPU"));
+  CHECK(has(find(claims, "§4.1, Def. 1").hardware, "17 rows of the applications"));
+  // A slot lost: n = 1023 served, 1024 failed (n = 1024 would have fit).
+  const auto lost = dynasoar_claims({app_scalability("dynasoar", 1023, 16384)});
+  CHECK(find(lost, "§6.4, Fig. 14A").verdict.find("does not hold on the GPU") == 0);
+  CHECK(has(find(lost, "§6.3, Fig. 13").hardware, "not measured on a GPU"));
+}

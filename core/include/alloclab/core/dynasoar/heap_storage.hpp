@@ -93,6 +93,24 @@ struct HeapStorage {
     set_bit(heap.allocated(n), bid, true);
     set_bit(heap.active(n), bid, slots[bid] != kAllOnes);
   }
+  // §6.3's fragmentation F at rest: over the blocks in use, the free valid slots over the valid
+  // slots (0 with none). The simulator's typed heap and the GPU's compute it here.
+  double fragmentation() const {
+    std::uint64_t valid = 0, used = 0;
+    for (std::uint64_t b = 0; b < heap.blocks; ++b) {
+      if (types[b] == 0 || is_free(b)) continue;
+      const unsigned cap = heap.valid(types[b], b);
+      valid += cap;
+      used += bits::popcount(slots[b] & bits::low_mask(cap));
+    }
+    return valid == 0 ? 0.0 : static_cast<double>(valid - used) / static_cast<double>(valid);
+  }
+  bool is_free(std::uint64_t b) const { return (heap.free().word(0, b / 64) >> (b % 64)) & 1u; }
+  std::uint64_t blocks_in_use() const {
+    std::uint64_t n = 0;
+    for (std::uint64_t b = 0; b < heap.blocks; ++b) n += !is_free(b);
+    return n;
+  }
   HeapStorage(const HeapStorage&) = delete;
   HeapStorage& operator=(const HeapStorage&) = delete;
 
