@@ -156,16 +156,19 @@ LinuxScalabilityGpuRun run_linux_scalability_gpu(Algorithm algo,
   // The failing kernel served what the heap held: floor(served / threads) and one more are the
   // likely answer, tried first (two kernels where the heap is full at a power of two); bisection
   // confirms or narrows it whatever they give.
-  std::vector<std::uint64_t> guesses;
+  // (Two words and an index, not a vector: GCC 13 warns of a bound on the vector's erase.)
+  std::uint64_t guesses[2] = {0, 0};
+  unsigned next_guess = 2;  // none
   if (bad != 0) {
     const std::uint64_t fit = (o.threads * bad - at_bad.failed) / o.threads;
-    guesses = {fit, fit + 1};
+    guesses[0] = fit;
+    guesses[1] = fit + 1;
+    next_guess = 0;
   }
   while (bad != 0 && bad - good > 1) {
     std::uint64_t mid = good + (bad - good) / 2;
-    while (!guesses.empty()) {
-      const std::uint64_t g = guesses.front();
-      guesses.erase(guesses.begin());
+    while (next_guess < 2) {
+      const std::uint64_t g = guesses[next_guess++];
       if (g > good && g < bad) {
         mid = g;
         break;
