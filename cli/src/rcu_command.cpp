@@ -10,6 +10,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -135,7 +136,10 @@ Record sim_row(const RcuArgs& a, const gelado::RcuListConfig& c, std::uint32_t r
   }
   const double rounds = static_cast<double>(run.rounds);
   if (!c.conditional) plain_rounds = rounds;
-  if (c.conditional && plain_rounds > 0) r.set("speedup_vs_plain", plain_rounds / rounds);
+  // Every row has the column (a CSV streams the first row's header): null where not compared.
+  r.set_quantity("speedup_vs_plain", c.conditional && plain_rounds > 0
+                                         ? std::optional<double>(plain_rounds / rounds)
+                                         : std::nullopt);
   r.set("verified", run.verification.empty());
   if (!run.verification.empty()) r.notes.push_back(run.verification);
   return r;
@@ -152,7 +156,9 @@ Record gpu_row(const RcuArgs& a, const gelado::RcuListConfig& c, std::uint32_t r
   r.set_int("backoff_max_ns", a.backoff_max_ns);
   r.set("kernel_ms", run.median_ms);
   if (!c.conditional) plain_ms = run.median_ms;
-  if (c.conditional && plain_ms > 0) r.set("speedup_vs_plain", plain_ms / run.median_ms);
+  r.set_quantity("speedup_vs_plain", c.conditional && plain_ms > 0
+                                         ? std::optional<double>(plain_ms / run.median_ms)
+                                         : std::nullopt);
   r.set("device", device.name + " (" + device.pci_bus_id + ")");
   r.set("verified", run.verification.empty());
   if (!run.verification.empty()) r.notes.push_back(run.verification);

@@ -97,7 +97,8 @@ std::vector<Record> read_semaphore_dir(const std::string& dir) {
   return read_records_dir(dir, kSemaphoreDir);
 }
 
-std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
+std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
+                                      const std::vector<Record>& rcu_rows) {
   std::vector<ClaimCheck> out;
   const std::vector<GpuPoint> gpu = gpu_points(rows);
   const std::string device = device_of(gpu);
@@ -313,7 +314,7 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows) {
   }
 
   // The claims of UAlloc and malloc (gelado_malloc_claims.cpp).
-  for (ClaimCheck& c : gelado_malloc_claims()) out.push_back(std::move(c));
+  for (ClaimCheck& c : gelado_malloc_claims(rcu_rows)) out.push_back(std::move(c));
   return out;
 }
 
