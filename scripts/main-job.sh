@@ -235,6 +235,9 @@ copy_newest dynasoar 'linux_scalability_*.csv' dynasoar run
 # (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
 # Gallatin: the run with the claims stage, and its alloc.csv.
 copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
+# Gelado & Garland's Figure 6 on the GPUs (`scripts/gpu-gelado.sh OUT rcu`, its OUT committed as
+# reports/data/<gpu>/rcu-<commit>/), for the report's claim of RCU delegation (DIR/rcu/).
+copy_newest rcu figure6.csv rcu plain
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
