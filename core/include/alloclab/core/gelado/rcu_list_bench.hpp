@@ -188,10 +188,17 @@ class RcuListThread {
   }
 
   // Stops the thread at the caller's step bound where that leaves nothing half done: before or
-  // inside the read side (it leaves: one atomic), or spinning on the list mutex (its node stays
-  // linked, which the verification reports). False elsewhere: the barrier's waits end when the
-  // holder and the readers they wait for end, and those are bounded.
+  // inside the read side (it leaves: one atomic), spinning on the list mutex (its node stays
+  // linked), or before its barrier took or queued for the barrier mutex (its node stays on the
+  // stack unless a later barrier takes it); the verification reports each. False elsewhere: a
+  // waiter's and a holder's waits end when the holder and the readers they wait for end, and
+  // those are bounded.
   ALLOCLAB_HD bool give_up(const RcuListView& v) {
+    if (phase_ == RcuListPhase::barrier && (barrier_.phase() == SrcuBarrierPhase::read ||
+                                            barrier_.phase() == SrcuBarrierPhase::cas)) {
+      finish(RcuListRole::gave_up);
+      return true;
+    }
     switch (phase_) {
       case RcuListPhase::rcu_check:
       case RcuListPhase::rcu_undo:
