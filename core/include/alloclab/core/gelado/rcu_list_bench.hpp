@@ -194,8 +194,8 @@ class RcuListThread {
   // waiter's and a holder's waits end when the holder and the readers they wait for end, and
   // those are bounded.
   ALLOCLAB_HD bool give_up(const RcuListView& v) {
-    if (phase_ == RcuListPhase::barrier && (barrier_.phase() == SrcuBarrierPhase::read ||
-                                            barrier_.phase() == SrcuBarrierPhase::cas)) {
+    if (phase_ == RcuListPhase::barrier &&
+        (barrier_.phase() == SrcuBarrierPhase::read || barrier_.phase() == SrcuBarrierPhase::cas)) {
       finish(RcuListRole::gave_up);
       return true;
     }
