@@ -4,11 +4,13 @@
 # Figure 5 (`alloclab semaphore --backend gpu`: the bulk against the counting semaphore, each
 # thread one unit, batches of 512 as the paper, and of 64 and 4096 beside it) over N = 2^10 ..
 # 2^20 and the block sizes 32, 256 and 1024 (the paper averaged 1 .. 1024).
-# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all|tbuddy|ualloc]   (default all; tbuddy =
+# Usage: scripts/gpu-gelado.sh OUT_DIR [tests|measure|all|tbuddy|ualloc|rcu]   (default all; tbuddy =
 # gg-tbuddy's GPU tests, compute-sanitizer on small measures, and the alloc workload on a 1 GiB
 # pool of 256 B pages, 2^14 .. 2^20 requests of 256 B and 2^14 .. 2^18 of 4 KiB, with the counters
 # on and off; ualloc = gg-ualloc's and gg-malloc's GPU tests, compute-sanitizer on small runs, and
-# Figure 7 (scripts/gpu-gelado-ualloc.sh))
+# Figure 7 (scripts/gpu-gelado-ualloc.sh); rcu = Figure 6: the list benchmark's GPU tests, memcheck
+# on a small run, and `alloclab rcu --backend gpu` over N and writers:threads ratios into
+# OUT/figure6.csv, both barriers at each point, about a minute of GPU time)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -24,6 +26,52 @@ AL=$BUILD/cli/alloclab
 if [ "$STAGE" = ualloc ]; then
   . scripts/gpu-gelado-ualloc.sh
   ualloc_stage
+  stamp done
+  exit 0
+fi
+if [ "$STAGE" = rcu ]; then
+  stamp "ctest -L gpu -R rcu"
+  (cd "$BUILD" && ctest -L gpu -R "rcu bench" --output-on-failure -j1) >"$OUT/ctest-rcu.txt" 2>&1 || {
+    tail -60 "$OUT/ctest-rcu.txt"
+    fail "GPU tests"
+  }
+  tail -3 "$OUT/ctest-rcu.txt"
+  stamp "rcu memcheck"
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$AL" rcu --backend gpu --N 2048 \
+    --ratio 1,16 --repeats 1 --warmup 0 --format csv >"$OUT/sanitizer-rcu.txt" 2>&1 ||
+    fail "memcheck reported an error (see $OUT/sanitizer-rcu.txt)"
+  grep -E "ERROR SUMMARY" "$OUT/sanitizer-rcu.txt" | sort | uniq -c
+  stamp "figure 6"
+  # One command per point (rows stream out; each cut at LIMIT seconds, which the log records and
+  # the pass then fails on). The work grows as N^2 / ratio (every thread walks the list), so
+  # ratio 1 stops at N = 16384. Block 256, then 32 and 1024 at one point (the paper averaged
+  # blocks of 1 .. 1024).
+  LIMIT=${LIMIT:-60}
+  f=$OUT/figure6.csv
+  : >"$f"
+  bad=0
+  rcu_point() { # N RATIO BLOCK
+    local h=cat start
+    [ -s "$f" ] && h="tail -n +2"
+    start=$(date +%s%N)
+    timeout "$LIMIT" "$AL" rcu --backend gpu --N "$1" --ratio "$2" --block "$3" \
+      --repeats "${REPEATS:-3}" --format csv 2>>"$OUT/figure6.log" | $h >>"$f" || {
+      echo "N $1 ratio $2 block $3: cut or failed" >>"$OUT/figure6.log"
+      bad=1
+    }
+    echo "N $1 ratio $2 block $3: $((($(date +%s%N) - start) / 1000000)) ms wall" >>"$OUT/figure6.log"
+  }
+  for n in ${FIG6_N:-1024 4096 16384 65536}; do
+    for ratio in 1 4 16 64 256; do
+      [ "$ratio" -gt "$n" ] && continue
+      [ "$n" -gt 16384 ] && [ "$ratio" -lt 4 ] && continue
+      rcu_point "$n" "$ratio" 256
+    done
+  done
+  for block in 32 1024; do rcu_point 16384 4 $block; done
+  grep wall "$OUT/figure6.log" | tail -40
+  cut -d, -f3-6,8,9,23,24,26 "$f" | (column -s, -t 2>/dev/null || cat)
+  [ $bad = 0 ] || fail "figure 6: a point was cut or failed (see $OUT/figure6.log)"
   stamp done
   exit 0
 fi

@@ -255,6 +255,9 @@ copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
 # 2 GiB of 16 B slices): scripts/sim-gallatin-claims.sh's newest committed run,
 # reports/data/cpu-simulator/gallatin-claims-*/, to $out/gallatin/cpu-simulator/.
 copy_newest gallatin-claims 'sim_claims_*.csv' gallatin plain
+# Gelado & Garland's Figure 6 on the GPUs (`scripts/gpu-gelado.sh OUT rcu`, its OUT committed as
+# reports/data/<gpu>/rcu-<commit>/), for the report's claim of RCU delegation (DIR/rcu/).
+copy_newest rcu figure6.csv rcu plain
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is

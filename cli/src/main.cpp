@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_explain_command(app);
   alloclab::cli::add_trace_command(app);
   alloclab::cli::add_semaphore_command(app);
+  alloclab::cli::add_rcu_command(app);
   alloclab::cli::add_join_command(app);
   alloclab::cli::add_dynasoar_app_commands(app);
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).

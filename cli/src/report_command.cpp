@@ -79,18 +79,21 @@ void run(const std::string& dir) {
       validation::ouroboros_claims(workload_rows)));
   in.extra_sections.push_back(render::errata_section(
       "ouroboros-errata", "Errata of Ouroboros (seed 002)", validation::ouroboros_errata()));
-  // Seed 001's claims (the simulator's evidence computed now, the GPU's from DIR/semaphore/) and
+  // Seed 001's claims (the simulator's evidence computed now, the GPU's from DIR/semaphore/ and
+  // DIR/rcu/) and
   // errata (their evidence replayed on the step machines now).
   const std::vector<Record> semaphore_rows = validation::read_semaphore_dir(dir);
   render::Section gelado_claims = render::claims_section(
       "gelado-claims", "Gelado & Garland (seed 001): the paper's claims",
       "Each claim of Gelado & Garland (PPoPP'19) that alloclab checks so far: Figure 5's two "
-      "semaphores, TBuddy's locks, and UAlloc's and malloc's failures at exhaustion (Figure 7, "
-      "modelled from the bin layout), the simulator evaluated now (lockstep, a few thousand "
-      "threads), the hardware read from the GPU rows of `alloclab semaphore` among "
-      "DIR/semaphore/**.csv and of Figure 7 (gg-malloc and CUDA's malloc, `scripts/gpu-gelado.sh "
-      "OUT ualloc`) among DIR/ualloc/**.csv. docs/gelado-garland.md discusses each verdict.",
-      validation::gelado_claims(semaphore_rows, validation::read_ualloc_dir(dir)));
+      "semaphores, TBuddy's locks, UAlloc's and malloc's failures at exhaustion (Figure 7, "
+      "modelled from the bin layout) and Figure 6's RCU delegation (list benchmark), the "
+      "simulator evaluated now (lockstep, a few thousand threads), the hardware read from the "
+      "GPU rows of `alloclab semaphore` among DIR/semaphore/**.csv, of Figure 7 (gg-malloc and "
+      "CUDA's malloc, `scripts/gpu-gelado.sh OUT ualloc`) among DIR/ualloc/**.csv and of "
+      "`alloclab rcu` among DIR/rcu/**.csv. docs/gelado-garland.md discusses each verdict.",
+      validation::gelado_claims(semaphore_rows, validation::read_ualloc_dir(dir),
+                                validation::read_rcu_dir(dir)));
   gelado_claims.figure(render::semaphore_figure(semaphore_rows));
   in.extra_sections.push_back(std::move(gelado_claims));
   // Seed 001's errata, their evidence replayed on the step machines now.

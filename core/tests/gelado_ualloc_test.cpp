@@ -101,6 +101,13 @@ void step_to(Machine& m, const UAllocView& v, Phase p, int limit = 1000) {
   REQUIRE(m.phase() == p);
 }
 
+void step_to_barrier(UAllocFree<Atom>& f, const UAllocView& v, SrcuBarrierPhase p) {
+  for (int i = 0; i < 1000 && !(f.phase() == UAllocFreePhase::barrier && f.barrier_phase() == p);
+       ++i)
+    f.step(v);
+  REQUIRE(f.barrier_phase() == p);
+}
+
 }  // namespace
 
 TEST_CASE("UAlloc: an exhausted bin leaves its list and a free brings it back",
@@ -145,12 +152,12 @@ TEST_CASE("UAlloc: the conditional RCU barrier delegates (Fig. 4b) step by step"
   // F1 retires bin 2 and holds the barrier: it took the callback stack (bin 2), flipped the
   // epoch and waits for the reader.
   UAllocFree<Atom> f1(v, last[0]), f2(v, last[1]), f3(v, last[2]);
-  step_to(f1, v, UAllocFreePhase::bar_drain);
+  step_to_barrier(f1, v, SrcuBarrierPhase::drain);
   CHECK(f1.step(v) == StepStatus::spinning);
   CHECK(v.rcu_state[0] == kRcuHeld);
   CHECK(v.rcu_epoch[0] == 1);
   // F2 retires bin 3 and waits to flip the epoch: the waiter.
-  step_to(f2, v, UAllocFreePhase::bar_waiting);
+  step_to_barrier(f2, v, SrcuBarrierPhase::waiting);
   CHECK(f2.step(v) == StepStatus::spinning);
   CHECK(v.rcu_state[0] == (kRcuHeld | kRcuWaiter));
   // F3 retires bin 4 and returns at once: F2 will run its callback.

@@ -4,6 +4,7 @@
 #include "alloclab/gpu/dynasoar_apps.hpp"
 #include "alloclab/gpu/join.hpp"
 #include "alloclab/gpu/measure.hpp"
+#include "alloclab/gpu/rcu_list_bench.hpp"
 #include "alloclab/gpu/semaphore_bench.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "input_checks.hpp"
@@ -75,6 +76,11 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
 
 SemaphoreBenchGpuRun run_semaphore_bench_gpu(const SemaphoreBenchGpuOptions& o) {
   check_semaphore_bench_gpu(o);
+  throw NoDevice(kNoCuda);
+}
+
+RcuBenchGpuRun run_rcu_bench_gpu(const RcuBenchGpuOptions& o) {
+  check_rcu_bench_gpu(o);
   throw NoDevice(kNoCuda);
 }
 

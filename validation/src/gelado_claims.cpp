@@ -104,7 +104,8 @@ std::vector<Record> read_ualloc_dir(const std::string& dir) {
 }
 
 std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
-                                      const std::vector<Record>& ualloc_rows) {
+                                      const std::vector<Record>& ualloc_rows,
+                                      const std::vector<Record>& rcu_rows) {
   std::vector<ClaimCheck> out;
   const std::vector<GpuPoint> gpu = gpu_points(rows);
   const std::string device = device_of(gpu);
@@ -334,7 +335,7 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
   }
 
   // The claims of UAlloc and malloc (gelado_malloc_claims.cpp).
-  for (ClaimCheck& c : gelado_malloc_claims(ualloc_rows)) out.push_back(std::move(c));
+  for (ClaimCheck& c : gelado_malloc_claims(ualloc_rows, rcu_rows)) out.push_back(std::move(c));
   return out;
 }
 

@@ -165,3 +165,32 @@ TEST_CASE("gelado claims: Figure 7 on the GPU, its ratios and failures worked by
   CHECK(find(bad, "§1, §4.1", "two nodes").hardware.find("some runs were not verified") !=
         std::string::npos);
 }
+
+TEST_CASE("gelado claims: Figure 6 from the model, the simulator and hand-made GPU rows") {
+  const ClaimCheck none = rcu_delegation_claim({});
+  CHECK(none.model.find("14.0x shorter at D / g = 14") != std::string::npos);
+  CHECK(none.simulation.find("every run verified: yes") != std::string::npos);
+  CHECK(none.verdict.find("holds in shape (simulator, rounds): never slower") == 0);
+  CHECK(none.verdict.find("the GPU's time not measured yet") != std::string::npos);
+  auto row = [](const char* barrier, double speedup, bool verified) {
+    Record r;
+    r.set("backend", std::string("gpu"));
+    r.set("barrier", std::string(barrier));
+    r.set("speedup_vs_plain", speedup);
+    r.set("device", std::string("Test GPU (0:0)"));
+    r.set("verified", verified);
+    return r;
+  };
+  // 1.5% slower at worst, 3x at best: the worst case past the paper's 1.01%, short of 14x.
+  const ClaimCheck gpu = rcu_delegation_claim(
+      {row("plain", 0, true), row("conditional", 1 / 1.015, true), row("conditional", 3, true)});
+  CHECK(gpu.hardware.find("Test GPU (0:0): 2 points") == 0);
+  CHECK(gpu.verdict.find("on the GPU 1.5% slower at worst, up to 3.00x: short of 14x") !=
+        std::string::npos);
+  const ClaimCheck good =
+      rcu_delegation_claim({row("conditional", 0.995, true), row("conditional", 15, true)});
+  CHECK(good.verdict.find("holds on the GPU (0.5% slower at worst, up to 15.0x)") !=
+        std::string::npos);
+  const ClaimCheck bad = rcu_delegation_claim({row("conditional", 2, false)});
+  CHECK(bad.verdict.find("GPU rows failed verification") != std::string::npos);
+}

@@ -19,6 +19,7 @@ void add_explain_command(CLI::App& app);   // explain_command.cpp  (teaching: a 
 void add_trace_command(
     CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)
 void add_semaphore_command(CLI::App& app);  // semaphore_command.cpp (Gelado & Garland's Figure 5)
+void add_rcu_command(CLI::App& app);        // rcu_command.cpp (Gelado & Garland's Figure 6)
 void add_join_command(CLI::App& app);       // join_command.cpp (paper 000's hash join, Figure 12)
 // dynasoar_apps_command.cpp: `wator` and `linux-scalability` (DynaSOAr's §6.3-6.4)
 void add_dynasoar_app_commands(CLI::App& app);

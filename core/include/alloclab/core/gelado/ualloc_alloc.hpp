@@ -109,28 +109,20 @@ class UAllocAlloc {
         }
         return StepStatus::running;
       }
-      case UAllocAllocPhase::rcu_epoch:
-        ++s.memory_ops;
-        epoch_ = Atomics::load(v.rcu_epoch[arena_]);
+      case UAllocAllocPhase::rcu_epoch:  // the read side's entry (srcu.hpp)
+        reader_.read_epoch(v.srcu(arena_), s);
         phase_ = UAllocAllocPhase::rcu_enter;
         return StepStatus::running;
       case UAllocAllocPhase::rcu_enter:
-        ++s.memory_ops;
-        Atomics::fetch_add(readers(v), 1u);
+        reader_.enter(v.srcu(arena_), s);
         phase_ = UAllocAllocPhase::rcu_check;
         return StepStatus::running;
       case UAllocAllocPhase::rcu_check:
-        ++s.memory_ops;
-        if (Atomics::load(v.rcu_epoch[arena_]) != epoch_) {
-          ++s.rcu_retries;
-          phase_ = UAllocAllocPhase::rcu_undo;
-        } else {
-          phase_ = UAllocAllocPhase::list_head;
-        }
+        phase_ = reader_.check(v.srcu(arena_), s) ? UAllocAllocPhase::list_head
+                                                  : UAllocAllocPhase::rcu_undo;
         return StepStatus::running;
       case UAllocAllocPhase::rcu_undo:
-        ++s.memory_ops;
-        Atomics::fetch_add(readers(v), ~0u);
+        reader_.leave(v.srcu(arena_), s);
         phase_ = UAllocAllocPhase::rcu_epoch;
         return StepStatus::spinning;
       case UAllocAllocPhase::list_head:
@@ -163,14 +155,12 @@ class UAllocAlloc {
         phase_ = bin_ == kNoBin ? UAllocAllocPhase::leave_sweep : UAllocAllocPhase::visit;
         return StepStatus::running;
       case UAllocAllocPhase::leave_sweep:
-        ++s.memory_ops;
         ++s.sweeps;
-        Atomics::fetch_add(readers(v), ~0u);
+        reader_.leave(v.srcu(arena_), s);
         phase_ = UAllocAllocPhase::rcu_epoch;
         return StepStatus::spinning;
       case UAllocAllocPhase::leave:
-        ++s.memory_ops;
-        Atomics::fetch_add(readers(v), ~0u);
+        reader_.leave(v.srcu(arena_), s);
         // Start at a word of the caller's scatter among those the bin's slots use.
         word_ = scatter_ % ((ualloc_slots(k_, bin_ & (v.bins_per_chunk() - 1)) + 63) / 64);
         phase_ = UAllocAllocPhase::bitmap_read;
@@ -295,7 +285,7 @@ class UAllocAlloc {
       case UAllocAllocPhase::decrement:
       case UAllocAllocPhase::next:
       case UAllocAllocPhase::leave_sweep:
-        Atomics::fetch_add(readers(v), ~0u);
+        Atomics::fetch_add(reader_.counter(v.srcu(arena_)), ~0u);
         [[fallthrough]];
       case UAllocAllocPhase::rcu_epoch:
       case UAllocAllocPhase::rcu_enter:
@@ -310,9 +300,6 @@ class UAllocAlloc {
   }
 
  private:
-  ALLOCLAB_HD std::uint32_t& readers(const UAllocView& v) const {
-    return v.rcu_readers[2 * arena_ + (epoch_ & 1u)];
-  }
   ALLOCLAB_HD std::uint64_t& bitmap(const UAllocView& v, std::uint32_t w) const {
     return v.bin_bitmap[std::uint64_t{bin_} * kUAllocBitmapWords + w];
   }
@@ -334,7 +321,8 @@ class UAllocAlloc {
   UAllocAllocPhase phase_ = UAllocAllocPhase::wait;
   BulkWait<Atomics> wait_;
   TBuddyAlloc<Atomics> buddy_;
-  std::uint32_t epoch_ = 0, bin_ = kNoBin, seen_ = 0, word_ = 0, bit_ = 0, slots_ = 0;
+  SrcuReader<Atomics> reader_;
+  std::uint32_t bin_ = kNoBin, seen_ = 0, word_ = 0, bit_ = 0, slots_ = 0;
   std::uint32_t chunk_ = 0;
   bool exhausted_ = false, overflow_ = false;
   std::uint64_t result_ = kUAllocFailed;

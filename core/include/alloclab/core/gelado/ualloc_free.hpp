@@ -14,20 +14,15 @@
 //     conditional RCU barrier. The callback gives the bin back to its chunk, once no reader can
 //     still stand on it, so that another class can take it.
 //
-// The SRCU barrier (§4.2.1) of arena a: a mutex (rcu_state bit 0); the holder takes the callback
-// stack, increments the epoch and waits until the previous epoch's reader count is 0, runs the
-// callbacks it took, and releases. The stack is taken before the flip, so every bin it holds
-// was unlinked before any reader the barrier does not wait for entered.
-// The conditional barrier: "returns immediately when another RCU barrier is waiting to
-// increment the epoch counter" (rcu_state bit 1: a thread waits for the mutex and has not taken
-// it yet). That thread takes the stack after this thread pushed its bin, so it runs this bin's
-// callback (delegation, counted). Otherwise this thread becomes the waiter (the mutex is held)
-// or the holder (it is free).
+// The barrier is arena a's SRCU barrier in its conditional form (srcu.hpp, §4.2.1: a barrier
+// already waiting to flip runs this bin's callback: delegation); the callbacks it hands over
+// give bins back to their chunk under the arena's chunk mutex.
 #pragma once
 
 #include <cstdint>
 
 #include "alloclab/core/gelado/bulk_semaphore.hpp"
+#include "alloclab/core/gelado/srcu.hpp"
 #include "alloclab/core/gelado/ualloc_sync.hpp"
 #include "alloclab/core/hd.hpp"
 
@@ -50,21 +45,11 @@ enum class UAllocFreePhase : std::uint8_t {
   retire_unlink,
   retire_release,
   retire_giveback,
-  cb_read,
-  cb_link,
-  cb_push,  // push the bin on the callback stack
-  bar_read,
-  bar_cas,
-  bar_waiting,
-  bar_takeover,
-  bar_grab,
-  bar_flip,
-  bar_drain,
-  cb_next,
-  cb_lock,
+  cb_push,  // push the bin on the callback stack (SrcuPush)
+  barrier,  // a step of the conditional barrier (SrcuBarrier)
+  cb_lock,  // the barrier's callbacks: each bin back to its chunk
   cb_reclaim,
   cb_unlock,
-  bar_release,
   done,
 };
 
@@ -88,6 +73,7 @@ class UAllocFree {
   ALLOCLAB_HD UAllocFreeOutcome outcome() const { return outcome_; }
   ALLOCLAB_HD const UAllocStats& stats() const { return stats_; }
   ALLOCLAB_HD std::uint32_t bin() const { return bin_; }
+  ALLOCLAB_HD SrcuBarrierPhase barrier_phase() const { return barrier_.phase(); }
 
   ALLOCLAB_HD StepStatus step(const UAllocView& v) {
     UAllocStats& s = stats_;
@@ -177,104 +163,37 @@ class UAllocFree {
       case UAllocFreePhase::retire_release:
         ualloc_unlock<Atomics>(v.locks[li_], s);
         if (retired_) ++s.retires;
-        phase_ = retired_ ? UAllocFreePhase::cb_read : UAllocFreePhase::retire_giveback;
+        phase_ = retired_ ? UAllocFreePhase::cb_push : UAllocFreePhase::retire_giveback;
         return StepStatus::running;
       case UAllocFreePhase::retire_giveback:  // a taker decremented first: the units go back
         ++s.memory_ops;
         ++s.retire_failures;
         bulk_signal<Atomics>(v.sems[li_], slots_, 0);
         return finish(UAllocFreeOutcome::freed);
-      case UAllocFreePhase::cb_read:
-        ++s.memory_ops;
-        head_ = Atomics::load(v.rcu_callbacks[arena_]);
-        phase_ = UAllocFreePhase::cb_link;
-        return StepStatus::running;
-      case UAllocFreePhase::cb_link:
-        ++s.memory_ops;
-        Atomics::exchange(v.bin_rcu_next[bin_], head_);
-        phase_ = UAllocFreePhase::cb_push;
-        return StepStatus::running;
       case UAllocFreePhase::cb_push: {
-        ++s.memory_ops;
-        const std::uint32_t old = Atomics::cas(v.rcu_callbacks[arena_], head_, bin_);
-        if (old != head_) {
-          head_ = old;
-          phase_ = UAllocFreePhase::cb_link;
-          return StepStatus::spinning;
-        }
-        phase_ = UAllocFreePhase::bar_read;
-        return StepStatus::running;
+        const StepStatus r = push_.step(v.srcu(arena_), bin_, s);
+        if (r == StepStatus::done) phase_ = UAllocFreePhase::barrier;
+        return r == StepStatus::done ? StepStatus::running : r;
       }
-      case UAllocFreePhase::bar_read:
-        ++s.memory_ops;
-        state_ = Atomics::load(v.rcu_state[arena_]);
-        return bar_decide();
-      case UAllocFreePhase::bar_cas: {
-        ++s.memory_ops;
-        const std::uint32_t want = state_ | (state_ & kRcuHeld ? kRcuWaiter : kRcuHeld);
-        const std::uint32_t old = Atomics::cas(v.rcu_state[arena_], state_, want);
-        if (old != state_) {
-          state_ = old;
-          const StepStatus r = bar_decide();
-          return r == StepStatus::done ? r : StepStatus::spinning;
-        }
-        phase_ = (state_ & kRcuHeld) ? UAllocFreePhase::bar_waiting : UAllocFreePhase::bar_grab;
-        return StepStatus::running;
+      case UAllocFreePhase::barrier: {
+        const StepStatus r = barrier_.step(v.srcu(arena_), s);
+        if (r == StepStatus::done) return finish(UAllocFreeOutcome::freed);
+        if (barrier_.phase() == SrcuBarrierPhase::callback) phase_ = UAllocFreePhase::cb_lock;
+        return r;
       }
-      case UAllocFreePhase::bar_waiting:
-        ++s.memory_ops;
-        if (Atomics::load(v.rcu_state[arena_]) & kRcuHeld) {
-          ++s.barrier_spins;
-          return StepStatus::spinning;
-        }
-        phase_ = UAllocFreePhase::bar_takeover;
-        return StepStatus::running;
-      case UAllocFreePhase::bar_takeover:  // nobody else changes the word while bit 1 is ours
-        ++s.memory_ops;
-        Atomics::cas(v.rcu_state[arena_], kRcuWaiter, kRcuHeld);
-        phase_ = UAllocFreePhase::bar_grab;
-        return StepStatus::running;
-      case UAllocFreePhase::bar_grab:
-        ++s.memory_ops;
-        cb_ = Atomics::exchange(v.rcu_callbacks[arena_], kNoBin);
-        phase_ = UAllocFreePhase::bar_flip;
-        return StepStatus::running;
-      case UAllocFreePhase::bar_flip:
-        ++s.memory_ops;
-        drain_ = Atomics::fetch_add(v.rcu_epoch[arena_], 1u) & 1u;
-        phase_ = UAllocFreePhase::bar_drain;
-        return StepStatus::running;
-      case UAllocFreePhase::bar_drain:
-        ++s.memory_ops;
-        if (Atomics::load(v.rcu_readers[2 * arena_ + drain_]) != 0) {
-          ++s.barrier_spins;
-          return StepStatus::spinning;
-        }
-        ++s.barriers;
-        phase_ = cb_ == kNoBin ? UAllocFreePhase::bar_release : UAllocFreePhase::cb_next;
-        return StepStatus::running;
-      case UAllocFreePhase::cb_next:
-        ++s.memory_ops;
-        cb_after_ = Atomics::load(v.bin_rcu_next[cb_]);
-        phase_ = UAllocFreePhase::cb_lock;
-        return StepStatus::running;
       case UAllocFreePhase::cb_lock:
         if (!ualloc_try_lock<Atomics>(v.chunk_locks[arena_], s)) return StepStatus::spinning;
         phase_ = UAllocFreePhase::cb_reclaim;
         return StepStatus::running;
       case UAllocFreePhase::cb_reclaim:
-        ualloc_reclaim<Atomics>(v, arena_, cb_, s);
+        ualloc_reclaim<Atomics>(v, arena_, barrier_.callback_node(), s);
         phase_ = UAllocFreePhase::cb_unlock;
         return StepStatus::running;
       case UAllocFreePhase::cb_unlock:
         ualloc_unlock<Atomics>(v.chunk_locks[arena_], s);
-        cb_ = cb_after_;
-        phase_ = cb_ == kNoBin ? UAllocFreePhase::bar_release : UAllocFreePhase::cb_next;
+        barrier_.callback_done();
+        phase_ = UAllocFreePhase::barrier;
         return StepStatus::running;
-      case UAllocFreePhase::bar_release:
-        ++s.memory_ops;
-        Atomics::fetch_and(v.rcu_state[arena_], ~kRcuHeld);
-        return finish(UAllocFreeOutcome::freed);
       case UAllocFreePhase::done:
         break;
     }
@@ -282,26 +201,18 @@ class UAllocFree {
   }
 
  private:
-  // The conditional barrier's decision on the state word last seen.
-  ALLOCLAB_HD StepStatus bar_decide() {
-    if (state_ & kRcuWaiter) {  // a barrier waits to flip: it runs this bin's callback
-      ++stats_.delegations;
-      return finish(UAllocFreeOutcome::freed);
-    }
-    phase_ = UAllocFreePhase::bar_cas;  // take the mutex, or become the waiter
-    return StepStatus::running;
-  }
   ALLOCLAB_HD StepStatus finish(UAllocFreeOutcome o) {
     outcome_ = o;
     phase_ = UAllocFreePhase::done;
     return StepStatus::done;
   }
 
-  std::uint32_t chunk_ = 0, bin_ = 0, k_ = 0, slot_ = 0, arena_ = 0, li_ = 0, seen_ = 0, slots_ = 0,
-                head_ = kNoBin, state_ = 0, cb_ = kNoBin, cb_after_ = kNoBin, drain_ = 0;
+  std::uint32_t chunk_ = 0, bin_ = 0, k_ = 0, slot_ = 0, arena_ = 0, li_ = 0, seen_ = 0, slots_ = 0;
   UAllocPlace place_;
   bool retire_ = false, retired_ = false;
   BulkTryWait<Atomics> try_wait_;
+  SrcuPush<Atomics> push_;
+  SrcuBarrier<Atomics> barrier_{true};
   UAllocFreeOutcome outcome_ = UAllocFreeOutcome::pending;
   UAllocFreePhase phase_ = UAllocFreePhase::read_class;
   UAllocStats stats_;

@@ -23,14 +23,14 @@
 
 #include "alloclab/core/bit_tricks.hpp"
 #include "alloclab/core/gelado/bulk_semaphore.hpp"
+#include "alloclab/core/gelado/srcu.hpp"
 #include "alloclab/core/gelado/tbuddy_tree.hpp"
 #include "alloclab/core/gelado/ualloc_layout.hpp"
 #include "alloclab/core/hd.hpp"
 
 namespace alloclab::gelado {
 
-inline constexpr std::uint32_t kRcuHeld = 1u;
-inline constexpr std::uint32_t kRcuWaiter = 2u;
+static_assert(kNoBin == kSrcuNone, "a bin's callback link ends where the SRCU stack does");
 
 struct UAllocView {
   TBuddyTree buddy;               // the pool's 4 KB pages
@@ -56,6 +56,10 @@ struct UAllocView {
   std::uint32_t* bin_rcu_next = nullptr;
 
   ALLOCLAB_HD std::uint32_t bins_per_chunk() const { return 1u << chunk_order; }
+  // Arena a's SRCU words (srcu.hpp); a bin's callback link is its header's rcu_next.
+  ALLOCLAB_HD SrcuDomain srcu(std::uint32_t a) const {
+    return {rcu_epoch + a, rcu_readers + 2 * a, rcu_state + a, rcu_callbacks + a, bin_rcu_next};
+  }
   ALLOCLAB_HD std::uint32_t list(std::uint32_t arena, std::uint32_t k) const {
     return arena * kUAllocClasses + k;
   }
