@@ -48,9 +48,16 @@ std::string SeedReplayPlan::describe() const {
   const std::string unit = units.units == 1 ? std::string()
                                             : fmt::format(" of {} B units ({} a request)",
                                                           units.unit_bytes, units.units);
-  return fmt::format("lockstep, {} wave{} of {} (s = {:.3g}; the trace: {} wave{}) on {} pages{}",
+  const std::uint64_t pages = pool_units / units.units;
+  const std::string capped =
+      pool_capped
+          ? fmt::format(", capped: {:.2g}% taken, the trace's {:.2g}%",
+                        100.0 * static_cast<double>(requests()) / static_cast<double>(pages),
+                        100 * trace_fill)
+          : std::string();
+  return fmt::format("lockstep, {} wave{} of {} (s = {:.3g}; the trace: {} wave{}) on {} pages{}{}",
                      waves, waves == 1 ? "" : "s", wave, factor, trace_waves,
-                     trace_waves == 1 ? "" : "s", pool_units / units.units, unit);
+                     trace_waves == 1 ? "" : "s", pages, unit, capped);
 }
 
 SeedReplayPlan seed_replay_plan(const JoinTrace& t, std::uint64_t reference_wave,
@@ -73,7 +80,14 @@ SeedReplayPlan seed_replay_plan(const JoinTrace& t, std::uint64_t reference_wave
     return std::max<std::uint64_t>(
         requests, static_cast<std::uint64_t>(std::llround(static_cast<double>(requests) / fill)));
   };
+  p.trace_fill = fill;
   p.pool_units = round_up(pages_for(p.requests()) * p.units.units, p.units.granule);
+  const std::uint64_t cap =
+      std::max(round_up(limits.max_pool_pages * p.units.units, p.units.granule), p.units.granule);
+  if (p.pool_units > cap) {
+    p.pool_units = cap;
+    p.pool_capped = true;
+  }
   const auto fits = static_cast<std::uint64_t>(
       std::floor(fill * static_cast<double>(p.pool_units / p.units.units)));
   const std::uint64_t most_waves = std::max<std::uint64_t>(1, limits.max_requests / p.wave);

@@ -98,6 +98,15 @@ TEST_CASE("join seed replay: the plan of Figure 12's largest trace worked by han
   CHECK(small.wave == 64);
   CHECK(small.waves == 1);
   CHECK(small.pool_units == 16384);  // 64 requests at 16384 / 4194304
+  CHECK_FALSE(small.pool_capped);
+  // Figure 12's smallest table: 256 requests at 16384 / 2^27 would need 2^21 pages; capped at
+  // 2^16 pages (2^20 units of 16 B for Ouroboros), the fill raised from 1/8192 to 1/256.
+  const auto capped = seed_replay_plan(trace(Algorithm::ouro_p_s, 16384, 134217728, 18432), 16384);
+  CHECK(capped.wave == 256);
+  CHECK(capped.waves == 1);
+  CHECK(capped.pool_capped);
+  CHECK(capped.pool_units == (std::uint64_t{1} << 20));
+  CHECK(capped.describe().find("capped: 0.39% taken, the trace's 0.012%") != std::string::npos);
 }
 
 TEST_CASE("join seed replay: one wave counts the steps of the simulator's own run",
