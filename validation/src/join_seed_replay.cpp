@@ -83,7 +83,7 @@ SeedReplayPlan seed_replay_plan(const JoinTrace& t, std::uint64_t reference_wave
   p.trace_fill = fill;
   p.pool_units = round_up(pages_for(p.requests()) * p.units.units, p.units.granule);
   const std::uint64_t cap =
-      std::max(round_up(limits.max_pool_pages * p.units.units, p.units.granule), p.units.granule);
+      std::max(round_up(limits.max_pool_units, p.units.granule), p.units.granule);
   if (p.pool_units > cap) {
     p.pool_units = cap;
     p.pool_capped = true;

@@ -99,14 +99,18 @@ TEST_CASE("join seed replay: the plan of Figure 12's largest trace worked by han
   CHECK(small.waves == 1);
   CHECK(small.pool_units == 16384);  // 64 requests at 16384 / 4194304
   CHECK_FALSE(small.pool_capped);
-  // Figure 12's smallest table: 256 requests at 16384 / 2^27 would need 2^21 pages; capped at
-  // 2^16 pages (2^20 units of 16 B for Ouroboros), the fill raised from 1/8192 to 1/256.
+  // Figure 12's smallest table: 256 requests at 16384 / 2^27 would need 2^21 pages = 2^25 units
+  // of 16 B; capped at 2^22 units (2^18 pages), 256 / 2^18 = 0.098% taken against 0.012%.
   const auto capped = seed_replay_plan(trace(Algorithm::ouro_p_s, 16384, 134217728, 18432), 16384);
   CHECK(capped.wave == 256);
   CHECK(capped.waves == 1);
   CHECK(capped.pool_capped);
-  CHECK(capped.pool_units == (std::uint64_t{1} << 20));
-  CHECK(capped.describe().find("capped: 0.39% taken, the trace's 0.012%") != std::string::npos);
+  CHECK(capped.pool_units == (std::uint64_t{1} << 22));
+  CHECK(capped.describe().find("capped: 0.098% taken, the trace's 0.012%") != std::string::npos);
+  // DynaSOAr's page is the join's: the same trace's 2^21 pages stay under the cap.
+  const auto kept = seed_replay_plan(trace(Algorithm::dynasoar, 16384, 134217728, 18432), 16384);
+  CHECK_FALSE(kept.pool_capped);
+  CHECK(kept.pool_units == 256 * 8192);
 }
 
 TEST_CASE("join seed replay: one wave counts the steps of the simulator's own run",

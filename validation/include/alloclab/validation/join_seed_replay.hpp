@@ -48,15 +48,18 @@ SeedUnits seed_units(Algorithm a);
 // so both replay their waves at one s: counts that grow as a power of the requests in flight keep
 // their ratio at any common s. A pool that must be whole granules is rounded up to them, and waves
 // are added (up to max_requests in all) until the replayed requests fill the trace's fraction
-// again. A pool above max_pool_pages (or one granule, when that is larger) is capped there, with
-// the fill fraction raised: the small tables of Figure 12 take 1/8192 of 2^27 pages, so keeping
-// their fill would zero 2^21 pages (32 M units of Ouroboros) for 256 requests, most of the
-// section's time, and on a pool 99.6% free the allocators' steps do not see it.
+// again. A pool above max_pool_units (or one granule, when that is larger) is capped there, with
+// more of it taken than of the trace's pool: the small tables of Figure 12 take 1/8192 of 2^27
+// pages, so keeping their fill would make Ouroboros zero 2^25 units of 16 B for 256 requests
+// (most of the section's time). The cap binds only the 16 B-unit simulators (Ouroboros,
+// Gallatin) on the tables up to 256K tuples; their steps do not depend on the pool's size there
+// (ouro-p-s: 72.02 steps a request at 16K tuples on 2^21 pages and on 2^16 alike; Gallatin: 1),
+// whereas DynaSOAr's and BitmapAlloc's do, and their pools stay under it.
 struct SeedReplayLimits {
   std::uint64_t wave_cap = 256;
   std::uint64_t waves_cap = 4;
   std::uint64_t max_requests = std::uint64_t{1} << 14;
-  std::uint64_t max_pool_pages = std::uint64_t{1} << 16;
+  std::uint64_t max_pool_units = std::uint64_t{1} << 22;
 };
 
 struct SeedReplayPlan {
@@ -65,7 +68,7 @@ struct SeedReplayPlan {
   std::uint64_t waves = 0;        // waves replayed
   std::uint64_t trace_waves = 0;  // ceil(N / R) of the trace
   std::uint64_t pool_units = 0;   // the replayed pool, in the simulator's units
-  bool pool_capped = false;       // at max_pool_pages: more of it taken than of the trace's
+  bool pool_capped = false;       // at max_pool_units: more of it taken than of the trace's
   double trace_fill = 0;          // N / T of the trace
   SeedUnits units;
   std::uint64_t requests() const { return wave * waves; }
