@@ -68,7 +68,7 @@ TEST_CASE("join figure: measured points and the model's dashed prediction", "[jo
   CHECK(join_figure_plot(rows, p, 2).series.empty());
 }
 
-TEST_CASE("join figure: the seeds' predictions dashed, and their table row by row",
+TEST_CASE("join figure: the seeds' predictions dashed and their table row by row",
           "[join][figure][seeds]") {
   const std::vector<Record> rows{row("direct", 1e6, 0, 0.4), row("dynasoar", 1e6, 0, 4.0),
                                  row("ouro-p-s", 4e6, 0, 300, false)};

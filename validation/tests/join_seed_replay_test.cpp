@@ -167,7 +167,7 @@ TEST_CASE("join seed prediction: the isolated-rate arithmetic worked by hand", "
   CHECK(nearest_isolated(tb, "dynasoar", 10000000) == nullptr);
 }
 
-TEST_CASE("join seed prediction: hand-made rows, predicted, judged and unreplayed",
+TEST_CASE("join seed prediction: hand-made rows predicted and judged or left unreplayed",
           "[join][seeds]") {
   Record oom = join_row("ouro-p-s", 4194304, 300);
   oom.set("verified", false);
