@@ -198,6 +198,13 @@ TEST_CASE("join seed prediction: hand-made rows predicted and judged or left unr
   const auto claim = seed_prediction_claim(p, "NVIDIA H200", "");
   CHECK(claim.verdict.find("dynasoar") != std::string::npos);
   CHECK(claim.verdict.find("bitmap-alloc (no isolated") != std::string::npos);
+  // UAlloc (8 B units, 256 KiB granules): a 256 B page is 32 units; replayed, no calibration.
+  const auto u = predict_seed_join({join_row("gg-ualloc", 65536, 1.0)}, {});
+  REQUIRE(u.size() == 1);
+  REQUIRE(u[0].replay);
+  CHECK(u[0].replay->plan.units.units == 32);
+  CHECK(u[0].replay->plan.pool_units % (std::uint64_t{256} << 7) == 0);  // 256 KiB / 8 B
+  CHECK(u[0].replay->failed == 0);
 }
 
 TEST_CASE("join seed prediction: every seed allocator of the committed H200 join run",
