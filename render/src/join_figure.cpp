@@ -12,7 +12,8 @@
 namespace alloclab::render {
 
 PlotSpec join_figure_plot(const std::vector<Record>& rows,
-                          const std::vector<validation::JoinPrediction>& predictions, double skew) {
+                          const std::vector<validation::JoinPrediction>& predictions, double skew,
+                          const std::vector<validation::SeedPrediction>& seeds) {
   std::vector<std::string> order;  // allocators by first appearance
   std::map<std::string, std::map<double, double>> measured, predicted;
   for (const Record& r : rows) {
@@ -26,6 +27,9 @@ PlotSpec join_figure_plot(const std::vector<Record>& rows,
   for (const auto& p : predictions)
     if (p.skew == skew && p.model_join_ms)
       predicted[p.allocator].emplace(static_cast<double>(p.tuples), *p.model_join_ms);
+  for (const auto& p : seeds)
+    if (p.skew == skew && p.join_ms)
+      predicted[p.allocator].emplace(static_cast<double>(p.tuples), *p.join_ms);
   PlotSpec spec;
   spec.title = fmt::format("Figure 12 of paper 000: hash join, skew {}", skew);
   spec.xlabel = "tuples of R and of S";
@@ -61,8 +65,9 @@ PlotSpec join_figure_plot(const std::vector<Record>& rows,
 
 std::optional<Figure> join_figure(const std::vector<Record>& rows,
                                   const std::vector<validation::JoinPrediction>& predictions,
-                                  double skew) {
-  const PlotSpec spec = join_figure_plot(rows, predictions, skew);
+                                  double skew,
+                                  const std::vector<validation::SeedPrediction>& seeds) {
+  const PlotSpec spec = join_figure_plot(rows, predictions, skew, seeds);
   if (spec.series.empty()) return std::nullopt;
   std::string device;
   for (const Record& r : rows)
@@ -75,8 +80,10 @@ std::optional<Figure> join_figure(const std::vector<Record>& rows,
       "in the pool; points measured, every run verified against the host reference join; dashed "
       "in the same colour, the model's prediction: Direct Output's measured join plus the "
       "allocator's GETPAGE time predicted from the model's steps through the device's "
-      "kernel-time fit, its constant left out (docs/hash-join.md says what it assumes). "
-      "Allocators without a fit have no dashed line.",
+      "kernel-time fit, its constant left out; for the seeds' allocators, Direct Output's join "
+      "plus the allocator's isolated GPU cost per request scaled by the replay's steps "
+      "(docs/hash-join.md says what each assumes). Allocators without either have no dashed "
+      "line.",
       device.empty() ? std::string("a GPU") : device,
       skew == 0 ? std::string("uniform") : fmt::format("Zipf {}", skew));
   f.svg = render_svg(spec, 640, 480);

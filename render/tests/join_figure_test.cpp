@@ -67,3 +67,37 @@ TEST_CASE("join figure: measured points and the model's dashed prediction", "[jo
   CHECK(skewed.series[1].y == std::vector<double>{3.4});
   CHECK(join_figure_plot(rows, p, 2).series.empty());
 }
+
+TEST_CASE("join figure: the seeds' predictions dashed and their table row by row",
+          "[join][figure][seeds]") {
+  const std::vector<Record> rows{row("direct", 1e6, 0, 0.4), row("dynasoar", 1e6, 0, 4.0),
+                                 row("ouro-p-s", 4e6, 0, 300, false)};
+  validation::SeedPrediction d;
+  d.allocator = "dynasoar";
+  d.tuples = 1000000;
+  d.measured_ms = 4.0;
+  d.direct_ms = 0.4;
+  d.alloc_ms = 3.1;
+  d.join_ms = 3.5;
+  d.replay = validation::SeedReplay{};
+  d.replay->tas = 14;
+  d.replay->counts = {{"levels", 0.5}, {"rollbacks", 0}};
+  validation::SeedPrediction o;
+  o.allocator = "ouro-p-s";
+  o.tuples = 4000000;
+  o.measured_ms = 300;
+  o.note = "not replayed: out of memory";
+  const PlotSpec spec = join_figure_plot(rows, {}, 0, {d, o});
+  REQUIRE(spec.series.size() == 3);  // direct, dynasoar, dynasoar (model)
+  CHECK(spec.series[2].title == "dynasoar (model)");
+  CHECK(spec.series[2].dashed);
+  CHECK(spec.series[2].y == std::vector<double>{3.5});
+  const Table t = join_seed_table({d, o});
+  REQUIRE(t.size() == 2);
+  const std::string md = t.markdown();
+  CHECK(md.find("levels 0.5") != std::string::npos);
+  CHECK(md.find("rollbacks") == std::string::npos);   // zero counts left out
+  CHECK(md.find("-12.5%") != std::string::npos);      // (3.5 - 4) / 4
+  CHECK(md.find("within 15%") != std::string::npos);  // 1M tuples, a cost of 3.6 > 2% of 0.4
+  CHECK(md.find("not replayed: out of memory") != std::string::npos);
+}

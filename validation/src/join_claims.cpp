@@ -118,8 +118,9 @@ std::vector<ClaimCheck> join_claims(const std::vector<Record>& rows,
   {
     ClaimCheck c{"§5.2.3, Fig. 12",
                  "Ouroboros' join is slower than the others by a large margin",
-                 "Ouroboros has no model of steps in alloclab (its rows are not predicted)",
-                 "not replayed: the replay runs the paper's page allocators",
+                 "no model of steps in alloclab; its complete rows are predicted from its "
+                 "isolated GPU run (the isolated-rate model's row below)",
+                 "replayed with the seeds' allocators (the isolated-rate model's row below)",
                  "",
                  ""};
     // At each point with a complete Ouroboros join: its fastest variant against the slowest of

@@ -28,11 +28,10 @@ std::optional<JoinTrace> join_trace(const Record& row) {
   if (!record_flag(row, "verified")) return std::nullopt;
   const auto algo = parse_algorithm(record_text(row, "allocator"));
   if (!algo || !caps(*algo).has(BackendKind::sim)) return std::nullopt;  // direct, or GPU only
-  // Replayed: the page allocators with a model of steps (paper 000's), whose prediction the
-  // report checks. Not replayed: the seeds' allocators (their steps have no time fit, and their
-  // lockstep replays would take minutes of the report: gg-tbuddy's alone 50 s), and any whose
-  // simulator's page is not the join's (Ouroboros and Gallatin count 16 B units) or whose pool
-  // comes in granules a scaled pool would not keep (Gallatin's segments).
+  // Here: the page allocators with a model of steps (paper 000's), whose prediction the
+  // kernel-time fit makes. The seeds' allocators (no time fit of their steps; lockstep replays
+  // at this scale would take minutes of the report, gg-tbuddy's alone 50 s; simulators that
+  // count 16 B units or take whole 16 MiB segments) are replayed by join_seed_replay.hpp.
   const Capabilities& c = caps(*algo);
   if (!c.has(BackendKind::model) || c.fixed_page_bytes != 0 || c.pool_granule_bytes != 0)
     return std::nullopt;
