@@ -75,7 +75,8 @@ Scenario point(std::uint64_t n, std::uint64_t segments, unsigned pages) {
 std::string gpu_atomics(const std::vector<Record>& rows) {
   for (const Record& r : rows) {
     if (r.text("allocator").value_or("") != "gallatin" ||
-        r.text("workload").value_or("") != "fragmentation" || !record_flag(r, "verified"))
+        r.text("workload").value_or("") != "fragmentation" || !record_flag(r, "verified") ||
+        record_text(r, "backend") == "sim")  // the pre-booted simulator's rows sit beside them
       continue;
     const auto teams = r.number("teams_per_request"), atomics = r.number("atomics_per_op");
     if (teams && atomics)

@@ -202,6 +202,8 @@ TEST_CASE("gallatin claims: the pre-booted simulator's rows fill the simulation 
   CHECK(has(u.hardware, "NVIDIA H200"));
   // Fragmentation: 1.53 over the wavefront's 1.5, +2.0%.
   CHECK(has(claims[6].simulation, "1.53 (2.0% over the wavefront)"));
+  // The one-atomic row's hardware cell is the GPU's fragmentation row, not the simulator's.
+  CHECK(has(claims[2].hardware, "NVIDIA H200, 2^20 x 256 B: 0.03125 teams a request"));
 }
 
 TEST_CASE("gallatin claims: failing rows give failing verdicts", "[validation][gallatin]") {
