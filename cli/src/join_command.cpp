@@ -7,7 +7,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -116,12 +115,7 @@ void run(const JoinArgs& a) {
       if (!run.verification.empty())
         failures.push_back(fmt::format("{} tuples {}: {}", alloc, n, run.verification));
       rows.push_back(row(o, run, reference, device));
-      if (a.format == Format::csv) {  // streamed: a run cut short keeps the rows it made
-        std::ostringstream one;
-        write_records(one, {rows.back()}, Format::csv);
-        const std::string text = one.str();
-        std::cout << (rows.size() == 1 ? text : text.substr(text.find('\n') + 1)) << std::flush;
-      }
+      stream_csv_row(std::cout, rows, a.format);
     }
   }
   if (a.format != Format::csv) write_records(std::cout, rows, a.format);

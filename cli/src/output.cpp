@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
+#include <string>
 
 namespace alloclab::cli {
 namespace {
@@ -81,6 +83,14 @@ void add_format_option(CLI::App& cmd, Format& format) {
       ->transform(CLI::IsMember({"table", "csv", "json"}, CLI::ignore_case).description(""))
       ->type_name("table|csv|json")
       ->default_str("table");
+}
+
+void stream_csv_row(std::ostream& out, const std::vector<Record>& rows, Format format) {
+  if (format != Format::csv || rows.empty()) return;
+  std::ostringstream one;
+  write_records(one, {rows.back()}, Format::csv);
+  const std::string text = one.str();
+  out << (rows.size() == 1 ? text : text.substr(text.find('\n') + 1)) << std::flush;
 }
 
 void write_records(std::ostream& out, const std::vector<Record>& records, Format format) {

@@ -11,7 +11,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -208,12 +207,7 @@ void run(const RcuArgs& a) {
           const gelado::RcuListConfig c = rcu_config(n, ratio, conditional);
           rows.push_back(gpu ? gpu_row(a, c, ratio, block, device, plain)
                              : sim_row(a, c, ratio, plain));
-          if (a.format == Format::csv) {  // streamed: a run cut short keeps the rows it made
-            std::ostringstream one;
-            write_records(one, {rows.back()}, Format::csv);
-            const std::string text = one.str();
-            std::cout << (rows.size() == 1 ? text : text.substr(text.find('\n') + 1)) << std::flush;
-          }
+          stream_csv_row(std::cout, rows, a.format);
         }
       }
   if (a.format != Format::csv) write_records(std::cout, rows, a.format);

@@ -7,7 +7,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -195,12 +194,7 @@ void run(const SemaphoreArgs& a) {
                                      total, gelado::semaphore_kind_name(k), n, b,
                                      gpu ? fmt::format(" block {}", block) : "");
           rows.push_back(gpu ? gpu_row(a, k, n, b, block, device) : sim_row(a, k, n, b, mode));
-          if (a.format == Format::csv) {  // streamed: a run cut short keeps the rows it made
-            std::ostringstream one;
-            write_records(one, {rows.back()}, Format::csv);
-            const std::string text = one.str();
-            std::cout << (rows.size() == 1 ? text : text.substr(text.find('\n') + 1)) << std::flush;
-          }
+          stream_csv_row(std::cout, rows, a.format);
         }
   if (a.format != Format::csv) write_records(std::cout, rows, a.format);
   for (const Record& r : rows)

@@ -38,11 +38,7 @@ class Wator {
     populate(out);
     for (unsigned it = 1; it <= o_.iterations; ++it) step(it, out);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::size_t from = out.iterations.size() / 2;
-    double sum = 0;
-    for (std::size_t k = from; k < out.iterations.size(); ++k)
-      sum += out.iterations[k].fragmentation;
-    out.steady_fragmentation = sum / static_cast<double>(out.iterations.size() - from);
+    out.steady_fragmentation = dynasoar::steady_fragmentation(out.iterations);
     out.allocations = heap_.allocations();
     out.failed = heap_.failed();
     out.counts = heap_.counts();

@@ -24,4 +24,11 @@ void add_format_option(CLI::App& cmd, Format& format);
 //        of strings.
 void write_records(std::ostream& out, const std::vector<Record>& records, Format format);
 
+// Commands that run one long measurement after another stream their rows as CSV, so that a run
+// cut short (a time limit, a killed job) keeps the rows it made: after each new row, call this
+// with every row so far (`rows.back()` is the new one). It prints the new row (with the header
+// before the first) where `format` is csv, and nothing otherwise; write_records then writes the
+// other formats whole at the end. (Rows of one command have the same columns.)
+void stream_csv_row(std::ostream& out, const std::vector<Record>& rows, Format format);
+
 }  // namespace alloclab::cli

@@ -182,4 +182,15 @@ struct HeapStorage {
   }
 };
 
+// A run's steady state (§6.3, Fig. 13): the mean F of the second half of its iterations (each
+// with a `fragmentation`), as the simulator's Wa-Tor and the GPU's report it; 0 with none.
+template <class Iteration>
+double steady_fragmentation(const std::vector<Iteration>& iterations) {
+  const std::size_t from = iterations.size() / 2;
+  if (from == iterations.size()) return 0.0;
+  double sum = 0;
+  for (std::size_t k = from; k < iterations.size(); ++k) sum += iterations[k].fragmentation;
+  return sum / static_cast<double>(iterations.size() - from);
+}
+
 }  // namespace alloclab::dynasoar
