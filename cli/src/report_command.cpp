@@ -17,6 +17,7 @@
 #include "alloclab/validation/dynasoar_errata.hpp"
 #include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/gallatin_claims.hpp"
+#include "alloclab/validation/gallatin_errata.hpp"
 #include "alloclab/validation/gelado_claims.hpp"
 #include "alloclab/validation/gelado_errata.hpp"
 #include "alloclab/validation/join_claims.hpp"
@@ -111,6 +112,9 @@ void run(const std::string& dir) {
       "Gallatin, read from the GPU rows among DIR/gallatin/**.csv. docs/gallatin.md discusses "
       "each verdict.",
       validation::gallatin_claims(validation::read_gallatin_dir(dir))));
+  // Seed 003's errata, their evidence from the shared layout, vEB code and simulator now.
+  in.extra_sections.push_back(render::errata_section(
+      "gallatin-errata", "Errata of Gallatin (seed 003)", validation::gallatin_errata()));
   // Paper 000's hash-join case study: the GPU join rows of DIR/join/, each row's page-request
   // trace through the model and replayed in the simulator, then through the committed kernel-time
   // fit of the rows' device (reports/data/<device>/time_fit.json).
