@@ -149,6 +149,36 @@ gpu::TypedHeapGpuOptions gpu_heap(const sim::TypedHeapOptions& h) {
   return g;
 }
 
+// The columns the simulator's and the GPU's Wa-Tor share: one iteration's populations and the
+// allocator's work in it (sim::WatorIteration, gpu::WatorGpuIteration), and a run's summary.
+template <class Iteration>
+void iteration_columns(Record& row, const Iteration& it) {
+  row.set_int("iteration", it.iteration);
+  row.set_int("fish", it.fish);
+  row.set_int("sharks", it.sharks);
+  row.set_int("fish_births", it.fish_births);
+  row.set_int("shark_births", it.shark_births);
+  row.set_int("fish_eaten", it.fish_eaten);
+  row.set_int("shark_deaths", it.shark_deaths);
+  row.set_int("failed", it.failed);
+  row.set_int("blocks", it.blocks);
+  row.set("fragmentation", it.fragmentation);
+  row.set_int("blocks_initialised", it.blocks_initialised);
+  row.set_int("lookups", it.lookups);
+}
+template <class Run>
+void summary_columns(Record& row, const Run& run, unsigned iterations) {
+  row.set_int("iterations", iterations);
+  row.set("steady_fragmentation", run.steady_fragmentation);
+  row.set("final_fragmentation", run.iterations.back().fragmentation);
+  row.set_int("fish", run.iterations.back().fish);
+  row.set_int("sharks", run.iterations.back().sharks);
+  row.set_int("blocks", run.iterations.back().blocks);
+  row.set_int("allocations", run.allocations);
+  row.set_int("frees", run.frees);
+  row.set_int("failed", run.failed);
+}
+
 // `wator --backend gpu`: the same checks and rules (sim::check_wator), the GPU's kernels
 // (gpu/src/dynasoar_wator.cu), rows with the kernel times.
 void run_wator_gpu_command(const WatorArgs& a) {
@@ -187,18 +217,7 @@ void run_wator_gpu_command(const WatorArgs& a) {
         for (const gpu::WatorGpuIteration& it : run.iterations) {
           Record row;
           head(row);
-          row.set_int("iteration", it.iteration);
-          row.set_int("fish", it.fish);
-          row.set_int("sharks", it.sharks);
-          row.set_int("fish_births", it.fish_births);
-          row.set_int("shark_births", it.shark_births);
-          row.set_int("fish_eaten", it.fish_eaten);
-          row.set_int("shark_deaths", it.shark_deaths);
-          row.set_int("failed", it.failed);
-          row.set_int("blocks", it.blocks);
-          row.set("fragmentation", it.fragmentation);
-          row.set_int("blocks_initialised", it.blocks_initialised);
-          row.set_int("lookups", it.lookups);
+          iteration_columns(row, it);
           row.set("alloc_ms", it.alloc_ms);
           row.set("app_ms", it.app_ms);
           row.set("kernel_ms", it.alloc_ms + it.app_ms);
@@ -210,15 +229,7 @@ void run_wator_gpu_command(const WatorArgs& a) {
       }
       Record row;
       head(row);
-      row.set_int("iterations", o.iterations);
-      row.set("steady_fragmentation", run.steady_fragmentation);
-      row.set("final_fragmentation", run.iterations.back().fragmentation);
-      row.set_int("fish", run.iterations.back().fish);
-      row.set_int("sharks", run.iterations.back().sharks);
-      row.set_int("blocks", run.iterations.back().blocks);
-      row.set_int("allocations", run.allocations);
-      row.set_int("frees", run.frees);
-      row.set_int("failed", run.failed);
+      summary_columns(row, run, o.iterations);
       counts_columns(row, gpu::ds_counts_of(run.counts), run.allocations);
       row.set("kernel_ms", run.kernel_ms);
       row.set("ms_per_iteration", run.kernel_ms / o.iterations);
@@ -254,18 +265,7 @@ void run_wator_command(const WatorArgs& a) {
         for (const sim::WatorIteration& it : run.iterations) {
           Record row;
           head(row);
-          row.set_int("iteration", it.iteration);
-          row.set_int("fish", it.fish);
-          row.set_int("sharks", it.sharks);
-          row.set_int("fish_births", it.fish_births);
-          row.set_int("shark_births", it.shark_births);
-          row.set_int("fish_eaten", it.fish_eaten);
-          row.set_int("shark_deaths", it.shark_deaths);
-          row.set_int("failed", it.failed);
-          row.set_int("blocks", it.blocks);
-          row.set("fragmentation", it.fragmentation);
-          row.set_int("blocks_initialised", it.blocks_initialised);
-          row.set_int("lookups", it.lookups);
+          iteration_columns(row, it);
           row.set_int("lookup_fails", it.lookup_fails);
           row.set_int("steps", it.steps);
           row.set("verified", true);
@@ -275,15 +275,7 @@ void run_wator_command(const WatorArgs& a) {
       }
       Record row;
       head(row);
-      row.set_int("iterations", o.iterations);
-      row.set("steady_fragmentation", run.steady_fragmentation);
-      row.set("final_fragmentation", run.iterations.back().fragmentation);
-      row.set_int("fish", run.iterations.back().fish);
-      row.set_int("sharks", run.iterations.back().sharks);
-      row.set_int("blocks", run.iterations.back().blocks);
-      row.set_int("allocations", run.allocations);
-      row.set_int("frees", run.frees);
-      row.set_int("failed", run.failed);
+      summary_columns(row, run, o.iterations);
       counts_columns(row, run.counts, run.allocations);
       row.set("wall_s", run.wall_s);
       row.set("verified", true);

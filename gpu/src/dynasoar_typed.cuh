@@ -42,11 +42,23 @@ struct DoAll {
     block = blocks[k];
     return (iteration[k] >> slot) & 1u;
   }
+  // The calling thread's index and object (its typed key) in this parallel_do; false for a
+  // thread past the last block or on a slot the snapshot found free.
+  __device__ bool this_object(std::uint64_t& tid, std::uint64_t& key) const;
 };
 
 // An object's key: block * 64 + slot (kFailed: none).
 __host__ __device__ inline std::uint64_t typed_key(std::uint64_t block, unsigned slot) {
   return block * 64 + slot;
+}
+
+__device__ inline bool DoAll::this_object(std::uint64_t& tid, std::uint64_t& key) const {
+  tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  std::uint64_t block = 0;
+  unsigned slot = 0;
+  if (tid >= threads() || !object(tid, block, slot)) return false;
+  key = typed_key(block, slot);
+  return true;
 }
 
 struct TypedDeviceHeap {

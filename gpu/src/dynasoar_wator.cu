@@ -126,11 +126,9 @@ __global__ void populate_kernel(const World w, double fish, double sharks, std::
 }
 
 __global__ void fish_bid_kernel(const DoAll d, const World w, unsigned it) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  std::uint64_t block = 0;
-  unsigned slot = 0;
-  if (tid >= d.threads() || !d.object(tid, block, slot)) return;
-  Agent& a = w.agents[typed_key(block, slot)];
+  std::uint64_t tid = 0, self = 0;
+  if (!d.this_object(tid, self)) return;
+  Agent& a = w.agents[self];
   ++a.age;
   const std::uint64_t to =
       w.pick(a.cell, 8 * it + fish_dir, [&](std::uint64_t c) { return w.grid[c] == kEmpty; });
@@ -139,21 +137,16 @@ __global__ void fish_bid_kernel(const DoAll d, const World w, unsigned it) {
 
 __global__ void fish_move_kernel(const DoAll d, const World w, std::uint32_t* birth_type,
                                  std::uint64_t* birth_cell) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  std::uint64_t block = 0;
-  unsigned slot = 0;
-  if (tid >= d.threads() || !d.object(tid, block, slot)) return;
-  const std::uint64_t self = typed_key(block, slot);
+  std::uint64_t tid = 0, self = 0;
+  if (!d.this_object(tid, self)) return;
   Agent& a = w.agents[self];
   if (w.won(a)) w.move(a, self, w.fish_breed, kFish, tid, birth_type, birth_cell, fish_births);
 }
 
 __global__ void shark_bid_kernel(const DoAll d, const World w, unsigned it) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  std::uint64_t block = 0;
-  unsigned slot = 0;
-  if (tid >= d.threads() || !d.object(tid, block, slot)) return;
-  Agent& a = w.agents[typed_key(block, slot)];
+  std::uint64_t tid = 0, self = 0;
+  if (!d.this_object(tid, self)) return;
+  Agent& a = w.agents[self];
   ++a.age;
   if (--a.energy <= 0) {
     a.target = kStarved;
@@ -171,11 +164,8 @@ __global__ void shark_bid_kernel(const DoAll d, const World w, unsigned it) {
 __global__ void shark_move_kernel(const DoAll d, const World w, std::uint64_t* free_key,
                                   std::uint32_t* free_type, std::uint32_t* birth_type,
                                   std::uint64_t* birth_cell) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  std::uint64_t block = 0;
-  unsigned slot = 0;
-  if (tid >= d.threads() || !d.object(tid, block, slot)) return;
-  const std::uint64_t self = typed_key(block, slot);
+  std::uint64_t tid = 0, self = 0;
+  if (!d.this_object(tid, self)) return;
   Agent& a = w.agents[self];
   if (a.target == kStarved) {  // it dies where it is
     free_key[tid] = self;
@@ -223,11 +213,8 @@ __global__ void place_kernel(const World w, std::uint64_t n, const std::uint32_t
 
 // Every object parallel_do meets is an agent of its type standing on its own cell.
 __global__ void census_kernel(const DoAll d, const World w, unsigned type) {
-  const std::uint64_t tid = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  std::uint64_t block = 0;
-  unsigned slot = 0;
-  if (tid >= d.threads() || !d.object(tid, block, slot)) return;
-  const std::uint64_t self = typed_key(block, slot);
+  std::uint64_t tid = 0, self = 0;
+  if (!d.this_object(tid, self)) return;
   const Agent& a = w.agents[self];
   atomicAdd(&w.stats[met], 1ull);
   if (a.type != type || a.cell >= w.cells() || w.grid[a.cell] != self)

@@ -317,11 +317,8 @@ struct TBuddyPageTake {
   KernelArgs args;
   static constexpr std::uint64_t kUnitBytes = join::kPageBytes;
   __device__ std::uint64_t take(std::uint32_t units) const {
-    const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
     tbuddy_rmw_tally[threadIdx.x] = 0;  // counted by TallyingAtomics; not read here
-    const auto scatter =
-        static_cast<std::uint32_t>(PhiloxStream(args.seed, StreamDomain::probe, thread).bits(0));
-    Alloc op(gelado::tbuddy_order_of(units), scatter);
+    Alloc op(gelado::tbuddy_order_of(units), page_take_scatter(args));
     std::uint64_t steps = 0;
     return tbuddy_run_alloc(view, op, args.max_steps, steps);
   }

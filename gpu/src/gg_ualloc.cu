@@ -264,11 +264,8 @@ struct UAllocPageTake {
   KernelArgs args;
   static constexpr std::uint64_t kUnitBytes = gelado::kUAllocUnitBytes;
   __device__ std::uint64_t take(std::uint32_t units) const {
-    const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
     ualloc_rmw_tally[threadIdx.x] = 0;  // counted by OrderedAtomics; not read here
-    const auto scatter =
-        static_cast<std::uint32_t>(PhiloxStream(args.seed, StreamDomain::probe, thread).bits(0));
-    return ualloc_malloc_request(view, units, scatter, args.max_steps).unit;
+    return ualloc_malloc_request(view, units, page_take_scatter(args), args.max_steps).unit;
   }
 };
 

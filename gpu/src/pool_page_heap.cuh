@@ -21,6 +21,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/join/pages.hpp"
+#include "alloclab/core/random_stream.hpp"
 #include "alloclab/gpu/join.hpp"
 #include "device.cuh"
 #include "gpu_entry.cuh"
@@ -47,6 +48,14 @@ inline MeasureOptions join_pool_options(const JoinOptions& o) {
   m.block = kProbeBlock;
   m.per_thread = 1;
   return m;
+}
+
+// Where a Take's search starts, for the allocators whose step machines take a scatter (TBuddy,
+// UAlloc): the calling thread's grid index through the probe stream, as their allocation
+// kernels draw a request's.
+__device__ inline std::uint32_t page_take_scatter(const KernelArgs& args) {
+  const std::uint64_t thread = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  return static_cast<std::uint32_t>(PhiloxStream(args.seed, StreamDomain::probe, thread).bits(0));
 }
 
 // GETPAGE over the allocator's device malloc: its unit as a page id of the arena.

@@ -98,12 +98,9 @@ SeedReplayPlan seed_replay_plan(const JoinTrace& t, std::uint64_t reference_wave
 SeedReplay replay_seed_trace(const JoinTrace& t, const SeedReplayPlan& plan) {
   SeedReplay out;
   out.plan = plan;
-  Scenario s;
-  s.algo = t.algo;
+  Scenario s = join_scenario(t);  // the join's word bits and lanes; in the simulator's units:
   s.N = plan.wave;
   s.A = s.T = plan.pool_units;
-  s.w = kJoinWordBits;
-  s.lanes = t.lanes;
   s.pages = plan.units.units;
   sim::SimOptions o;
   o.mode = sim::Mode::lockstep;

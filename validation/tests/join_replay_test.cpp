@@ -14,6 +14,8 @@
 #include "alloclab/validation/join_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
+#include "join_test_trace.hpp"
+
 using namespace alloclab;
 using namespace alloclab::validation;
 namespace fs = std::filesystem;
@@ -43,15 +45,7 @@ Record join_row(const std::string& allocator, double tuples, double join_ms,
   return r;
 }
 
-JoinTrace trace(Algorithm a, std::uint64_t n, std::uint64_t T, std::uint64_t resident) {
-  JoinTrace t;
-  t.algo = a;
-  t.tuples = t.requests = n;
-  t.pages = T;
-  t.lanes = 32;
-  t.resident = resident;
-  return t;
-}
+using test::trace;
 
 }  // namespace
 

@@ -17,6 +17,8 @@
 #include "alloclab/validation/join_seed_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
+#include "join_test_trace.hpp"
+
 using namespace alloclab;
 using namespace alloclab::validation;
 namespace fs = std::filesystem;
@@ -54,15 +56,7 @@ Record iso_row(const std::string& allocator, double n, double pool, double ms,
   return r;
 }
 
-JoinTrace trace(Algorithm a, std::uint64_t n, std::uint64_t T, std::uint64_t resident) {
-  JoinTrace t;
-  t.algo = a;
-  t.tuples = t.requests = n;
-  t.pages = T;
-  t.lanes = 32;
-  t.resident = resident;
-  return t;
-}
+using test::trace;
 
 }  // namespace
 
