@@ -13,7 +13,8 @@
 # (16,384 threads x n objects of 64 B in 1 GiB, dynasoar and bitmap-alloc) and Wa-Tor at the
 # authors' size (300 x 300 cells, 500 iterations, r = 1, 2, 5), each run verified after every
 # batch: apps_gpu_tests.txt, apps_sanitizer.txt, apps_linux_scalability.csv,
-# apps_wator_iterations.csv (one row per iteration; the report's claims read the apps_*.csv).
+# apps_wator_iterations.csv (one row per iteration; the report's claims read the apps_*.csv),
+# apps_heap_sweep.csv (Fig. 14B: n = 64 on heaps of 128 MiB to 8 GiB).
 # Not part of all: about 2-3 minutes of its own)
 set -euo pipefail
 OUT=$1
@@ -61,6 +62,17 @@ if [ "$STAGE" = apps ]; then
     cat "$OUT/apps_linux_scalability.err"
     failed="$failed linux-scalability"
   fi
+  # Fig. 14B: a fixed problem (16,384 threads x 64 objects of 64 B, 64 MiB) on heaps of 128 MiB
+  # to 8 GiB, three runs (seeds) each; the claim takes the median alloc kernel per heap.
+  stamp "linux-scalability at n = 64 on 128 MiB .. 8 GiB (Fig. 14B), 3 runs"
+  : >"$OUT/apps_heap_sweep.csv"
+  for seed in 1 2 3; do
+    if [ -s "$OUT/apps_heap_sweep.csv" ]; then h="tail -n +2"; else h="cat"; fi
+    "$AL" linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc --max-n 64 \
+      --heap 128MiB,512MiB,2GiB,8GiB --seed $seed --format csv 2>>"$OUT/apps_heap_sweep.err" |
+      $h >>"$OUT/apps_heap_sweep.csv" || failed="$failed heap-sweep"
+  done
+  cut -c1-200 "$OUT/apps_heap_sweep.csv"
   stamp "Wa-Tor: 300 x 300 cells, 64 MiB, 500 iterations, r = 1, 2, 5"
   if "$AL" wator --backend gpu --width 300 --height 300 --heap 64MiB --iterations 500 \
     --retries 1,2,5 --per-iteration --format csv >"$OUT/apps_wator_iterations.csv" \

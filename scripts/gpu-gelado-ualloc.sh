@@ -8,7 +8,7 @@
 # pages): a pool of $BIG_POOL (default 64 MiB, 2^15 .. 2^7 threads; the paper's 512 MiB gives
 # TBuddy 2^18 threads at 2 KB, whose per-thread semaphore waits take tens of seconds: see
 # docs/gelado-garland.md). Timed with the counters off (fig7.csv), then 64 B, 512 B, 1 KB and 2 KB
-# again with gg-malloc's counts (fig7-counts.csv). Each point is cut at $LIMIT seconds (logged in
+# again with gg-malloc's counts (fig7-counts.csv; COUNT_SIZES chooses them). Each point is cut at $LIMIT seconds (logged in
 # fig7.log), and once the figure has run $FIG7_BUDGET seconds (default 180) the remaining points are
 # skipped (logged), so that the stage stays near 4 minutes of device time; FIG7_FROM=SIZE skips
 # the smaller sizes of the timed figure (a run that continues an earlier one); a point that fails
@@ -69,24 +69,29 @@ ualloc_stage() {
       "$((($(date +%s%N) - start) / 1000000)) ms wall" >>"$OUT/fig7.log"
     [ "$rc" = 0 ] || [ "$rc" = 124 ] || bad=1
   }
+  # One point of the figure: its thread count and pool by the size (above).
+  fig7_size() { # FILE COUNTERS SIZE ALLOCATORS
+    local size=$3
+    if [ "$size" -le 512 ]; then
+      fig7_point "$1" "$2" "$size" 1048576 $((size * 1048576)) "$4"
+    elif [ "$size" = 1024 ]; then
+      fig7_point "$1" "$2" 1024 524288 512MiB "$4"
+    else
+      fig7_point "$1" "$2" "$size" $(($(numfmt --from=iec "${BIG_POOL%iB}") / size)) "$BIG_POOL" "$4"
+    fi
+  }
   f=$OUT/fig7.csv
   : >"$f"
-  for size in 8 16 32 64 128 256 512; do
+  # FIG7_SIZES: the sizes timed (default all 17); FIG7_ALLOCATORS: gg-malloc and CUDA's malloc.
+  for size in ${FIG7_SIZES:-8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536 131072 262144 524288}; do
     [ "$size" -lt "${FIG7_FROM:-0}" ] && continue
-    fig7_point "$f" off $size 1048576 $((size * 1048576)) gg-malloc,cudamalloc
-  done
-  fig7_point "$f" off 1024 524288 512MiB gg-malloc,cudamalloc
-  for size in 2048 4096 8192 16384 32768 65536 131072 262144 524288; do
-    n=$(($(numfmt --from=iec "${BIG_POOL%iB}") / size))
-    fig7_point "$f" off $size $n "$BIG_POOL" gg-malloc,cudamalloc
+    fig7_size "$f" off "$size" "${FIG7_ALLOCATORS:-gg-malloc,cudamalloc}"
   done
   f=$OUT/fig7-counts.csv
   : >"$f"
-  for size in 64 512; do
-    fig7_point "$f" on $size 1048576 $((size * 1048576)) gg-malloc
+  for size in ${COUNT_SIZES:-64 512 1024 2048}; do
+    fig7_size "$f" on "$size" gg-malloc
   done
-  fig7_point "$f" on 1024 524288 512MiB gg-malloc
-  fig7_point "$f" on 2048 $(($(numfmt --from=iec "${BIG_POOL%iB}") / 2048)) "$BIG_POOL" gg-malloc
   cat "$OUT/fig7.log"
   cut -d, -f1,5,6,7,17,18,22 "$OUT/fig7.csv" | (column -s, -t 2>/dev/null || cat)
   [ $bad = 0 ] || fail "figure 7: a point failed (see $OUT/fig7.log)"

@@ -100,6 +100,21 @@ sim::TypedHeapOptions heap_options(const TypedArgs& a, const std::string& types_
   return h;
 }
 
+// linux-scalability's --heap: a comma list of byte sizes ("" is the default heap, once).
+std::vector<std::string> split_heap_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const std::string& h : out)
+    if (h.empty() && out.size() > 1) throw InputError("--heap", "an empty item in '" + text + "'");
+  return out;
+}
+
 std::vector<unsigned> retry_list(const TypedArgs& a) {
   std::vector<unsigned> out;
   for (std::uint64_t r : parse_count_list("--retries", a.retries)) {
@@ -286,7 +301,7 @@ void run_wator_command(const WatorArgs& a) {
 
 // `linux-scalability --backend gpu` (gpu/src/dynasoar_linux_scalability.cu): per allocator (and
 // r, on the typed heap), the largest n at which one kernel serves every thread's n objects.
-void run_scalability_gpu_command(const ScalabilityArgs& a) {
+std::vector<Record> scalability_gpu_rows(const ScalabilityArgs& a) {
   const auto retries = retry_list(a);
   const sim::TypedHeapOptions h = heap_options(a, "64", "1GiB", {}, retries.front());
   if (h.types.bytes.size() != 1)
@@ -343,11 +358,10 @@ void run_scalability_gpu_command(const ScalabilityArgs& a) {
       rows.push_back(row);
     }
   }
-  emit(rows, a.format);
+  return rows;
 }
 
-void run_scalability_command(const ScalabilityArgs& a) {
-  if (on_gpu(a)) return run_scalability_gpu_command(a);
+std::vector<Record> scalability_sim_rows(const ScalabilityArgs& a) {
   const auto allocators = typed_allocators(a.allocator);
   const auto retries = retry_list(a);
   auto options = [&](sim::TypedHeapEntry v, unsigned r) {
@@ -386,6 +400,24 @@ void run_scalability_command(const ScalabilityArgs& a) {
             fmt::format("{} blocks not free after every object was freed", run.blocks_left));
       rows.push_back(row);
     }
+  return rows;
+}
+
+// One run per heap of the --heap list (Fig. 14B: a fixed problem, --max-n, on growing heaps);
+// every heap is checked before the first run.
+void run_scalability_command(const ScalabilityArgs& a) {
+  std::vector<ScalabilityArgs> runs;
+  for (const std::string& heap : split_heap_list(a.heap)) {
+    ScalabilityArgs one = a;
+    one.heap = heap;
+    const sim::TypedHeapOptions h = heap_options(one, "64", "1GiB", {}, 1);
+    h.types.blocks_of("--heap", h.heap_bytes);
+    runs.push_back(one);
+  }
+  std::vector<Record> rows;
+  for (const ScalabilityArgs& one : runs)
+    for (Record& r : on_gpu(one) ? scalability_gpu_rows(one) : scalability_sim_rows(one))
+      rows.push_back(std::move(r));
   emit(rows, a.format);
   for (const Record& r : rows)
     if (!r.notes.empty()) throw VerificationError("linux-scalability: " + r.notes.front());
@@ -478,8 +510,14 @@ void add_dynasoar_app_commands(CLI::App& app) {
       "objects, then one free kernel, on a fresh heap; the largest n is found by doubling and "
       "bisection. Allocators without a typed heap (bitmap-alloc) run through measure, one object "
       "a page.\n"
-      "Example: alloclab linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc");
+      "Example: alloclab linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc\n"
+      "Fig. 14B (a fixed problem on growing heaps): --heap takes a comma list and --max-n fixes "
+      "the objects a thread, one row per heap.\n"
+      "Example: alloclab linux-scalability --backend gpu --max-n 64 --heap 256MiB,1GiB,4GiB");
   add_typed_options(ls, *s, "64", "1GiB");
+  ls->get_option("--heap")->description(
+      "heap bytes (default 1GiB), whole blocks of 64 x the object size; a comma list runs each "
+      "heap in turn (Fig. 14B)");
   ls->add_option("--threads", s->threads, "threads, one object each a batch")
       ->capture_default_str();
   ls->add_option("--max-n", s->max_n, "stop after this many objects a thread (0: until one fails)")

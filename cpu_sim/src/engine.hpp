@@ -21,7 +21,7 @@ struct alignas(64) Counters {
   std::uint64_t collisions = 0, taken = 0, failed = 0, probes = 0;
   std::uint64_t atomics = 0, failed_claims = 0;
   // An allocator's own counts (RunResult::op_counts; the allocator names them).
-  static constexpr std::size_t kExtra = 20;
+  static constexpr std::size_t kExtra = 24;
   std::array<std::uint64_t, kExtra> extra{};
   void add(const Counters& o) {
     collisions += o.collisions;

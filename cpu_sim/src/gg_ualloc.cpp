@@ -157,6 +157,14 @@ bool UAllocSim::advance(Req& q, std::uint64_t bound) const {
   } else {
     if (q.steps >= bound && !q.stopping) q.stopping = q.small->give_up(v);
     done = q.small->phase() == gelado::UAllocAllocPhase::done;
+    if (!done && opt_.mode == Mode::lockstep && (q.group || q.small->waiting_for_chunk()) &&
+        group_step(q)) {
+      ++q.steps;  // a step of the group's machine, or of waiting for it
+      const ouro::AtomicOpCounts& after = Atom::counts();
+      q.loads += after.loads - before.loads;
+      q.rmws += after.rmw() - before.rmw();
+      return false;
+    }
     if (!done) st = q.small->step(v);
   }
   if (!done) {
@@ -169,6 +177,36 @@ bool UAllocSim::advance(Req& q, std::uint64_t bound) const {
   if (q.steps >= kStuckSteps) throw VerificationError("a UAlloc alloc never ended");
   if (!done && st == StepStatus::spinning && opt_.mode == Mode::threads) std::this_thread::yield();
   return done;
+}
+
+bool UAllocSim::group_step(Req& q) const {
+  const gelado::UAllocView& v = storage_.view;
+  if (!q.group) {  // it reached the mutex: join its warp's open group, or open one
+    const std::uint64_t warp = q.thread / s_.lanes;
+    if (open_groups_.size() <= warp) open_groups_.resize(warp + 1);
+    std::shared_ptr<ChunkGroup>& open = open_groups_[warp];
+    const std::uint32_t rank =
+        open ? open->machine.join() : gelado::UAllocChunkGroup<Atom>::kMostMembers;
+    if (rank == gelado::UAllocChunkGroup<Atom>::kMostMembers) {
+      open = std::make_shared<ChunkGroup>(ChunkGroup{
+          gelado::UAllocChunkGroup<Atom>(v, q.small->arena(), 1, q.small->scatter()), q.thread});
+      q.rank = 0;
+    } else {
+      q.rank = rank;
+    }
+    q.group = open;
+  }
+  ChunkGroup& g = *q.group;
+  if (g.machine.phase() == gelado::UAllocChunkGroupPhase::done) {  // served: on from its bin
+    const bool leader = g.leader == q.thread;
+    if (leader && g.machine.buddy_stats().max_locks_held > 2)
+      throw VerificationError("a TBuddy operation held over 2 locks");
+    q.small->grant_bin(g.machine.bin(q.rank), leader ? &g.machine.stats() : nullptr);
+    q.group.reset();
+    return false;  // its own step follows in this round
+  }
+  if (g.leader == q.thread) g.machine.step(v);
+  return true;
 }
 
 void UAllocSim::hand_out(std::uint64_t i, std::uint64_t unit, std::uint8_t mark, RunResult& r,

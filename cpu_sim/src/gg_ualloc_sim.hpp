@@ -27,6 +27,7 @@
 #include "alloclab/core/gelado/tbuddy.hpp"
 #include "alloclab/core/gelado/tbuddy_pool.hpp"
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
+#include "alloclab/core/gelado/ualloc_chunk_group.hpp"
 #include "alloclab/core/gelado/ualloc_free.hpp"
 #include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -59,8 +60,16 @@ class UAllocSim final : public Allocator {
   using Atom = ouro::CountingAtomics<ouro::HostAtomics>;
 
  private:
+  // The collective chunk mutex in lockstep (ualloc_chunk_group.hpp): the growers of one warp
+  // that reach the chunk mutex while the group's leader has not taken it yet.
+  struct ChunkGroup {
+    gelado::UAllocChunkGroup<Atom> machine;
+    std::uint64_t leader = 0;  // the thread that steps it
+  };
   struct Req {
     std::uint64_t thread = 0;
+    std::shared_ptr<ChunkGroup> group;  // lockstep: the group it waits in
+    std::uint32_t rank = 0;
     bool big = false;  // malloc: a TBuddy block
     std::unique_ptr<gelado::UAllocAlloc<Atom>> small;
     std::unique_ptr<gelado::TBuddyAlloc<Atom>> pages;
@@ -72,6 +81,8 @@ class UAllocSim final : public Allocator {
   }
   Req make_req(std::uint64_t i, std::uint64_t seed) const;
   bool advance(Req& q, std::uint64_t bound) const;
+  // Lockstep: one step of a grower at the chunk mutex, in its warp's group (true: it stepped).
+  bool group_step(Req& q) const;
   void complete(const Req& q, RunResult& r, Counters& c);
   void hand_out(std::uint64_t i, std::uint64_t unit, std::uint8_t mark, RunResult& r, Counters& c);
   void check_at_rest(const char* when) const;
@@ -88,6 +99,8 @@ class UAllocSim final : public Allocator {
   std::vector<std::uint8_t> held_;
   std::vector<std::uint32_t> app_blocks_;  // TBuddy's Busy blocks of the application
   std::vector<std::atomic<std::uint64_t>> free_counts_;
+  // Lockstep only: per warp, the group that growers reaching the chunk mutex join.
+  mutable std::vector<std::shared_ptr<ChunkGroup>> open_groups_;
 };
 
 }  // namespace alloclab::sim::detail

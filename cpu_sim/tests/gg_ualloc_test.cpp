@@ -180,3 +180,21 @@ TEST_CASE("gg-ualloc and gg-malloc: bad input names its parameter", "[cpu_sim][g
   big.algo = Algorithm::gg_malloc;
   CHECK(parameter_of(big, in(Mode::sequential)).empty());
 }
+
+TEST_CASE("gg-ualloc: lockstep takes the chunk mutex once a group of a warp's growers",
+          "[cpu_sim][gg-ualloc]") {
+  // 1 KB on 1 MiB: 1024 threads (32 warps) ask for 4 x 62 x 3 = 744 slots, so 248 growers each
+  // get a bin (the rest fail once TBuddy has no chunk). Sequential mode serves one request at a
+  // time: every grower takes the mutex alone (acquisitions = growers that got a bin or failed).
+  // Lockstep: the growers of a warp waiting together share one acquisition (§4.2.2), so there
+  // are fewer acquisitions than growers; the served count is the layout's either way.
+  const Scenario s = exhaust(Algorithm::gg_ualloc, kMiB, 1024);
+  const RunResult seq = run_once(s, in(Mode::sequential), 0);
+  const RunResult lock = run_once(s, in(Mode::lockstep), 0);
+  CHECK(s.N - seq.failed == 4 * 62 * 3);
+  CHECK(s.N - lock.failed == 4 * 62 * 3);
+  CHECK(count(seq, "chunk_locks") == count(seq, "waits_grew"));
+  CHECK(count(lock, "refills") == 4 * 62);
+  CHECK(count(lock, "chunk_locks") < count(lock, "waits_grew"));
+  CHECK(count(lock, "chunk_refills") == 4);
+}

@@ -29,6 +29,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/gelado/tbuddy.hpp"
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
+#include "alloclab/core/gelado/ualloc_chunk_group.hpp"
 #include "alloclab/core/gelado/ualloc_free.hpp"
 #include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "alloclab/core/random_stream.hpp"
@@ -85,6 +86,7 @@ struct OrderedAtomics {
 };
 
 using Alloc = gelado::UAllocAlloc<OrderedAtomics>;
+using ChunkGroup = gelado::UAllocChunkGroup<OrderedAtomics>;
 using Free = gelado::UAllocFree<OrderedAtomics>;
 using PagesAlloc = gelado::TBuddyAlloc<OrderedAtomics>;
 using PagesFree = gelado::TBuddyFree<OrderedAtomics>;
@@ -136,6 +138,81 @@ __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint6
   return steps;
 }
 
+// A group's bins, from its leader to its members: a warp's 32 words (its lanes' ranks).
+__shared__ std::uint32_t ualloc_group_bins[kMostThreads];
+
+// The collective chunk mutex (§4.2.2, gelado/ualloc_chunk_group.hpp): the lanes of a warp that
+// reach the chunk mutex together (converged here; one SM, so one arena) are one group. The
+// lowest lane runs the group's machine (lock, the rank walk, a chunk from TBuddy if the list runs
+// out, unlock) while the others wait at the warp barrier; then each member goes on from its own
+// bin. Returns the group machine's steps (each member waited them). A group that spins
+// kStuckSteps is a defect: counted in `stuck`, its members fail as out of memory.
+__device__ std::uint64_t collective_chunk_take(Alloc& op, const UAllocGpuView& v,
+                                               std::uint32_t arena, std::uint32_t scatter) {
+  const gelado::UAllocView& u = v.u;
+  unsigned long long* stuck = &v.words->stuck;
+  const unsigned group = __activemask();
+  const unsigned lane = threadIdx.x % 32, leader = __ffs(group) - 1;
+  const unsigned rank = __popc(group & ((1u << lane) - 1));
+  std::uint32_t* bins = &ualloc_group_bins[threadIdx.x - lane];
+  gelado::UAllocStats counts;  // the group's, the leader's to count
+  std::uint64_t steps = 0;
+  if (lane == leader) {
+    ChunkGroup g(u, arena, __popc(group), scatter);
+    std::uint32_t run = 0;
+    while (g.phase() != gelado::UAllocChunkGroupPhase::done) {
+      if (steps >= kStuckSteps) {
+        atomicAdd(stuck, 1ull);
+        break;
+      }
+      const gelado::StepStatus st = g.step(u);
+      ++steps;
+      if (st == gelado::StepStatus::spinning)
+        ualloc_back_off(++run);
+      else
+        run = 0;
+    }
+    if (g.overflowed() || g.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
+    for (unsigned r = 0; r < 32; ++r) bins[r] = g.bin(r);
+    counts = g.stats();
+  }
+  __syncwarp(group);
+  steps = __shfl_sync(group, steps, leader);
+  op.grant_bin(bins[rank], lane == leader ? &counts : nullptr);
+  __syncwarp(group);  // the bins read before a later group of this warp writes them
+  return steps;
+}
+
+// A UAlloc alloc run to its end as run_alloc does, its chunk mutex taken collectively.
+__device__ std::uint64_t run_ualloc_alloc(Alloc& op, const UAllocGpuView& v, std::uint32_t arena,
+                                          std::uint32_t scatter, std::uint64_t max_steps) {
+  const gelado::UAllocView& u = v.u;
+  unsigned long long* stuck = &v.words->stuck;
+  std::uint64_t steps = 0;
+  std::uint32_t run = 0;  // spinning steps in a row
+  bool stopping = false;
+  while (op.phase() != gelado::UAllocAllocPhase::done) {
+    if (steps >= max_steps && !stopping) stopping = op.give_up(u);
+    if (op.phase() == gelado::UAllocAllocPhase::done) break;
+    if (steps >= kStuckSteps) {
+      atomicAdd(stuck, 1ull);
+      break;
+    }
+    if (op.waiting_for_chunk()) {
+      steps += collective_chunk_take(op, v, arena, scatter);
+      run = 0;
+      continue;
+    }
+    const gelado::StepStatus st = op.step(u);
+    ++steps;
+    if (st == gelado::StepStatus::spinning)
+      ualloc_back_off(++run);
+    else
+      run = 0;
+  }
+  return steps;
+}
+
 // The launch's counts of the frees since the previous counted allocation launch go to this
 // launch's totals (as the simulator adds them to the next allocate()).
 __device__ void start_alloc_launch(const KernelArgs& a, const UAllocGpuView& v, bool counted) {
@@ -161,10 +238,9 @@ __device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint
   UAllocRequest q;
   const std::uint64_t bytes = gelado::ualloc_request_bytes(units);
   if (bytes <= gelado::kUAllocMaxBytes) {
-    Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), sm_id() % v.u.arenas,
-             scatter);
-    q.steps = static_cast<std::uint32_t>(
-        run_alloc(op, v.u, gelado::UAllocAllocPhase::done, max_steps, &v.words->stuck));
+    const std::uint32_t arena = sm_id() % v.u.arenas;
+    Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), arena, scatter);
+    q.steps = static_cast<std::uint32_t>(run_ualloc_alloc(op, v, arena, scatter, max_steps));
     if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
     if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
       q.unit = op.result() / gelado::kUAllocUnitBytes;

@@ -124,6 +124,27 @@ TEST_CASE("gg-ualloc GPU: alloc then free everything then alloc again from the r
   }
 }
 
+TEST_CASE("gg-ualloc GPU: the collective chunk mutex serves a warp's growers together",
+          "[gpu][ualloc]") {
+  require_device();
+  // 1 KB on 1 MiB, one arena: 4 chunks x 62 bins x 3 slots = 744 of 1,024 served (the model),
+  // 248 growers that got a bin. Every acquisition of the chunk mutex serves a group of 1 to 32
+  // of a warp's growers (ualloc_chunk_group.hpp), so acquisitions <= growers, and with a grower
+  // for every third request of 32 warps some group has two or more: acquisitions < growers.
+  auto w = testing::one_size_workload(WorkloadFamily::alloc, 1024, 1024, kMiB);
+  WorkloadOptions o;
+  o.counters = true;
+  o.arenas = 1;
+  const WorkloadRun run = run_workload(Algorithm::gg_ualloc, w, o, 0);
+  const WorkloadPoint& p = run.points.at(0);
+  CHECK(p.allocs == 744);
+  const auto c = counts_of(p);
+  CHECK(c.at("refills") == 248);
+  CHECK(c.at("chunk_refills") == 4);
+  CHECK(c.at("chunk_locks") >= 1);
+  CHECK(c.at("chunk_locks") < c.at("waits_grew"));
+}
+
 TEST_CASE("gg-malloc GPU: mixed sizes from UAlloc and TBuddy freed by alignment", "[gpu][ualloc]") {
   require_device();
   // Sizes 64 B .. 16 KB drawn per thread; a free goes to TBuddy exactly when its address is 4 KB

@@ -24,6 +24,7 @@ struct Point {
   double failed_fraction = -1;           // gg-malloc's failed / requests; -1: no row
   double sem_spins = 0, lock_spins = 0;  // per request, from the counted row
   double failed_claims = 0;              // failed CAS a request (TBuddy's sizes)
+  double grew = 0, chunk_locks = 0;      // growers and chunk-mutex acquisitions a request
   bool counted = false;
   double speed_up() const { return gg_ms > 0 && cuda_ms > 0 ? cuda_ms / gg_ms : 0; }
 };

@@ -102,7 +102,7 @@ TEST_CASE("dynasoar claims: verdicts with and without GPU rows", "[validation][d
   CHECK(find(claims, "§3.2").verdict == "holds");
   CHECK(has(find(claims, "§6.3").verdict, "holds"));
   CHECK(has(find(claims, "§4.1, Def. 1").hardware, "not all"));  // an unverified row
-  CHECK(has(find(claims, "§6.4, Fig. 14B").verdict, "not measured"));
+  CHECK(has(find(claims, "§6.4, Fig. 14B").verdict, "not measured on a GPU"));
   for (const auto& c : claims) {
     CHECK(!c.verdict.empty());
     CHECK(!c.claim.empty());
@@ -193,4 +193,46 @@ TEST_CASE("dynasoar claims: the applications' GPU rows", "[validation][dynasoar]
   const auto lost = dynasoar_claims({app_scalability("dynasoar", 1023, 16384)});
   CHECK(find(lost, "§6.4, Fig. 14A").verdict.find("does not hold on the GPU") == 0);
   CHECK(has(find(lost, "§6.3, Fig. 13").hardware, "not measured on a GPU"));
+}
+
+namespace {
+
+// A row of `alloclab linux-scalability --backend gpu --max-n 64 --heap ...`: stopped by --max-n.
+Record heap_sweep(double heap_mib, double alloc_ms) {
+  Record r = app_scalability("dynasoar", 64, 0);
+  r.set("heap_bytes", heap_mib * 1048576);
+  r.set("capacity", heap_mib * 16384);
+  r.set("next_n", 0.0);
+  r.set("alloc_ms", alloc_ms);
+  return r;
+}
+
+}  // namespace
+
+// Medians by hand: 256 MiB {1.0, 1.2, 1.1} -> 1.1; 1024 MiB {1.3, 1.2, 1.25} -> 1.25;
+// 4096 MiB {1.0, 1.05, 1.1} -> 1.05; 1.25 / 1.05 = 1.19 <= 1.25. Blocks of 4 KiB: 65,536 (L = 3:
+// 64^2 < 65,536 <= 64^3), 262,144 (L = 3) and 1,048,576 (L = 4).
+TEST_CASE("dynasoar claims: Fig. 14B's heap sweep", "[validation][dynasoar]") {
+  std::vector<Record> rows = {app_scalability("dynasoar", 1024, 16384)};
+  const double mib[3] = {256, 1024, 4096};
+  const double ms[3][3] = {{1.0, 1.2, 1.1}, {1.3, 1.2, 1.25}, {1.0, 1.05, 1.1}};
+  for (int h = 0; h < 3; ++h)
+    for (double t : ms[h]) rows.push_back(heap_sweep(mib[h], t));
+  const auto claims = dynasoar_claims(rows);
+  const auto& c = find(claims, "§6.4, Fig. 14B");
+  CHECK(has(c.model,
+            "L = 3 at 256 MiB (65536 blocks); L = 3 at 1024 MiB (262144 blocks); L = 4 "
+            "at 4096 MiB (1048576 blocks)"));
+  CHECK(has(c.hardware, "1.100 ms at 256 MiB; 1.250 ms at 1024 MiB; 1.050 ms at 4096 MiB"));
+  CHECK(has(c.verdict, "holds on the GPU (slowest heap 1.19x the fastest"));
+  // Fig. 14A still reads the one row that found a limit, not the sweep's.
+  CHECK(has(find(claims, "§6.4, Fig. 14A").hardware, "n = 1024, 100.0% of the heap"));
+
+  rows.push_back(heap_sweep(4096, 3.0));  // 4096 MiB {1.0, 1.05, 1.1, 3.0} -> 1.075
+  rows.push_back(heap_sweep(4096, 3.0));  // {1.0, 1.05, 1.1, 3.0, 3.0} -> 1.1
+  rows.push_back(heap_sweep(4096, 3.0));  // {..., 3.0 x3} -> (1.1 + 3.0) / 2 = 2.05
+  const auto again = dynasoar_claims(rows);
+  const auto& slow = find(again, "§6.4, Fig. 14B");
+  CHECK(has(slow.hardware, "2.050 ms at 4096 MiB"));
+  CHECK(has(slow.verdict, "does not hold on the GPU (slowest heap 1.86x the fastest"));  // 2.05/1.1
 }

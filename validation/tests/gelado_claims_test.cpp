@@ -194,3 +194,23 @@ TEST_CASE("gelado claims: Figure 6 from the model, the simulator and hand-made G
   const ClaimCheck bad = rcu_delegation_claim({row("conditional", 2, false)});
   CHECK(bad.verdict.find("GPU rows failed verification") != std::string::npos);
 }
+
+TEST_CASE("gelado claims: the collective chunk mutex, growers an acquisition by hand") {
+  // 64 B: 0.03 growers and 0.01 acquisitions a request: 3.00 growers an acquisition; 1 KB: 0.5
+  // and 0.125: 4.00. A row without chunk_locks (an earlier run's) is not read.
+  Record small = counted_row(64, 1 << 20, 900, 0, 10, 1, 1);
+  small.set("waits_grew_per_request", 0.03);
+  small.set("chunk_locks_per_request", 0.01);
+  Record kb = counted_row(1024, 524288, 4000, 143360, 10, 1, 1);
+  kb.set("waits_grew_per_request", 0.5);
+  kb.set("chunk_locks_per_request", 0.125);
+  const auto claims = gelado_claims({}, {counted_row(512, 1 << 20, 900, 0, 1, 1, 1), small, kb});
+  const ClaimCheck& c = find(claims, "§4.2.2", "collective");
+  CHECK(c.hardware.find("growers an acquisition: 64 B 3.00, 1024 B 4.00") != std::string::npos);
+  CHECK(c.hardware.find("512 B") == std::string::npos);
+  CHECK(c.model.find("62 free bins") != std::string::npos);
+  // The simulator's lockstep forms groups: more growers than acquisitions.
+  CHECK(c.verdict.find("holds for a warp's group") == 0);
+  const auto without = gelado_claims({}, {});
+  CHECK(find(without, "§4.2.2", "collective").hardware.find("not measured") == 0);
+}

@@ -35,4 +35,10 @@ TimeRatios alloc_time_ratios(const std::vector<Record>& rows, const std::string&
 
 std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& dir_rows);
 
+// Fig. 14B (dynasoar_heap_claim.cpp): the model's bitmap levels, the simulator's memory operations
+// an allocation and the GPU's alloc kernel at a fixed n over the heaps of the rows that
+// is_heap_sweep_row picks (linux-scalability stopped by --max-n, no failing n).
+bool is_heap_sweep_row(const Record& r);
+ClaimCheck dynasoar_heap_size_claim(const std::vector<Record>& dir_rows);
+
 }  // namespace alloclab::validation

@@ -60,6 +60,7 @@ enum class UAllocAllocPhase : std::uint8_t {
   buddy,
   chunk_add,
   chunk_release,  // a grower's bin
+  granted,        // a grower's bin from its group's collective take (ualloc_chunk_group.hpp)
   link_lock,
   link,
   link_release,
@@ -204,6 +205,7 @@ class UAllocAlloc {
         return StepStatus::done;
       case UAllocAllocPhase::chunk_lock:
         if (!ualloc_try_lock<Atomics>(v.chunk_locks[arena_], s)) return StepStatus::spinning;
+        ++s.chunk_locks;
         phase_ = UAllocAllocPhase::chunk_pick;
         return StepStatus::running;
       case UAllocAllocPhase::chunk_pick:
@@ -227,14 +229,13 @@ class UAllocAlloc {
         ualloc_add_chunk<Atomics>(v, arena_, chunk_, s);
         phase_ = UAllocAllocPhase::chunk_pick;
         return StepStatus::running;
-      case UAllocAllocPhase::chunk_release: {
+      case UAllocAllocPhase::chunk_release:
         ualloc_unlock<Atomics>(v.chunk_locks[arena_], s);
-        slots_ = ualloc_init_bin<Atomics>(v, arena_, bin_, k_, s);  // private: no one sees it yet
-        const std::uint32_t c = bin_ >> v.chunk_order, b = bin_ & (v.bins_per_chunk() - 1);
-        slot_result(v, c, b, 0);
-        phase_ = UAllocAllocPhase::link_lock;
+        init_own_bin(v);
         return StepStatus::running;
-      }
+      case UAllocAllocPhase::granted:  // the group's leader holds and releases the mutex
+        init_own_bin(v);
+        return StepStatus::running;
       case UAllocAllocPhase::link_lock:
         if (!ualloc_try_lock<Atomics>(v.locks[li_], s)) return StepStatus::spinning;
         phase_ = UAllocAllocPhase::link;
@@ -266,6 +267,24 @@ class UAllocAlloc {
         break;
     }
     return StepStatus::done;
+  }
+
+  // The collective chunk mutex (ualloc_chunk_group.hpp): a grower waiting at chunk_lock that a
+  // group served goes on from `bin` (kNoBin: TBuddy had no chunk for it, so it signals the failure
+  // as a single grower would, the mutex being the leader's to release). The group's counts
+  // (its lock spins, memory operations, chunk refills) go to its leader's request: `group`.
+  ALLOCLAB_HD bool waiting_for_chunk() const { return phase_ == UAllocAllocPhase::chunk_lock; }
+  ALLOCLAB_HD std::uint32_t arena() const { return arena_; }
+  ALLOCLAB_HD std::uint32_t scatter() const { return scatter_; }
+  ALLOCLAB_HD void grant_bin(std::uint32_t bin, const UAllocStats* group) {
+    if (group != nullptr) {
+      stats_.memory_ops += group->memory_ops;
+      stats_.lock_spins += group->lock_spins;
+      stats_.chunk_refills += group->chunk_refills;
+      stats_.chunk_locks += group->chunk_locks;
+    }
+    bin_ = bin;
+    phase_ = bin == kNoBin ? UAllocAllocPhase::fail_signal : UAllocAllocPhase::granted;
   }
 
   // Stops the alloc where that leaves nothing half done (the caller's step bound): in its wait
@@ -302,6 +321,13 @@ class UAllocAlloc {
  private:
   ALLOCLAB_HD std::uint64_t& bitmap(const UAllocView& v, std::uint32_t w) const {
     return v.bin_bitmap[std::uint64_t{bin_} * kUAllocBitmapWords + w];
+  }
+  // A grower's bin, private until linked: its header and slot 0 (the grower's).
+  ALLOCLAB_HD void init_own_bin(const UAllocView& v) {
+    slots_ = ualloc_init_bin<Atomics>(v, arena_, bin_, k_, stats_);
+    const std::uint32_t c = bin_ >> v.chunk_order, b = bin_ & (v.bins_per_chunk() - 1);
+    slot_result(v, c, b, 0);
+    phase_ = UAllocAllocPhase::link_lock;
   }
   ALLOCLAB_HD void slot_result(const UAllocView& v, std::uint32_t c, std::uint32_t b,
                                std::uint32_t j) {

@@ -27,6 +27,7 @@ enum : unsigned {
   refills,
   chunk_refills,
   lock_spins,
+  chunk_locks,
   unlinks,
   gave_up,
   grow_failed,
@@ -39,17 +40,27 @@ enum : unsigned {
 };
 }  // namespace ualloc_count
 
-inline constexpr const char* kUAllocCountNames[ualloc_count::kCounts] = {
-    "waits_took",    "waits_grew",
-    "reserves",      "sem_spins",
-    "list_nodes",    "bitmap_probes",
-    "bit_retries",   "count_cas_failures",
-    "sweeps",        "refills",
-    "chunk_refills", "lock_spins",
-    "unlinks",       "gave_up",
-    "grow_failed",   "free_relinks",
-    "free_retires",  "free_retire_failures",
-    "free_barriers", "free_delegations"};
+inline constexpr const char* kUAllocCountNames[ualloc_count::kCounts] = {"waits_took",
+                                                                         "waits_grew",
+                                                                         "reserves",
+                                                                         "sem_spins",
+                                                                         "list_nodes",
+                                                                         "bitmap_probes",
+                                                                         "bit_retries",
+                                                                         "count_cas_failures",
+                                                                         "sweeps",
+                                                                         "refills",
+                                                                         "chunk_refills",
+                                                                         "lock_spins",
+                                                                         "chunk_locks",
+                                                                         "unlinks",
+                                                                         "gave_up",
+                                                                         "grow_failed",
+                                                                         "free_relinks",
+                                                                         "free_retires",
+                                                                         "free_retire_failures",
+                                                                         "free_barriers",
+                                                                         "free_delegations"};
 // The allocation's counts are the first kUAllocAllocCounts; the frees' follow.
 inline constexpr unsigned kUAllocAllocCounts = ualloc_count::free_relinks;
 inline constexpr unsigned kUAllocFreeCounts = ualloc_count::kCounts - kUAllocAllocCounts;
@@ -58,10 +69,10 @@ inline constexpr unsigned kUAllocFreeCounts = ualloc_count::kCounts - kUAllocAll
 ALLOCLAB_HD void ualloc_alloc_count_values(const UAllocStats& s,
                                            std::uint32_t (&out)[kUAllocAllocCounts]) {
   const std::uint32_t v[kUAllocAllocCounts] = {
-      s.waits_took, s.waits_grew,    s.reserves,      s.sem_spins,
-      s.list_nodes, s.bitmap_probes, s.bit_retries,   s.count_cas_failures,
-      s.sweeps,     s.refills,       s.chunk_refills, s.lock_spins,
-      s.unlinks,    s.gave_up,       s.grow_failed};
+      s.waits_took,  s.waits_grew,    s.reserves,      s.sem_spins,
+      s.list_nodes,  s.bitmap_probes, s.bit_retries,   s.count_cas_failures,
+      s.sweeps,      s.refills,       s.chunk_refills, s.lock_spins,
+      s.chunk_locks, s.unlinks,       s.gave_up,       s.grow_failed};
   for (unsigned k = 0; k < kUAllocAllocCounts; ++k) out[k] = v[k];
 }
 

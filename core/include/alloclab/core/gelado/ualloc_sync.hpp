@@ -4,10 +4,11 @@
 //
 // Mutexes (a list's writers, a chunk list, the RCU barrier's) are words, 0 free and 1 held,
 // taken by one CAS per step (a step that finds the mutex held reports spinning) and released by
-// one exchange. The chunk list's mutex is §4.2.2's collective mutex with groups of one thread
-// (docs/gelado-garland.md says why). A critical section below is one step of its machine (its
-// memory operations all counted): nobody else writes what it writes while the mutex is held,
-// and the readers it races with (takers walking a list) are the ones RCU already allows for.
+// one exchange. The chunk list's mutex taken here is §4.2.2's collective mutex for a group of
+// one; ualloc_chunk_group.hpp takes it once for a warp's group (docs/gelado-garland.md). A critical
+// section below is one step of its machine (its memory operations all counted): nobody else writes
+// what it writes while the mutex is held, and the readers it races with (takers walking a list) are
+// the ones RCU already allows for.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@ struct UAllocStats {
   std::uint32_t refills = 0;             // bins a grower initialised (a batch)
   std::uint32_t chunk_refills = 0;       // chunks taken from TBuddy
   std::uint32_t lock_spins = 0;          // mutex attempts that found it held
+  std::uint32_t chunk_locks = 0;         // chunk mutex acquisitions (one a group, §4.2.2)
   std::uint32_t unlinks = 0;             // bins taken off a free list (exhausted or retired)
   std::uint32_t relinks = 0;             // bins put back on a list by a free
   std::uint32_t retires = 0;             // empty bins a free took back from the semaphore
