@@ -138,54 +138,83 @@ __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint6
   return steps;
 }
 
-// A group's bins, from its leader to its members: a warp's 32 words (its lanes' ranks).
+// The collective chunk mutex (§4.2.2, gelado/ualloc_chunk_group.hpp), per warp of the block: the
+// lanes waiting for a chunk-list bin (want) and those a leader has served (served), and the bin
+// each lane was given. Threads of one warp need not run together (independent scheduling does
+// not reconverge lanes that waited apart), so a group is not the lanes that happen to be
+// converged but those registered as waiting when one of them takes the mutex.
+__shared__ unsigned ualloc_chunk_want[kMostThreads / 32], ualloc_chunk_served[kMostThreads / 32];
 __shared__ std::uint32_t ualloc_group_bins[kMostThreads];
 
-// The collective chunk mutex (§4.2.2, gelado/ualloc_chunk_group.hpp): the lanes of a warp that
-// reach the chunk mutex together (converged here; one SM, so one arena) are one group. The
-// lowest lane runs the group's machine (lock, the rank walk, a chunk from TBuddy if the list runs
-// out, unlock) while the others wait at the warp barrier; then each member goes on from its own
-// bin. Returns the group machine's steps (each member waited them). A group that spins
-// kStuckSteps is a defect: counted in `stuck`, its members fail as out of memory.
+// Every thread of the block, before any request of the allocation kernel.
+__device__ void start_chunk_groups() {
+  if (threadIdx.x < kMostThreads / 32)
+    ualloc_chunk_want[threadIdx.x] = ualloc_chunk_served[threadIdx.x] = 0;
+  __syncthreads();
+}
+
+// A grower at the chunk mutex: it registers as waiting, then until a leader has served it, tries
+// the mutex; the lane that takes it empties the waiting mask and serves every lane in it (itself
+// too, unless a leader before it did) with one group machine: the rank walk, a chunk from TBuddy
+// if the list runs out, the release. Each member then goes on from its own bin. The counts of the
+// groups a lane led go to its request. Returns the steps taken (tries, and the groups it ran).
+// A lane that spins kStuckSteps is a defect: counted in `stuck`, and it fails as out of memory.
 __device__ std::uint64_t collective_chunk_take(Alloc& op, const UAllocGpuView& v,
                                                std::uint32_t arena, std::uint32_t scatter) {
   const gelado::UAllocView& u = v.u;
-  unsigned long long* stuck = &v.words->stuck;
-  const unsigned group = __activemask();
-  const unsigned lane = threadIdx.x % 32, leader = __ffs(group) - 1;
-  const unsigned rank = __popc(group & ((1u << lane) - 1));
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, bit = 1u << lane;
   std::uint32_t* bins = &ualloc_group_bins[threadIdx.x - lane];
-  gelado::UAllocStats counts;  // the group's, the leader's to count
+  gelado::UAllocStats led;  // the groups this lane ran
   std::uint64_t steps = 0;
-  if (lane == leader) {
-    ChunkGroup g(u, arena, __popc(group), scatter);
+  atomicOr(&ualloc_chunk_want[warp], bit);
+  for (;;) {
+    ChunkGroup g(u, arena, 1, scatter);
     std::uint32_t run = 0;
-    while (g.phase() != gelado::UAllocChunkGroupPhase::done) {
-      if (steps >= kStuckSteps) {
-        atomicAdd(stuck, 1ull);
-        break;
+    for (;;) {  // until served, or the mutex is this lane's
+      if (atomicAnd(&ualloc_chunk_served[warp], ~bit) & bit) {
+        __threadfence_block();  // its bin was written before its bit was set
+        led.lock_spins += g.stats().lock_spins;
+        op.grant_bin(bins[lane], &led);
+        return steps;
       }
-      const gelado::StepStatus st = g.step(u);
+      if (steps >= kStuckSteps) {
+        atomicAdd(&v.words->stuck, 1ull);
+        op.grant_bin(gelado::kNoBin, &led);
+        return steps;
+      }
       ++steps;
-      if (st == gelado::StepStatus::spinning)
+      if (g.step(u) != gelado::StepStatus::spinning) break;  // the lock phase: one try-lock
+      ualloc_back_off(++run);
+    }
+    const unsigned members = atomicExch(&ualloc_chunk_want[warp], 0u);
+    g.set_members(__popc(members));
+    run = 0;
+    while (g.phase() != gelado::UAllocChunkGroupPhase::done && steps < kStuckSteps) {
+      ++steps;
+      if (g.step(u) == gelado::StepStatus::spinning)
         ualloc_back_off(++run);
       else
         run = 0;
     }
+    if (g.phase() != gelado::UAllocChunkGroupPhase::done) atomicAdd(&v.words->stuck, 1ull);
     if (g.overflowed() || g.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
-    for (unsigned r = 0; r < 32; ++r) bins[r] = g.bin(r);
-    counts = g.stats();
+    std::uint32_t r = 0;
+    for (unsigned m = members; m != 0; m &= m - 1) bins[__ffs(m) - 1] = g.bin(r++);
+    __threadfence_block();
+    atomicOr(&ualloc_chunk_served[warp], members);
+    const gelado::UAllocStats& gs = g.stats();
+    led.memory_ops += gs.memory_ops;
+    led.lock_spins += gs.lock_spins;
+    led.chunk_refills += gs.chunk_refills;
+    led.chunk_locks += gs.chunk_locks;
   }
-  __syncwarp(group);
-  steps = __shfl_sync(group, steps, leader);
-  op.grant_bin(bins[rank], lane == leader ? &counts : nullptr);
-  __syncwarp(group);  // the bins read before a later group of this warp writes them
-  return steps;
 }
 
-// A UAlloc alloc run to its end as run_alloc does, its chunk mutex taken collectively.
+// A UAlloc alloc run to its end as run_alloc does; with `collective` (a kernel that ran
+// start_chunk_groups) its chunk mutex taken collectively, else a group of one.
 __device__ std::uint64_t run_ualloc_alloc(Alloc& op, const UAllocGpuView& v, std::uint32_t arena,
-                                          std::uint32_t scatter, std::uint64_t max_steps) {
+                                          std::uint32_t scatter, std::uint64_t max_steps,
+                                          bool collective) {
   const gelado::UAllocView& u = v.u;
   unsigned long long* stuck = &v.words->stuck;
   std::uint64_t steps = 0;
@@ -198,7 +227,7 @@ __device__ std::uint64_t run_ualloc_alloc(Alloc& op, const UAllocGpuView& v, std
       atomicAdd(stuck, 1ull);
       break;
     }
-    if (op.waiting_for_chunk()) {
+    if (collective && op.waiting_for_chunk()) {
       steps += collective_chunk_take(op, v, arena, scatter);
       run = 0;
       continue;
@@ -234,13 +263,15 @@ struct UAllocRequest {
   std::uint32_t counts[kAllocCounts] = {};
 };
 __device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint32_t units,
-                                               std::uint32_t scatter, std::uint64_t max_steps) {
+                                               std::uint32_t scatter, std::uint64_t max_steps,
+                                               bool collective) {
   UAllocRequest q;
   const std::uint64_t bytes = gelado::ualloc_request_bytes(units);
   if (bytes <= gelado::kUAllocMaxBytes) {
     const std::uint32_t arena = sm_id() % v.u.arenas;
     Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), arena, scatter);
-    q.steps = static_cast<std::uint32_t>(run_ualloc_alloc(op, v, arena, scatter, max_steps));
+    q.steps =
+        static_cast<std::uint32_t>(run_ualloc_alloc(op, v, arena, scatter, max_steps, collective));
     if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
     if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
       q.unit = op.result() / gelado::kUAllocUnitBytes;
@@ -269,6 +300,7 @@ __device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint
 template <bool kCounters>
 __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a, UAllocGpuView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+  start_chunk_groups();
   if (i == 0) start_alloc_launch(a, v, kCounters && a.op_counts != nullptr);
   if (i >= a.N || !asks(a, i)) return;
   const std::uint32_t units = a.pages_of ? a.pages_of[i] : a.pages;
@@ -276,7 +308,7 @@ __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a
     ualloc_rmw_tally[threadIdx.x] = 0;
     const auto scatter = static_cast<std::uint32_t>(
         PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
-    const UAllocRequest q = ualloc_malloc_request(v, units, scatter, a.max_steps);
+    const UAllocRequest q = ualloc_malloc_request(v, units, scatter, a.max_steps, true);
     record_request<kCounters>(a, r, i, q.unit, q.steps, q.collisions,
                               ualloc_rmw_tally[threadIdx.x]);
     record_op_counts<kCounters>(a, q.counts);
@@ -341,7 +373,8 @@ struct UAllocPageTake {
   static constexpr std::uint64_t kUnitBytes = gelado::kUAllocUnitBytes;
   __device__ std::uint64_t take(std::uint32_t units) const {
     ualloc_rmw_tally[threadIdx.x] = 0;  // counted by OrderedAtomics; not read here
-    return ualloc_malloc_request(view, units, page_take_scatter(args), args.max_steps).unit;
+    // Groups of one: the case studies' kernels do not set up the warps' waiting masks.
+    return ualloc_malloc_request(view, units, page_take_scatter(args), args.max_steps, false).unit;
   }
 };
 

@@ -1,9 +1,10 @@
 // The collective chunk-list mutex of UAlloc (Gelado & Garland, PPoPP'19 §4.2.2) as a step machine
-// over UAllocView: the growers of one group (on the GPU the lanes of a warp that reach the chunk
-// mutex together; in the simulator's lockstep the requests of a warp that reach it before it is
-// taken) get their bins under ONE acquisition of the arena's chunk mutex, taken and released by
-// the group's leader for all of them (collective acquire: an elected thread acquires; collective
-// release: the elected thread releases once every member is served).
+// over UAllocView: the growers of one group, the growers of a warp waiting for the arena's chunk
+// mutex when one of them takes it (the GPU: those registered in the warp's waiting mask, which
+// the taker empties; the simulator's lockstep: those that reach the mutex while the group's
+// leader still waits for it), get their bins under ONE acquisition, taken and released by the
+// leader for all of them (collective acquire: an elected thread acquires; collective release:
+// the elected thread releases once every member is served).
 //
 //  lock     try-lock the arena's chunk mutex (a held mutex: spinning).
 //  pick     §4.2.2's rank walk: member r gets the r-th free bin of the first chunk's free-bin
@@ -83,6 +84,15 @@ class UAllocChunkGroup {
   ALLOCLAB_HD std::uint32_t join() {
     if (phase_ != UAllocChunkGroupPhase::lock || want_ == kMostMembers) return kMostMembers;
     return want_++;
+  }
+
+  // A leader that took the mutex (phase pick, nothing taken yet) and only then learns whom it
+  // serves (the GPU: the lanes registered as waiting when it took it): 0..32 members (0: it
+  // only releases the mutex).
+  ALLOCLAB_HD void set_members(std::uint32_t n) {
+    if (phase_ != UAllocChunkGroupPhase::pick || got_ != 0) return;
+    want_ = n > kMostMembers ? kMostMembers : n;
+    if (n == 0) phase_ = UAllocChunkGroupPhase::release;
   }
 
   ALLOCLAB_HD UAllocChunkGroupPhase phase() const { return phase_; }
