@@ -16,6 +16,13 @@
 
 ualloc_stage() {
   local bad=0 f h n size pool rc
+  [ "${UALLOC_TESTS:-1}" = 1 ] && ualloc_tests
+  ualloc_figure7
+}
+
+# The GPU tests and compute-sanitizer (UALLOC_TESTS=0 skips them: a second figure in one call).
+ualloc_tests() {
+  local bad=0
   stamp "ctest -L gpu -R gg-ualloc|gg-malloc|generic workloads"
   (cd "$BUILD" && ctest -L gpu --output-on-failure -j1 -R \
     "gg-ualloc|gg-malloc|every GPU allocator serves an alloc|GPU churn|GPU oom|GPU repeats|pools' and allocators|warp-collective|only allocators whose|size limits of a run|registry") \
@@ -43,8 +50,13 @@ ualloc_stage() {
   done
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-ualloc.txt" | sort | uniq -c
   [ $bad = 0 ] || fail "a sanitizer reported an error (see $OUT/sanitizer-ualloc.txt)"
+}
 
-  stamp "figure 7"
+# Figure 7 into OUT/fig7.csv and OUT/fig7-counts.csv; CHUNK_MUTEX=single runs gg-malloc with
+# every grower taking the chunk mutex alone (the comparison with the collective default).
+ualloc_figure7() {
+  local bad=0 f h n size pool rc
+  stamp "figure 7${CHUNK_MUTEX:+ (--chunk-mutex $CHUNK_MUTEX)}"
   LIMIT=${LIMIT:-45}
   BIG_POOL=${BIG_POOL:-64MiB}
   : >"$OUT/fig7.log"
@@ -63,7 +75,8 @@ ualloc_stage() {
     # shellcheck disable=SC2086
     { timeout "$LIMIT" "$AL" workload --backend gpu --format csv --allocator "$algos" \
       --workload alloc --N "$n" --size "$size" --pool "$pool" --heap-bytes 4GiB --trials 1 \
-      --counters "$counters" ${ARENAS:+--arenas $ARENAS} 2>>"$OUT/fig7.log" | $h >>"$file"; } &&
+      --counters "$counters" ${ARENAS:+--arenas $ARENAS} ${CHUNK_MUTEX:+--chunk-mutex $CHUNK_MUTEX} \
+      2>>"$OUT/fig7.log" | $h >>"$file"; } &&
       rc=0 || rc=$?
     echo "$algos $size B N $n pool $pool counters $counters: status $rc," \
       "$((($(date +%s%N) - start) / 1000000)) ms wall" >>"$OUT/fig7.log"

@@ -33,6 +33,7 @@ struct MeasureArgs {
   std::uint64_t max_steps = 1u << 20;
   std::uint32_t queue_capacity = 0;
   std::uint32_t arenas = 0, chunk_bins = 0;
+  std::string chunk_mutex = "collective";
   std::uint64_t page_bytes = 256;
   std::uint64_t heap_bytes = 0;
   bool no_counters = false;
@@ -63,6 +64,7 @@ void run(const MeasureArgs& args) {
   opt.queue_capacity = args.queue_capacity;
   opt.arenas = args.arenas;
   opt.chunk_bins = args.chunk_bins;
+  opt.single_chunk_mutex = args.chunk_mutex == "single";
   opt.page_bytes = args.page_bytes;
   opt.heap_bytes = args.heap_bytes;
 
@@ -194,6 +196,11 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--arenas", args->arenas,
                   "gg-ualloc, gg-malloc: arenas (a thread uses its SM's, modulo the count; at "
                   "most the SMs); 0 = one per SM, fewer where the pool has under 8 chunks each")
+      ->capture_default_str();
+  cmd->add_option("--chunk-mutex", args->chunk_mutex,
+                  "gg-ualloc, gg-malloc: collective (a warp's growers waiting for the chunk "
+                  "list's mutex served by one acquisition, §4.2.2) or single (each grower alone)")
+      ->check(CLI::IsMember({"collective", "single"}))
       ->capture_default_str();
   cmd->add_option("--chunk-bins", args->chunk_bins,
                   "gg-ualloc, gg-malloc: 4 KB bins per chunk, 64 (256 KB) or 128 (512 KB); 0 = 64")

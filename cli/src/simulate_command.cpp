@@ -27,6 +27,7 @@ struct SimulateArgs {
   std::uint64_t max_steps = 0;
   std::uint32_t queue_capacity = 0;
   std::uint32_t arenas = 0, chunk_bins = 0;
+  std::string chunk_mutex = "collective";
   bool preboot = false;
   Format format = Format::table;
 };
@@ -73,6 +74,7 @@ void run(const SimulateArgs& a) {
   o.queue_capacity = a.queue_capacity;
   o.arenas = a.arenas;
   o.chunk_bins = a.chunk_bins;
+  o.single_chunk_mutex = a.chunk_mutex == "single";
   o.preboot = a.preboot;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
   // Points the simulator cannot run are found before any is run.
@@ -163,6 +165,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--arenas", args->arenas,
                   "gg-ualloc, gg-malloc: arenas (one per SM, at most 132); thread i uses arena "
                   "(i / lanes) mod arenas; 0 = 1")
+      ->capture_default_str();
+  cmd->add_option("--chunk-mutex", args->chunk_mutex,
+                  "gg-ualloc, gg-malloc, lockstep: collective (a warp's growers that reach the "
+                  "chunk list's mutex before it is taken served by one acquisition, §4.2.2) or "
+                  "single (each alone)")
+      ->check(CLI::IsMember({"collective", "single"}))
       ->capture_default_str();
   cmd->add_option("--chunk-bins", args->chunk_bins,
                   "gg-ualloc, gg-malloc: bins per chunk, 64 (256 KB; 0 = this default) or 128 "

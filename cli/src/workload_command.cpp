@@ -45,6 +45,7 @@ struct WorkloadArgs {
   std::uint32_t queue_capacity = 0;
   bool preboot = false;  // sim, gallatin: SimOptions::preboot
   std::uint32_t arenas = 0, chunk_bins = 0;
+  std::string chunk_mutex = "collective";
   unsigned threads = 0;
   std::string bit_choice = "lowest";
   std::string counters = "on";
@@ -112,8 +113,10 @@ Backend make_backend(const WorkloadArgs& a) {
   if (a.backend != "gpu" && a.warm)
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
-    if (a.arenas || a.chunk_bins)
-      throw InputError(a.arenas ? "--arenas" : "--chunk-bins",
+    if (a.arenas || a.chunk_bins || a.chunk_mutex != "collective")
+      throw InputError(a.arenas       ? "--arenas"
+                       : a.chunk_bins ? "--chunk-bins"
+                                      : "--chunk-mutex",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
@@ -149,6 +152,7 @@ Backend make_backend(const WorkloadArgs& a) {
     o.queue_capacity = a.queue_capacity;
     o.arenas = a.arenas;
     o.chunk_bins = a.chunk_bins;
+    o.single_chunk_mutex = a.chunk_mutex == "single";
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
@@ -378,6 +382,11 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--arenas", args->arenas,
                   "gpu, gg-ualloc and gg-malloc: arenas (a thread uses its SM's, modulo the "
                   "count); 0 = one per SM, fewer where the pool has under 8 chunks each")
+      ->capture_default_str();
+  cmd->add_option("--chunk-mutex", args->chunk_mutex,
+                  "gpu, gg-ualloc and gg-malloc: collective (a warp's growers waiting for the "
+                  "chunk list's mutex served by one acquisition, §4.2.2) or single (each alone)")
+      ->check(CLI::IsMember({"collective", "single"}))
       ->capture_default_str();
   cmd->add_option("--chunk-bins", args->chunk_bins,
                   "gpu, gg-ualloc and gg-malloc: 4 KB bins per chunk, 64 or 128; 0 = 64")

@@ -157,8 +157,8 @@ bool UAllocSim::advance(Req& q, std::uint64_t bound) const {
   } else {
     if (q.steps >= bound && !q.stopping) q.stopping = q.small->give_up(v);
     done = q.small->phase() == gelado::UAllocAllocPhase::done;
-    if (!done && opt_.mode == Mode::lockstep && (q.group || q.small->waiting_for_chunk()) &&
-        group_step(q)) {
+    if (!done && opt_.mode == Mode::lockstep && !opt_.single_chunk_mutex &&
+        (q.group || q.small->waiting_for_chunk()) && group_step(q)) {
       ++q.steps;  // a step of the group's machine, or of waiting for it
       const ouro::AtomicOpCounts& after = Atom::counts();
       q.loads += after.loads - before.loads;

@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(kMostThreads) ualloc_alloc_kernel(KernelArgs a
     ualloc_rmw_tally[threadIdx.x] = 0;
     const auto scatter = static_cast<std::uint32_t>(
         PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
-    const UAllocRequest q = ualloc_malloc_request(v, units, scatter, a.max_steps, true);
+    const UAllocRequest q = ualloc_malloc_request(v, units, scatter, a.max_steps, v.collective);
     record_request<kCounters>(a, r, i, q.unit, q.steps, q.collisions,
                               ualloc_rmw_tally[threadIdx.x]);
     record_op_counts<kCounters>(a, q.counts);

@@ -86,6 +86,7 @@ UAllocPool::UAllocPool(const Scenario&, const MeasureOptions& o, const KernelArg
       A_(a.A),
       seed_(a.seed),
       with_malloc_(with_malloc),
+      collective_(!o.single_chunk_mutex),
       height_(gelado::ualloc_height_of(a.T)),
       chunk_order_(gelado::ualloc_chunk_order(o.chunk_bins)),
       sms_(device_sm_count()) {
@@ -101,6 +102,7 @@ UAllocPool::UAllocPool(const Scenario&, const MeasureOptions& o, const KernelArg
 UAllocGpuView UAllocPool::view() const {
   UAllocGpuView v;
   v.with_malloc = with_malloc_;
+  v.collective = collective_;
   v.words = pool_words_.get();
   v.big_units = big_units_.get();
   if (!host_) return v;
@@ -330,7 +332,10 @@ std::vector<std::string> UAllocPool::notes() const {
   return {who() + ": " + std::to_string(arenas_) + " arenas (a thread uses the arena of its SM " +
           "modulo the count; " + std::to_string(sms_) + " SMs), chunks of " +
           std::to_string(1u << chunk_order_) + " bins, " + std::to_string(chunks()) +
-          " chunks in the pool; pages are 8 B units; every run starts from the pristine pool; "
+          " chunks in the pool; the chunk mutex " +
+          (collective_ ? "taken once for a warp's waiting growers (--chunk-mutex collective)"
+                       : "taken by each grower alone (--chunk-mutex single)") +
+          "; pages are 8 B units; every run starts from the pristine pool; "
           "frees are not in the timed kernel's counts (free_* counts: the frees since the last "
           "counted allocation launch)"};
 }

@@ -44,6 +44,7 @@ struct UAllocGpuView {
   std::uint32_t* big_units = nullptr;  // per 4 KB page: a malloc block's request units (0: none)
   UAllocPoolWords* words = nullptr;
   bool with_malloc = false;
+  bool collective = true;  // the allocation kernel's chunk mutex taken by a warp's group
 };
 
 class UAllocPool : public PoolPolicy {
@@ -78,7 +79,7 @@ class UAllocPool : public PoolPolicy {
   std::string who() const { return with_malloc_ ? "gg-malloc" : "gg-ualloc"; }
 
   std::uint64_t T_, A_, seed_;
-  bool with_malloc_;
+  bool with_malloc_, collective_;
   std::uint32_t height_, chunk_order_, arenas_, sms_;
   std::vector<std::uint32_t> application_;       // TBuddy's Busy blocks of the application
   std::unique_ptr<gelado::UAllocStorage> host_;  // the pristine state, then the copies back

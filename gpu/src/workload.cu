@@ -74,6 +74,7 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.queue_capacity = o.queue_capacity;
   m.arenas = o.arenas;
   m.chunk_bins = o.chunk_bins;
+  m.single_chunk_mutex = o.single_chunk_mutex;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
   return m;

@@ -35,6 +35,9 @@ struct SimOptions {
   // bins per chunk (0 = 64, the 256 KB reading; 128 = the 512 KB reading), docs/gelado-garland.md.
   std::uint32_t arenas = 0;
   std::uint32_t chunk_bins = 0;
+  // ... and in lockstep every grower takes the chunk mutex alone, not a warp's waiting growers
+  // with one acquisition (§4.2.2; --chunk-mutex single).
+  bool single_chunk_mutex = false;
   // Gallatin: pre-boot the block buffers before the first request, as the paper's init and the
   // GPU backend do (core/gallatin/allocator.hpp, preboot_pool; docs/gallatin.md). false: the
   // slots fill on demand.

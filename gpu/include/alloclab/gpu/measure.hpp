@@ -73,6 +73,9 @@ struct MeasureOptions {
   // chunks per arena; a thread uses the arena of its SM modulo the count) and bins per chunk (0 =
   // 64, or 128).
   std::uint32_t arenas = 0, chunk_bins = 0;
+  // gg-ualloc, gg-malloc: every grower takes the chunk mutex alone (groups of one), not a warp's
+  // waiting growers with one acquisition (§4.2.2; --chunk-mutex single): the comparison.
+  bool single_chunk_mutex = false;
   std::uint64_t page_bytes = 256;  // requests of bytes (cudamalloc): pages * page_bytes each
   unsigned block = 256;            // threads per block of the allocation launch
   std::uint64_t heap_bytes = 0;    // device malloc heap; 0 = sized for this scenario
