@@ -82,8 +82,10 @@ ClaimCheck throughput(const gelado_fig7::Figure& fig) {
                     : fmt::format(
                           "does not hold in alloclab's implementation: {:.3g}x to {:.3g}x, mean "
                           "{:.3g}x; CUDA's malloc faster at {}. Each thread runs the step "
-                          "machines alone with a fence around every atomic, and nearly every "
-                          "step is a wait (the counts)",
+                          "machines with a fence around every atomic, and nearly every step is "
+                          "a wait (the counts: on the semaphore while growers fill bins; at the "
+                          "small sizes the growers of the requests that fail at exhaustion walk "
+                          "TBuddy; docs/gelado-garland.md)",
                           lo, hi, sum / static_cast<double>(n), cuda_faster);
   return c;
 }
