@@ -90,7 +90,9 @@ TEST_CASE("GPU typed workload oom: types 60,64 on two blocks stay within the 124
     const WorkloadPoint p = run_typed_workload_gpu(a, w, TypedWorkloadGpuOptions{}, 0).points.at(0);
     REQUIRE(p.count_at_failure);
     CHECK(*p.count_at_failure <= 124u);  // 64 of 60 B + 60 of 64 B
-    CHECK(*p.count_at_failure >= 60u);   // at least one block's worth before a failure
+    // The first batch's 4 groups (2 warps x 2 types, 16 lanes each) race for the 2 free blocks;
+    // the two that win are served whole, whatever their types.
+    CHECK(*p.count_at_failure >= 32u);
     CHECK(p.live_bytes <= 7680u);
     CHECK(p.typed_blocks->heap_blocks == 2u);
   }
@@ -99,9 +101,11 @@ TEST_CASE("GPU typed workload oom: types 60,64 on two blocks stay within the 124
 TEST_CASE("GPU typed workload alloc and churn: counts, blocks and live objects",
           "[gpu][dynasoar][workload]") {
   require_device();
+  // 2048 blocks: more than the requests of a batch, so no allocation fails even where every
+  // request initialises a block of its own (dynasoar-nocoal's lanes racing).
   for (const Algorithm a : kTyped) {
     INFO(name(a));
-    Workload w = typed(WorkloadFamily::alloc, {60, 64}, 256 * 3840);
+    Workload w = typed(WorkloadFamily::alloc, {60, 64}, 2048 * 3840);
     w.N = 1000;
     const WorkloadPoint p = run_typed_workload_gpu(a, w, TypedWorkloadGpuOptions{}, 0).points.at(0);
     CHECK(p.allocs == 1000u);
@@ -110,7 +114,7 @@ TEST_CASE("GPU typed workload alloc and churn: counts, blocks and live objects",
     CHECK(p.typed_blocks->blocks_min == 17u);  // ceil(500 / 64) + ceil(500 / 60)
     CHECK(p.typed_blocks->blocks_in_use >= 17u);
 
-    Workload c = typed(WorkloadFamily::churn, {60, 64}, 256 * 3840);
+    Workload c = typed(WorkloadFamily::churn, {60, 64}, 2048 * 3840);
     c.N = 512;
     c.rounds = 4;
     c.free_fraction = 0.25;
