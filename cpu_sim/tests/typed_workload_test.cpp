@@ -177,7 +177,7 @@ TEST_CASE("typed workload churn keeps its live count and frees a quarter a round
   }
 }
 
-TEST_CASE("typed workload: repeats count the same, trials draw their own frees",
+TEST_CASE("typed workload: two repeats of a lockstep churn count the same",
           "[dynasoar][workload]") {
   Workload w = typed(WorkloadFamily::churn, {28}, 16 * 64 * 28);
   w.N = 600;
