@@ -7,7 +7,7 @@
 # and warm (after a warm-up on the same heap), with the allocators' own counts, then the other
 # workload families at smaller scale. Every run checks the heap after each phase (docs/dynasoar.md,
 # "The GPU backend"); a failure is a non-zero exit and a line in the log.
-# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all|apps]   (default all; tests = build,
+# Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all|apps|typed]   (default all; tests = build,
 # GPU tests, sanitizers; measure = build, the workloads; apps = build, the typed heap's GPU tests,
 # compute-sanitizer on small application runs, then linux-scalability at the paper's size
 # (16,384 threads x n objects of 64 B in 1 GiB, dynasoar and bitmap-alloc) and Wa-Tor at the
@@ -15,7 +15,10 @@
 # batch: apps_gpu_tests.txt, apps_sanitizer.txt, apps_linux_scalability.csv,
 # apps_wator_iterations.csv (one row per iteration; the report's claims read the apps_*.csv),
 # apps_heap_sweep.csv (Fig. 14B: n = 64 on heaps of 128 MiB to 8 GiB).
-# Not part of all: about 2-3 minutes of its own)
+# Not part of all: about 2-3 minutes of its own; typed = build, the GPU tests of `workload
+# --types`, memcheck on a small typed churn, then alloc, churn, oom and fragmentation of types
+# 60,64 for the three allocators with a typed heap: typed_gpu_tests.txt, typed_sanitizer.txt,
+# typed_<family>.csv; not part of all, not timed yet)
 set -euo pipefail
 OUT=$1
 STAGE=${2:-all}
@@ -85,6 +88,47 @@ if [ "$STAGE" = apps ]; then
     failed="$failed wator"
   fi
   [ -z "$failed" ] || fail "apps:$failed (see $OUT/apps_*.txt, $OUT/apps_*.err)"
+  stamp "done"
+  exit 0
+fi
+if [ "$STAGE" = typed ]; then
+  # `alloclab workload --types` on the GPU's typed heap (docs/dynasoar.md, "Typed objects in
+  # alloclab workload"); each step runs whatever the one before it gave.
+  failed=""
+  stamp "gpu_tests: workload --types"
+  if "$BUILD/gpu/gpu_tests" -# "[#dynasoar_typed_workload_gpu_test]" >"$OUT/typed_gpu_tests.txt" 2>&1; then
+    tail -3 "$OUT/typed_gpu_tests.txt"
+  else
+    tail -80 "$OUT/typed_gpu_tests.txt"
+    failed="$failed gpu_tests"
+  fi
+  stamp "memcheck on a small typed churn"
+  if timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$AL" workload --backend gpu \
+    --allocator dynasoar,dynasoar-nocoal --types 60,64 --workload churn --N 2048 --rounds 2 \
+    --pool 1MiB --format csv >"$OUT/typed_sanitizer.txt" 2>&1; then
+    grep -E "ERROR SUMMARY" "$OUT/typed_sanitizer.txt" || true
+  else
+    tail -20 "$OUT/typed_sanitizer.txt"
+    failed="$failed memcheck"
+  fi
+  TYPED=${TYPED:-dynasoar,dynasoar-nocoal,dynasoar-norot}
+  for family in alloc churn oom fragmentation; do
+    case $family in
+      alloc | fragmentation) args="--N 1048576 --pool 1GiB" ;;
+      churn) args="--N 262144 --rounds 8 --free-fraction 0.5 --pool 256MiB" ;;
+      oom) args="--batch 16384 --pool 64MiB" ;;
+    esac
+    stamp "workload --types 60,64 --workload $family $args"
+    # shellcheck disable=SC2086
+    if "$AL" workload --backend gpu --allocator "$TYPED" --types 60,64 --workload $family $args \
+      --trials "$TRIALS" --format csv >"$OUT/typed_$family.csv" 2>"$OUT/typed_$family.err"; then
+      cut -c1-200 "$OUT/typed_$family.csv"
+    else
+      cat "$OUT/typed_$family.err"
+      failed="$failed $family"
+    fi
+  done
+  [ -z "$failed" ] || fail "typed:$failed (see $OUT/typed_*.txt, $OUT/typed_*.err)"
   stamp "done"
   exit 0
 fi

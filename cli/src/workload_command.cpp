@@ -1,6 +1,8 @@
 // `alloclab workload`: allocation workloads (sizes, frees, churn, out-of-memory, fragmentation)
 // on one contract every allocator meets (core/workload.hpp): the simulator's backend
-// (cpu_sim/workload_runner.hpp) or the GPU's (gpu/workload.hpp); rows: workload_rows.hpp.
+// (cpu_sim/workload_runner.hpp) or the GPU's (gpu/workload.hpp); rows: workload_rows.hpp. With
+// --types, objects of fixed types on a typed heap (core/dynasoar/typed_workload.hpp; the
+// simulator's cpu_sim/typed_workload.hpp, the GPU's gpu/dynasoar_typed_workload.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -17,10 +19,14 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/workload.hpp"
+#include "alloclab/cpu_sim/typed_heap.hpp"
+#include "alloclab/cpu_sim/typed_workload.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
+#include "alloclab/gpu/dynasoar_typed_workload.hpp"
 #include "alloclab/gpu/workload.hpp"
 #include "workload_output_dir.hpp"
 #include "workload_rows.hpp"
@@ -30,7 +36,9 @@ namespace {
 
 struct WorkloadArgs {
   std::string allocators, backend = "sim", mode = "sequential", family, N, size, pool;
-  std::string page_bytes = "256";
+  std::string page_bytes;  // default 256 B (empty: not given)
+  std::string types;       // --types 60,64 (types_given: the option was given, even empty)
+  bool types_given = false;
   std::uint64_t rounds = 1;
   double free_fraction = 0.5;
   double initial_free = 1.0;
@@ -58,6 +66,11 @@ struct WorkloadArgs {
 
 std::string simulated_names() {
   return algorithm_names(algorithms_on(BackendKind::sim));
+}
+
+// The allocators with a typed heap in the simulator (cpu_sim/typed_heap.hpp's table).
+std::string typed_heap_names() {
+  return algorithm_names(sim::TypedHeapTable::instance().registered());
 }
 
 std::string gpu_names() {
@@ -109,7 +122,56 @@ struct Backend {
   std::function<WorkloadRun(Algorithm, const Workload&, std::uint64_t trial)> run;
 };
 
+// --types: the typed heap's backends (the options of page pools refused, each naming itself).
+Backend make_typed_backend(const WorkloadArgs& a) {
+  const std::pair<bool, const char*> page_pool_only[] = {
+      {a.max_steps != 0, "--max-steps"},
+      {a.queue_capacity != 0, "--queue-capacity"},
+      {a.preboot, "--preboot"},
+      {a.arenas != 0, "--arenas"},
+      {a.chunk_bins != 0, "--chunk-bins"},
+      {a.warm, "--warm"},
+      {!a.heap_bytes.empty(), "--heap-bytes"},
+      {a.block != 256, "--block"},
+      {!a.out.empty(), "--out"}};
+  for (const auto& [given, option] : page_pool_only)
+    if (given)
+      throw InputError(option,
+                       std::string(std::string(option) == "--out"
+                                       ? "typed rows (--types) have columns of their own; "
+                                         "print them (--format csv)"
+                                       : "is for page pools, not the typed heap (--types)"));
+  if (a.backend == "sim") {
+    const auto mode = sim::parse_mode(a.mode);
+    if (!mode)
+      throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
+    sim::TypedWorkloadOptions o;
+    o.mode = *mode;
+    o.repeats = a.repeats;
+    return {{"sim", sim::mode_name(o.mode)},
+            [o](Algorithm algo, const Workload& w) { sim::check_typed_workload_input(algo, w, o); },
+            [o](Algorithm algo, const Workload& w, std::uint64_t t) {
+              return sim::run_typed_workload(algo, w, o, t);
+            }};
+  }
+  if (a.backend == "gpu") {
+    if (a.mode != "sequential")
+      throw InputError("--mode", "is for --backend sim (the GPU runs the allocator's kernels)");
+    gpu::TypedWorkloadGpuOptions o;
+    o.repeats = a.repeats;
+    o.warmup = a.warmup;
+    return {
+        {"gpu", "gpu"},
+        [o](Algorithm algo, const Workload& w) { gpu::check_typed_workload_input_gpu(algo, w, o); },
+        [o](Algorithm algo, const Workload& w, std::uint64_t t) {
+          return gpu::run_typed_workload_gpu(algo, w, o, t);
+        }};
+  }
+  throw InputError("--backend", "must be sim or gpu");
+}
+
 Backend make_backend(const WorkloadArgs& a) {
+  if (a.types_given) return make_typed_backend(a);
   if (a.backend != "gpu" && a.warm)
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
@@ -176,7 +238,7 @@ void run(const WorkloadArgs& a) {
   Workload base;
   base.family = parse_workload_family(a.family);
   base.pool_bytes = parse_bytes("--pool", a.pool);
-  base.page_bytes = parse_bytes("--page-bytes", a.page_bytes);
+  base.page_bytes = parse_bytes("--page-bytes", a.page_bytes.empty() ? "256" : a.page_bytes);
   base.rounds = a.rounds;
   base.free_fraction = a.free_fraction;
   base.initial_free = a.initial_free;
@@ -197,7 +259,25 @@ void run(const WorkloadArgs& a) {
                              : base.family == WorkloadFamily::scaling ? "1..1048576*2"
                                                                       : "1024";
   const auto Ns = parse_count_list("--N", N_text);
-  const auto sizes = parse_size_list("--size", a.size);
+  std::vector<SizeSpec> sizes;
+  if (a.types_given) {
+    // The types are the objects' sizes; the smallest is the slot of DynaSOAr's blocks (T_s).
+    if (!a.size.empty())
+      throw InputError("--size", "not with --types: the types are the objects' sizes");
+    if (!a.page_bytes.empty())
+      throw InputError("--page-bytes", "not with --types: the smallest type is the slot (T_s)");
+    const dynasoar::TypeSizes t = dynasoar::parse_types("--types", a.types);
+    base.type_bytes = t.bytes;
+    base.page_bytes = t.smallest();
+    const std::uint64_t largest = *std::max_element(t.bytes.begin(), t.bytes.end());
+    sizes.push_back(SizeSpec{largest, largest});
+  } else {
+    if (a.size.empty())
+      throw InputError("--size",
+                       "required: bytes per object (or --types for objects of fixed "
+                       "types on a typed heap)");
+    sizes = parse_size_list("--size", a.size);
+  }
 
   struct Point {
     Algorithm algo;
@@ -214,7 +294,7 @@ void run(const WorkloadArgs& a) {
         points.push_back({algo, w});
         if (base.family == WorkloadFamily::oom) break;  // oom runs until full: N plays no part
       }
-  if (backend.source.name == "gpu" && a.heap_bytes.empty()) {
+  if (backend.source.name == "gpu" && a.heap_bytes.empty() && !a.types_given) {
     // CUDA's malloc heap is sized once per process, before its first malloc kernel: for the
     // largest point.
     std::uint64_t heap = 0;
@@ -306,7 +386,26 @@ void add_workload_command(CLI::App& app) {
       "Bytes are written 4096, 100B, 64KiB, 512MiB, 8GiB (binary units). The page allocators\n"
       "take a request up to one page as one page (larger: an input error); RW_malloc takes\n"
       "ceil(size / page) consecutive pages; T = pool / --page-bytes. Every run is verified: each\n"
-      "object inside the pool, no two overlapping, all pages back after the frees (exit 3).");
+      "object inside the pool, no two overlapping, all pages back after the frees (exit 3).\n"
+      "Typed objects (--types 60,64 instead of --size; allocators with a typed heap:\n" +
+          typed_heap_names() +
+          "): the smallest type T_s fixes the block (64 slots of\n"
+          "T_s), type T holds N_T = floor(64 T_s / T) a block (60,64: 64 and 60), a type more "
+          "than\n"
+          "64x the smallest is an error; the pool is whole blocks. Request i is of type (i mod "
+          "k)+1\n"
+          "(k types). alloc, scaling, fragmentation: one batch of N, then one free batch; churn:\n"
+          "rounds free a random fraction and the same threads (same types) allocate again; oom:\n"
+          "batches until a request fails; mixed does not apply (the types are the sizes). Rows "
+          "add\n"
+          "heap_blocks, blocks_in_use, blocks_min (sum of ceil(live_T / N_T)), slot_fragmentation\n"
+          "(F of DynaSOAr 6.3) and live_objects; sim modes sequential and lockstep; every batch\n"
+          "checked by the typed heap (exit 3).\n"
+          "Example: alloclab workload --allocator dynasoar --types 60,64 --workload oom --pool "
+          "1MiB\n"
+          "Example: alloclab workload --allocator dynasoar,dynasoar-norot --types 64 --workload "
+          "churn\n"
+          "         --N 4096 --rounds 8 --pool 4MiB --mode lockstep --format csv");
   cmd->add_option("--allocator", args->allocators, "comma list of allocators: " + simulated_names())
       ->required();
   cmd->add_option("--backend", args->backend,
@@ -322,13 +421,20 @@ void add_workload_command(CLI::App& app) {
                   "default 1024, for scaling 1..1048576*2");
   cmd->add_option("--size", args->size,
                   "bytes per object, or lo..hi (powers of two, mixed only); a comma list gives "
-                  "one run per entry")
-      ->required();
+                  "one run per entry; required unless --types");
+  auto* types_option = cmd->add_option(
+      "--types", args->types,
+      "objects of fixed types by size in bytes, a comma list (e.g. 28 or 60,64) instead of --size "
+      "and --page-bytes, on a typed heap (" +
+          typed_heap_names() +
+          "): the "
+          "smallest fixes the block (64 of its slots), N_T = floor(64 smallest / size), a type "
+          "more "
+          "than 64x the smallest is an error; request i is of type (i mod k) + 1; not with mixed");
   cmd->add_option("--pool", args->pool, "pool bytes (e.g. 64MiB, 8GiB)")->required();
   cmd->add_option("--page-bytes", args->page_bytes,
-                  "bytes per page of the page allocators (those with their own page size, ouro-*, "
-                  "use it: 16 B)")
-      ->capture_default_str();
+                  "bytes per page of the page allocators, default 256 (those with their own page "
+                  "size, ouro-*, use it: 16 B); not with --types");
   cmd->add_option("--rounds", args->rounds, "churn: rounds after the initial fill")
       ->capture_default_str();
   cmd->add_option("--free-fraction", args->free_fraction,
@@ -414,7 +520,10 @@ void add_workload_command(CLI::App& app) {
                   "and report DIR read) instead of printing them; points already there (same "
                   "coordinates, trials, repeats and seed) are skipped, so a killed run resumes");
   add_format_option(*cmd, args->format);
-  cmd->callback([args] { run(*args); });
+  cmd->callback([args, types_option] {
+    args->types_given = types_option->count() > 0;
+    run(*args);
+  });
 }
 
 }  // namespace alloclab::cli

@@ -38,6 +38,14 @@ void PointSummary::add(const WorkloadPoint& p) {
     for (const auto& [count, total] : p.op_counts) op_counts.emplace_back(count, 0.0);
   for (std::size_t i = 0; i < p.op_counts.size() && i < op_counts.size(); ++i)
     op_counts[i].second += static_cast<double>(p.op_counts[i].second);
+  live_objects += static_cast<double>(p.live_objects);
+  has_typed_blocks = has_typed_blocks && p.typed_blocks.has_value();
+  if (p.typed_blocks) {
+    heap_blocks += static_cast<double>(p.typed_blocks->heap_blocks);
+    blocks_in_use += static_cast<double>(p.typed_blocks->blocks_in_use);
+    blocks_min += static_cast<double>(p.typed_blocks->blocks_min);
+    slot_fragmentation += p.typed_blocks->slot_fragmentation;
+  }
   if (address_range && p.address_range_bytes)
     *address_range += static_cast<double>(*p.address_range_bytes);
   else
@@ -63,7 +71,12 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
     rec.set_quantity("N", std::nullopt, "oom: batches of --batch until a request fails");
   else
     rec.set_int("N", w.N);
-  if (w.size.is_range())
+  if (w.typed()) {  // --types 60,64: the types are the sizes
+    std::string types;
+    for (const std::uint64_t b : w.type_bytes)
+      types += (types.empty() ? "" : ",") + std::to_string(b);
+    rec.set("size", types);
+  } else if (w.size.is_range())
     rec.set("size", w.size.text());
   else
     rec.set_int("size", w.size.lo);
@@ -128,9 +141,10 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
   auto per_request = [&](double total, bool counted) {
     return counted && s.requests > 0 ? std::optional<double>(total / s.requests) : std::nullopt;
   };
-  const std::string not_counted = backend.name == "gpu"
-                                      ? "no per-request counters (--counters off, or CUDA's malloc)"
-                                      : "no request";
+  const std::string not_counted =
+      w.typed()               ? "not counted on the typed heap (its own counts: *_per_request)"
+      : backend.name == "gpu" ? "no per-request counters (--counters off, or CUDA's malloc)"
+                              : "no request";
   rec.set_quantity("atomics_per_op", per_request(s.atomics, s.has_atomic_counts),
                    s.has_atomic_counts ? "no request" : not_counted);
   rec.set_quantity("atomics_per_free",
@@ -138,11 +152,14 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
                        ? std::optional<double>(s.free_atomics / s.freed)
                        : std::nullopt,
                    s.has_atomic_counts ? "nothing freed" : not_counted);
-  const char* no_claims = s.has_claim_counts ? "no request" : "no per-request counters";
+  const char* no_claims = s.has_claim_counts ? "no request"
+                          : w.typed()        ? "not counted on the typed heap"
+                                             : "no per-request counters";
   rec.set_quantity("failed_claims_per_op", per_request(s.failed_claims, s.has_claim_counts),
                    no_claims);
   rec.set_quantity("retries_per_op", per_request(s.retries, s.has_claim_counts), no_claims);
-  const char* no_steps = "steps not observable (no per-request counters)";
+  const char* no_steps = w.typed() ? "not counted on the typed heap"
+                                   : "steps not observable (no per-request counters)";
   rec.set_quantity("steps_mean",
                    s.has_steps ? std::optional<double>(s.steps_mean / K) : std::nullopt, no_steps);
   rec.set_quantity("steps_p99", s.has_steps ? std::optional<double>(s.steps_p99 / K) : std::nullopt,
@@ -153,9 +170,17 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
   if (s.has_op_counts)
     for (const auto& [count, total] : s.op_counts)
       rec.set_quantity(count + "_per_request", per_request(total, true), "no request");
+  // The typed heap's blocks (--types): docs/dynasoar.md, "Typed objects in alloclab workload".
+  if (w.typed() && s.has_typed_blocks) {
+    rec.set("live_objects", s.live_objects / K);
+    rec.set("heap_blocks", s.heap_blocks / K);
+    rec.set("blocks_in_use", s.blocks_in_use / K);
+    rec.set("blocks_min", s.blocks_min / K);
+    rec.set("slot_fragmentation", s.slot_fragmentation / K);
+  }
   rec.set("verified", true);
   rec.set("device", device);
-  if (backend.name == "sim")
+  if (backend.name == "sim" && !w.typed())
     rec.notes.push_back(std::string(name(algo)) +
                         ": *_per_op = exact counts per allocation request (atomic RMWs on "
                         "the pool state, those that found their target taken, steps beyond "

@@ -31,6 +31,10 @@ struct PointSummary {
   std::optional<double> address_range = 0, count_at_failure = 0, batches_at_failure = 0;
   std::vector<std::pair<std::string, double>> op_counts;  // WorkloadPoint::op_counts, summed
   bool has_op_counts = true;                              // every trial had them
+  // A typed heap's blocks (WorkloadPoint::typed_blocks) and live objects, summed over trials.
+  bool has_typed_blocks = true;
+  double heap_blocks = 0, blocks_in_use = 0, blocks_min = 0, slot_fragmentation = 0;
+  double live_objects = 0;
   void add(const WorkloadPoint& p);
 };
 

@@ -3,6 +3,7 @@
 #include "alloclab/cpu_sim/typed_heap.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <utility>
 
@@ -23,6 +24,10 @@ using dynasoar::DeallocOp;
 using dynasoar::DsCounts;
 
 constexpr std::uint64_t kStuckSteps = std::uint64_t{1} << 32;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // A machine serving the lanes `lanes` (indices into the batch, ascending) of one warp and type.
 struct Group {
@@ -71,6 +76,7 @@ void TypedHeap::take(const TypedObject& o) {
 
 std::vector<std::optional<TypedObject>> TypedHeap::allocate(
     const std::vector<TypedRequest>& batch) {
+  const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t batch_no = batches_++;
   std::vector<std::optional<TypedObject>> out(batch.size());
   dynasoar::AllocConfig cfg;
@@ -142,11 +148,13 @@ std::vector<std::optional<TypedObject>> TypedHeap::allocate(
   for (const Group& g : groups) failed_ += g.lanes.size() - g.served;
   allocations_ += batch.size();
   counts_.add(c);
+  last_seconds_ = seconds_since(t0);
   check_at_rest("after an allocation batch");
   return out;
 }
 
 void TypedHeap::free(const std::vector<TypedObject>& batch) {
+  const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t batch_no = batches_++;
   std::vector<DeallocOp<Atom>> ops;
   ops.reserve(batch.size());
@@ -188,6 +196,7 @@ void TypedHeap::free(const std::vector<TypedObject>& batch) {
     }
   }
   counts_.add(c);
+  last_seconds_ = seconds_since(t0);
   check_at_rest("after a free batch");
 }
 

@@ -88,6 +88,12 @@ struct Workload {
   // (the papers') or what the allocator's Capabilities::bit_choices offer.
   BitChoice bit_choice = BitChoice::lowest;
   std::uint64_t seed = 1;
+  // --types 60,64: objects of fixed types named by their byte sizes, on a typed heap (DynaSOAr's;
+  // core/dynasoar/typed_workload.hpp); request i is of type (i mod k) + 1. Empty: objects of
+  // `size` bytes in pages, as every allocator serves them. A typed workload's `size` is its largest
+  // type and `page_bytes` its smallest (T_s, the slot DynaSOAr's blocks are made of).
+  std::vector<std::uint64_t> type_bytes;
+  bool typed() const { return !type_bytes.empty(); }
   std::uint64_t pages_total() const { return pool_bytes / page_bytes; }  // T
   std::uint64_t pages_free_at_start() const {                            // A
     return free_pages_of_fraction(initial_free, pages_total());

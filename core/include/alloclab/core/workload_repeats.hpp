@@ -77,6 +77,10 @@ inline std::optional<CountDifference> first_count_difference(const WorkloadRun& 
     if (p.batches_at_failure != q.batches_at_failure)
       return differs("batches_at_failure", where, detail::optional_text(p.batches_at_failure),
                      detail::optional_text(q.batches_at_failure));
+    if (p.typed_blocks && q.typed_blocks &&
+        p.typed_blocks->blocks_in_use != q.typed_blocks->blocks_in_use)
+      return differs("blocks_in_use", where, std::to_string(p.typed_blocks->blocks_in_use),
+                     std::to_string(q.typed_blocks->blocks_in_use));
     const auto [at_p, at_q] = std::mismatch(p.steps.begin(), p.steps.end(), q.steps.begin());
     if (at_p != p.steps.end())
       return differs("steps", where + ", request " + std::to_string(at_p - p.steps.begin()),

@@ -34,6 +34,15 @@ struct WorkloadPoint {
   // it failed in (1 = the first).
   std::optional<std::uint64_t> count_at_failure;
   std::optional<std::uint64_t> batches_at_failure;
+  // A typed heap's blocks at the measurement point (--types; nullopt for page pools): the heap's
+  // blocks, those in use, the fewest that could hold the live objects (sum over types of
+  // ceil(live / N_T)), and DynaSOAr's F (§6.3: free slots of the allocated blocks over their
+  // slots).
+  struct TypedBlocks {
+    std::uint64_t heap_blocks = 0, blocks_in_use = 0, blocks_min = 0;
+    double slot_fragmentation = 0;
+  };
+  std::optional<TypedBlocks> typed_blocks;
   // Steps of every request of this point (the registry's unit of the allocator); empty where
   // steps are not observable (CUDA's malloc, GPU runs without counters).
   std::vector<std::uint32_t> steps;

@@ -85,6 +85,8 @@ class TypedHeap {
   std::uint64_t rounds() const { return rounds_; }
   std::uint64_t failed() const { return failed_; }
   std::uint64_t allocations() const { return allocations_; }
+  // Wall time of the last allocate() or free(), its check at rest excluded.
+  double last_seconds() const { return last_seconds_; }
   const dynasoar::Heap& heap() const { return storage_.heap; }
 
  private:
@@ -99,6 +101,7 @@ class TypedHeap {
   std::uint64_t live_count_ = 0, live_bytes_ = 0;
   dynasoar::DsCounts counts_;
   std::uint64_t steps_ = 0, rounds_ = 0, failed_ = 0, allocations_ = 0, batches_ = 0;
+  double last_seconds_ = 0;
 };
 
 }  // namespace alloclab::sim
