@@ -118,18 +118,11 @@ WorkloadRun run_typed_workload(Algorithm algo, const Workload& w, const TypedWor
     repeated.add(std::move(run));
   }
   WorkloadRun run = std::move(repeated).take();
-  const dynasoar::TypeSizes t = dynasoar::workload_types(w);
-  std::string caps;
-  for (unsigned n = 1; n <= t.bytes.size(); ++n)
-    caps += (n == 1 ? "" : ", ") + std::to_string(t.bytes[n - 1]) +
-            " B: " + std::to_string(t.capacity(n));
   const std::string who(name(algo));
-  run.notes.push_back(who + ": typed heap of " + std::to_string(run.pages_total) + " blocks of " +
-                      std::to_string(t.block_bytes()) + " B, r = " + std::to_string(o.retries) +
-                      "; request i of type (i mod " + std::to_string(t.bytes.size()) +
-                      ") + 1; N_T (" + caps +
-                      "); atomics and steps are not counted per request, the allocator's "
-                      "counts are <count>_per_request");
+  run.notes.push_back(
+      dynasoar::typed_heap_note(who, dynasoar::workload_types(w), run.pages_total, o.retries) +
+      "; atomics and steps are not counted per request, the allocator's "
+      "counts are <count>_per_request");
   if (o.repeats > 1)
     run.notes.push_back(who + ": init_ms, alloc_ms and free_ms are medians over " +
                         std::to_string(o.repeats) +

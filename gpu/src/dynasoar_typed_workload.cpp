@@ -115,16 +115,9 @@ WorkloadRun run_typed_workload_gpu(Algorithm algo, const Workload& w,
     repeated.add(std::move(run));
   }
   WorkloadRun run = std::move(repeated).take();
-  std::string caps;
-  for (unsigned n = 1; n <= t.bytes.size(); ++n)
-    caps += (n == 1 ? "" : ", ") + std::to_string(t.bytes[n - 1]) +
-            " B: " + std::to_string(t.capacity(n));
   const std::string who(name(algo));
-  run.notes.push_back(who + ": typed heap of " + std::to_string(run.pages_total) + " blocks of " +
-                      std::to_string(t.block_bytes()) + " B, r = " + std::to_string(o.retries) +
-                      "; request i of type (i mod " + std::to_string(t.bytes.size()) +
-                      ") + 1; N_T (" + caps +
-                      "); alloc_ms and free_ms are the kernels; init_ms builds the heap (host "
+  run.notes.push_back(dynasoar::typed_heap_note(who, t, run.pages_total, o.retries) +
+                      "; alloc_ms and free_ms are the kernels; init_ms builds the heap (host "
                       "and device); the allocator's counts are <count>_per_request");
   if (o.repeats > 1)
     run.notes.push_back(who + ": alloc_ms, free_ms and init_ms are medians over " +

@@ -114,10 +114,17 @@ __device__ __forceinline__ void ualloc_back_off(std::uint32_t run) {
 }
 
 // Runs `op` to its end: the caller's step bound through give_up, kStuckSteps as a defect.
-// Returns the steps taken.
-template <class Op, class View, class Phase>
+// `intercept(op, steps)` may take a step's place (true: it did, and added its steps): UAlloc's
+// collective chunk mutex. Returns the steps taken.
+struct NoIntercept {
+  template <class Op>
+  __device__ bool operator()(Op&, std::uint64_t&) const {
+    return false;
+  }
+};
+template <class Op, class View, class Phase, class Intercept = NoIntercept>
 __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint64_t max_steps,
-                                   unsigned long long* stuck) {
+                                   unsigned long long* stuck, Intercept intercept = {}) {
   std::uint64_t steps = 0;
   std::uint32_t run = 0;  // spinning steps in a row
   bool stopping = false;
@@ -127,6 +134,10 @@ __device__ std::uint64_t run_alloc(Op& op, const View& v, Phase done, std::uint6
     if (steps >= kStuckSteps) {
       atomicAdd(stuck, 1ull);
       break;
+    }
+    if (intercept(op, steps)) {
+      run = 0;
+      continue;
     }
     const gelado::StepStatus st = op.step(v);
     ++steps;
@@ -210,38 +221,6 @@ __device__ std::uint64_t collective_chunk_take(Alloc& op, const UAllocGpuView& v
   }
 }
 
-// A UAlloc alloc run to its end as run_alloc does; with `collective` (a kernel that ran
-// start_chunk_groups) its chunk mutex taken collectively, else a group of one.
-__device__ std::uint64_t run_ualloc_alloc(Alloc& op, const UAllocGpuView& v, std::uint32_t arena,
-                                          std::uint32_t scatter, std::uint64_t max_steps,
-                                          bool collective) {
-  const gelado::UAllocView& u = v.u;
-  unsigned long long* stuck = &v.words->stuck;
-  std::uint64_t steps = 0;
-  std::uint32_t run = 0;  // spinning steps in a row
-  bool stopping = false;
-  while (op.phase() != gelado::UAllocAllocPhase::done) {
-    if (steps >= max_steps && !stopping) stopping = op.give_up(u);
-    if (op.phase() == gelado::UAllocAllocPhase::done) break;
-    if (steps >= kStuckSteps) {
-      atomicAdd(stuck, 1ull);
-      break;
-    }
-    if (collective && op.waiting_for_chunk()) {
-      steps += collective_chunk_take(op, v, arena, scatter);
-      run = 0;
-      continue;
-    }
-    const gelado::StepStatus st = op.step(u);
-    ++steps;
-    if (st == gelado::StepStatus::spinning)
-      ualloc_back_off(++run);
-    else
-      run = 0;
-  }
-  return steps;
-}
-
 // The launch's counts of the frees since the previous counted allocation launch go to this
 // launch's totals (as the simulator adds them to the next allocate()).
 __device__ void start_alloc_launch(const KernelArgs& a, const UAllocGpuView& v, bool counted) {
@@ -270,8 +249,15 @@ __device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint
   if (bytes <= gelado::kUAllocMaxBytes) {
     const std::uint32_t arena = sm_id() % v.u.arenas;
     Alloc op(v.u, gelado::ualloc_class_of(static_cast<std::uint32_t>(bytes)), arena, scatter);
-    q.steps =
-        static_cast<std::uint32_t>(run_ualloc_alloc(op, v, arena, scatter, max_steps, collective));
+    // With `collective` (a kernel that ran start_chunk_groups) a grower's chunk mutex is taken
+    // by its warp's group; else each takes it alone (a group of one).
+    auto chunk_take = [&](Alloc& alloc, std::uint64_t& steps) {
+      if (!collective || !alloc.waiting_for_chunk()) return false;
+      steps += collective_chunk_take(alloc, v, arena, scatter);
+      return true;
+    };
+    q.steps = static_cast<std::uint32_t>(
+        run_alloc(op, v.u, gelado::UAllocAllocPhase::done, max_steps, &v.words->stuck, chunk_take));
     if (op.overflowed() || op.buddy_stats().max_locks_held > 2) atomicAdd(&v.words->bad, 1ull);
     if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
       q.unit = op.result() / gelado::kUAllocUnitBytes;

@@ -67,6 +67,19 @@ inline TypeSizes workload_types(const Workload& w) {
   return check_types("--types", w.type_bytes);
 }
 
+// The part of a typed run's note both backends give: the heap, r, the type rule and N_T.
+inline std::string typed_heap_note(const std::string& who, const TypeSizes& t, std::uint64_t blocks,
+                                   unsigned retries) {
+  std::string caps;
+  for (unsigned n = 1; n <= t.bytes.size(); ++n)
+    caps += (n == 1 ? "" : ", ") + std::to_string(t.bytes[n - 1]) +
+            " B: " + std::to_string(t.capacity(n));
+  return who + ": typed heap of " + std::to_string(blocks) + " blocks of " +
+         std::to_string(t.block_bytes()) + " B, r = " + std::to_string(retries) +
+         "; request i of type (i mod " + std::to_string(t.bytes.size()) + ") + 1; N_T (" + caps +
+         ")";
+}
+
 // A typed workload's own checks, the same on every backend (InputError naming the parameter).
 inline void check_typed_workload(const Workload& w) {
   const TypeSizes t = workload_types(w);
