@@ -27,6 +27,7 @@ namespace {
 struct TypedArgs {
   std::string allocator = "dynasoar", types, heap, retries = "5", mode = "lockstep";
   std::string backend = "sim";
+  unsigned host_threads = 0;
   std::uint64_t seed = 1;
   Format format = Format::table;
 };
@@ -93,9 +94,15 @@ sim::TypedHeapOptions heap_options(const TypedArgs& a, const std::string& types_
   h.heap_bytes = parse_bytes("--heap", a.heap.empty() ? heap_default : a.heap);
   h.retries = retries;
   h.variant = variant;
-  if (a.mode != "lockstep" && a.mode != "sequential")
-    throw InputError("--mode", "unknown mode '" + a.mode + "' (lockstep|sequential)");
-  h.mode = a.mode == "lockstep" ? sim::TypedMode::lockstep : sim::TypedMode::sequential;
+  if (a.mode == "lockstep")
+    h.mode = sim::TypedMode::lockstep;
+  else if (a.mode == "sequential")
+    h.mode = sim::TypedMode::sequential;
+  else if (a.mode == "threads")
+    h.mode = sim::TypedMode::threads;
+  else
+    throw InputError("--mode", "unknown mode '" + a.mode + "' (lockstep|sequential|threads)");
+  h.host_threads = a.host_threads;
   h.seed = a.seed;
   return h;
 }
@@ -271,6 +278,8 @@ void run_wator_command(const WatorArgs& a) {
         row.set("allocator", std::string(name(algo)));
         row.set_int("retries", r);
         row.set("mode", a.mode);
+        if (o.heap.mode == sim::TypedMode::threads)
+          row.set_int("host_threads", sim::typed_host_threads(o.heap));
         row.set("types", fmt::format("{}", fmt::join(o.heap.types.bytes, ",")));
         row.set_int("cells", static_cast<std::uint64_t>(o.width) * o.height);
         row.set_int("heap_bytes", o.heap.heap_bytes);
@@ -382,6 +391,8 @@ std::vector<Record> scalability_sim_rows(const ScalabilityArgs& a) {
       row.set("allocator", std::string(name(algo)));
       row.set_int("retries", r);
       row.set("mode", a.mode);
+      if (o.heap.mode == sim::TypedMode::threads)
+        row.set_int("host_threads", sim::typed_host_threads(o.heap));
       row.set_int("object_bytes", o.heap.types.bytes[0]);
       row.set_int("threads", o.threads);
       row.set_int("heap_bytes", o.heap.heap_bytes);
@@ -441,8 +452,16 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
                   "r, active-block lookups before the slow path (list, e.g. 1,2,5; the paper's 5)")
       ->capture_default_str();
   cmd->add_option("--mode", a.mode,
-                  "lockstep (a batch's machines one step each per round, warps coalesced) or "
-                  "sequential (one request at a time)")
+                  "lockstep (a batch's machines one step each per round, warps coalesced), "
+                  "sequential (one request at a time) or threads (host threads run a batch's "
+                  "machines concurrently on real atomics, warps coalesced, one machine a host "
+                  "thread at a time; NOT deterministic: the slots, F and Wa-Tor's populations vary "
+                  "from run to run; lockstep and sequential are the same on every run)")
+      ->capture_default_str();
+  cmd->add_option("--host-threads", a.host_threads,
+                  fmt::format("--mode threads: host threads (0 = all cores, at most {}); "
+                              "ignored in the other modes",
+                              sim::kMaxTypedHostThreads))
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every draw (Philox)")->capture_default_str();
   cmd->add_option("--backend", a.backend,

@@ -147,6 +147,7 @@ Backend make_typed_backend(const WorkloadArgs& a) {
       throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
     sim::TypedWorkloadOptions o;
     o.mode = *mode;
+    o.host_threads = a.threads;
     o.repeats = a.repeats;
     return {{"sim", sim::mode_name(o.mode)},
             [o](Algorithm algo, const Workload& w) { sim::check_typed_workload_input(algo, w, o); },

@@ -70,10 +70,9 @@ class TypedHeapAdaptor {
 };
 
 TypedMode typed_mode(Mode m) {
-  // The typed heap runs sequential and lockstep (threads mode: not yet, docs/dynasoar.md).
-  if (m == Mode::threads)
-    throw InputError("--mode", "threads: the typed heap (--types) runs sequential or lockstep");
-  return m == Mode::lockstep ? TypedMode::lockstep : TypedMode::sequential;
+  return m == Mode::lockstep  ? TypedMode::lockstep
+         : m == Mode::threads ? TypedMode::threads
+                              : TypedMode::sequential;
 }
 
 TypedHeapOptions heap_options(Algorithm algo, const Workload& w, const TypedWorkloadOptions& o,
@@ -90,6 +89,7 @@ TypedHeapOptions heap_options(Algorithm algo, const Workload& w, const TypedWork
   h.retries = o.retries;
   h.variant = *e;
   h.mode = typed_mode(o.mode);
+  h.host_threads = o.host_threads;
   h.seed = seed;
   return h;
 }
@@ -107,7 +107,9 @@ WorkloadRun run_typed_workload(Algorithm algo, const Workload& w, const TypedWor
                                std::uint64_t trial) {
   check_typed_workload_input(algo, w, o);
   const std::uint64_t seed = trial_seed(w.seed, trial);
-  RepeatedRun repeated(RepeatCounts::identical);  // sequential and lockstep are deterministic
+  // Sequential and lockstep are deterministic; host threads interleave as they will.
+  RepeatedRun repeated(o.mode == Mode::threads ? RepeatCounts::may_differ
+                                               : RepeatCounts::identical);
   for (unsigned r = 0; r < o.repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     TypedHeapAdaptor heap(heap_options(algo, w, o, seed));

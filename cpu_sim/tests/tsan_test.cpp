@@ -1,7 +1,9 @@
 // Built with -fsanitize=thread (label tsan): threads mode of every allocator on a small case.
 #include <catch2/catch.hpp>
 
+#include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
+#include "alloclab/cpu_sim/typed_apps.hpp"
 #include "sim_test_helpers.hpp"
 
 using namespace alloclab;
@@ -38,4 +40,28 @@ TEST_CASE("threads mode is race free", "[cpu_sim][tsan]") {
     if (r1.first_page[i] >= 0) a->free(static_cast<std::uint64_t>(r1.first_page[i]), s.pages);
   RunResult r2 = a->allocate(2);
   CHECK(r2.taken + r2.failed * s.pages == s.N * s.pages);
+}
+
+TEST_CASE("the typed heap's threads mode is race free", "[cpu_sim][tsan]") {
+  TypedHeapOptions heap;
+  heap.mode = TypedMode::threads;
+  heap.host_threads = 4;
+  // linux-scalability: 32 blocks of 64 slots, 512 threads: 4 objects each, then the frees.
+  LinuxScalabilityOptions ls;
+  ls.heap = heap;
+  ls.heap.types = dynasoar::parse_types("--types", "64");
+  ls.heap.heap_bytes = 32 * 64 * 64;
+  ls.threads = 512;
+  const LinuxScalabilityRun r = run_linux_scalability(ls);
+  CHECK(r.n_max == 4);
+  CHECK(r.blocks_left == 0);
+  // Wa-Tor: two types, allocation and free batches, rollbacks possible.
+  WatorOptions w;
+  w.heap = heap;
+  w.heap.types = dynasoar::parse_types("--types", "60,64");
+  w.heap.heap_bytes = 64 * 3840;
+  w.width = 24;
+  w.height = 24;
+  w.iterations = 20;
+  CHECK(run_wator(w).iterations.size() == 21);
 }

@@ -7,13 +7,23 @@
 //                    (§4.2's coalescing; without it each request is its own); every unfinished
 //                    machine makes one step per round, in a random order per round (Philox,
 //                    StreamDomain::order). Sequential: one request at a time to its end.
-//   free(batch)      the same for the frees (Alg. 2, 7, 9), all at once in lockstep.
+//                    Threads: host threads (std::thread, `host_threads`) run the machines
+//                    concurrently on std::atomic_ref words, each machine (a warp's requests of one
+//                    type when coalescing, as in lockstep) on one host thread to its end; not
+//                    deterministic. A machine whose last round found no free block waits, before
+//                    its next round, until no machine is between a free-block lookup and its
+//                    block's activation, nor in a rollback: a host thread descheduled there for
+//                    milliseconds (a GPU warp is not) would make the others give up out of memory
+//                    on a heap with room (see the .cpp).
+//   free(batch)      the same for the frees (Alg. 2, 7, 9): all at once in lockstep, concurrently
+//                    in threads mode.
 // Verified every batch: an independent record of the live objects, per block the slots held and
 // their type (a slot handed out twice, or in a block that holds live objects of another type, whose
 // bytes it would share; a free of something not live: VerificationError), and the heap at rest
 // after each batch (HeapStorage::check_slots: Def. 1 in every block bitmap, each block's
 // state against the objects the map holds). Out of memory: alloc.hpp's give-up, the request gets
-// nothing and is counted. A machine still running after 2^32 steps is a defect (VerificationError).
+// nothing and is counted. A machine still running after 2^32 steps is a defect (VerificationError);
+// in threads mode 2^22 steps past the out-of-memory bound (a free: 2^22 steps), or 2^22 waits.
 //
 // Which allocators run here: those with an entry in TypedHeapTable (registered from their own
 // file, cpu_sim/src/dynasoar.cpp), which says whether they coalesce and rotate.
@@ -37,7 +47,7 @@ struct TypedHeapEntry {
 };
 using TypedHeapTable = BackendTable<TypedHeapEntry>;
 
-enum class TypedMode { sequential, lockstep };
+enum class TypedMode { sequential, lockstep, threads };
 
 struct TypedHeapOptions {
   dynasoar::TypeSizes types{{64}};
@@ -45,11 +55,20 @@ struct TypedHeapOptions {
   unsigned retries = 5;                               // r: active lookups before the slow path
   TypedHeapEntry variant;
   TypedMode mode = TypedMode::lockstep;
+  unsigned host_threads = 0;  // threads mode: host threads (0: all cores); ignored otherwise
+  // Threads mode, for tests: a host thread sleeps this long (µs) after its machine claimed a free
+  // block, as a thread descheduled there would (0: never).
+  unsigned claim_pause_us = 0;
   std::uint64_t seed = 1;
 };
 
-// InputError naming the parameter: --heap below one block, --retries 0 or above 64.
+inline constexpr unsigned kMaxTypedHostThreads = 1024;
+
+// InputError naming the parameter: --heap below one block, --retries 0 or above 64,
+// --host-threads above kMaxTypedHostThreads.
 void check_typed_heap(const TypedHeapOptions& o);
+// The host threads a batch runs on: threads mode's host_threads (0: all cores), else 1.
+unsigned typed_host_threads(const TypedHeapOptions& o);
 
 struct TypedObject {
   std::uint64_t block = 0;
@@ -81,8 +100,8 @@ class TypedHeap {
 
   std::uint64_t blocks() const { return storage_.heap.blocks; }
   const dynasoar::DsCounts& counts() const { return counts_; }
-  std::uint64_t steps() const { return steps_; }  // memory operations of all machines
-  std::uint64_t rounds() const { return rounds_; }
+  std::uint64_t steps() const { return steps_; }    // memory operations of all machines
+  std::uint64_t rounds() const { return rounds_; }  // lockstep only
   std::uint64_t failed() const { return failed_; }
   std::uint64_t allocations() const { return allocations_; }
   // Wall time of the last allocate() or free(), its check at rest excluded.

@@ -13,7 +13,8 @@
 namespace alloclab::sim {
 
 struct TypedWorkloadOptions {
-  Mode mode = Mode::sequential;  // sequential or lockstep (the typed heap's modes)
+  Mode mode = Mode::sequential;  // sequential, lockstep or threads (the typed heap's modes)
+  unsigned host_threads = 0;     // threads mode: host threads (0: all cores)
   unsigned retries = 5;          // r: active lookups before the slow path (the paper's 5)
   unsigned repeats = 1;          // as WorkloadOptions::repeats (counts must agree)
 };
