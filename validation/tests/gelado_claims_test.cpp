@@ -211,6 +211,7 @@ TEST_CASE("gelado claims: the collective chunk mutex, growers an acquisition by 
   CHECK(c.model.find("62 free bins") != std::string::npos);
   // The simulator's lockstep forms groups: more growers than acquisitions.
   CHECK(c.verdict.find("holds for a warp's group") == 0);
+  CHECK(c.verdict.find("up to 4.00 on the GPU (at 1024 B)") != std::string::npos);
   const auto without = gelado_claims({}, {});
   CHECK(find(without, "§4.2.2", "collective").hardware.find("not measured") == 0);
 }
