@@ -14,20 +14,13 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "alloclab/cpu_sim/typed_apps.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
+using alloclab::sim::testing::input_error;
 using namespace alloclab::sim;
 
 namespace {
-
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.parameter();
-  }
-  return "";
-}
 
 TypedHeapOptions options(const std::string& types, std::uint64_t heap_bytes, TypedMode mode) {
   TypedHeapOptions o;

@@ -42,14 +42,20 @@ inline std::uint64_t count(const RunResult& r, const std::string& name) {
   return 0;
 }
 
-// The parameter check_input's InputError names for (s, o), or "" when the input is accepted.
-inline std::string parameter_of(const Scenario& s, const SimOptions& o) {
+// The parameter f's InputError names, or "" when f throws none.
+template <class F>
+std::string input_error(F&& f) {
   try {
-    check_input(s, o);
+    f();
   } catch (const InputError& e) {
     return e.parameter();
   }
   return "";
+}
+
+// The parameter check_input's InputError names for (s, o), or "" when the input is accepted.
+inline std::string parameter_of(const Scenario& s, const SimOptions& o) {
+  return input_error([&] { check_input(s, o); });
 }
 
 }  // namespace alloclab::sim::testing

@@ -12,8 +12,10 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/workload.hpp"
 #include "alloclab/cpu_sim/typed_workload.hpp"
+#include "sim_test_helpers.hpp"
 
 using namespace alloclab;
+using alloclab::sim::testing::input_error;
 using namespace alloclab::sim;
 
 namespace {
@@ -33,15 +35,6 @@ TypedWorkloadOptions in(Mode m) {
   TypedWorkloadOptions o;
   o.mode = m;
   return o;
-}
-
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.parameter();
-  }
-  return "";
 }
 
 }  // namespace

@@ -53,8 +53,7 @@ double sim_ops_per_alloc(std::uint64_t blocks, std::uint64_t threads, std::uint6
 }  // namespace
 
 bool is_heap_sweep_row(const Record& r) {
-  return r.text("app").value_or("") == "linux-scalability" && r.number("next_n") &&
-         r.number("next_n").value_or(1) == 0;
+  return r.text("app").value_or("") == "linux-scalability" && r.number("next_n") == 0.0;
 }
 
 ClaimCheck dynasoar_heap_size_claim(const std::vector<Record>& dir_rows) {

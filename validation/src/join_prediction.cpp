@@ -34,6 +34,19 @@ std::string device_name(const Record& r) {
 
 }  // namespace
 
+JoinPoint join_point(const Record& r) {
+  return JoinPoint{device_name(r), static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
+                   r.number("skew").value_or(0)};
+}
+
+std::map<JoinPoint, double> direct_join_ms(const std::vector<Record>& rows) {
+  std::map<JoinPoint, double> direct;
+  for (const auto& r : rows)
+    if (record_text(r, "allocator") == "direct" && record_flag(r, "verified"))
+      if (const auto t = r.number("join_ms")) direct[join_point(r)] = *t;
+  return direct;
+}
+
 std::optional<model::DeviceTimeFits> join_time_fits(const std::vector<Record>& rows,
                                                     const std::string& data_dir, std::string& why) {
   std::string device;
@@ -54,18 +67,7 @@ std::optional<model::DeviceTimeFits> join_time_fits(const std::vector<Record>& r
 std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
                                          const model::DeviceTimeFits* fits,
                                          const ReplayLimits& limits) {
-  // Direct Output's join_ms at each (device, tuples, skew) of its verified rows (a report may
-  // hold the rows of several GPUs).
-  using Point = std::tuple<std::string, std::uint64_t, double>;
-  const auto point = [](const Record& r) {
-    return Point{device_name(r), static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
-                 r.number("skew").value_or(0)};
-  };
-  std::map<Point, double> direct;
-  for (const auto& r : rows) {
-    if (record_text(r, "allocator") != "direct" || !record_flag(r, "verified")) continue;
-    if (const auto t = r.number("join_ms")) direct[point(r)] = *t;
-  }
+  const std::map<JoinPoint, double> direct = direct_join_ms(rows);
   std::map<std::tuple<Algorithm, std::uint64_t, std::uint64_t, unsigned>, std::optional<ModelSteps>>
       model_cache;
   std::vector<JoinPrediction> out;
@@ -79,7 +81,7 @@ std::vector<JoinPrediction> predict_join(const std::vector<Record>& rows,
     p.skew = trace->skew;
     p.measured_ms = *measured;
     p.trace = *trace;
-    if (const auto d = direct.find(point(r)); d != direct.end()) p.direct_ms = d->second;
+    if (const auto d = direct.find(join_point(r)); d != direct.end()) p.direct_ms = d->second;
     try {
       p.replay = replay_join_trace(*trace, limits);
     } catch (const InputError&) {

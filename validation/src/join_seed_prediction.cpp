@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/validation/join_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {
@@ -120,16 +121,7 @@ const SeedReplay& cached_replay(std::map<ReplayKey, SeedReplay>& cache, const Jo
 std::vector<SeedPrediction> predict_seed_join(const std::vector<Record>& rows,
                                               const std::vector<IsolatedPoint>& isolated,
                                               const SeedReplayLimits& limits) {
-  using Point = std::tuple<std::string, std::uint64_t, double>;
-  const auto point = [](const Record& r) {
-    return Point{record_text(r, "device"),
-                 static_cast<std::uint64_t>(r.number("tuples").value_or(0)),
-                 r.number("skew").value_or(0)};
-  };
-  std::map<Point, double> direct;
-  for (const auto& r : rows)
-    if (record_text(r, "allocator") == "direct" && record_flag(r, "verified"))
-      if (const auto t = r.number("join_ms")) direct[point(r)] = *t;
+  const std::map<JoinPoint, double> direct = direct_join_ms(rows);
   std::map<ReplayKey, SeedReplay> cache;
   std::vector<SeedPrediction> out;
   for (const auto& r : rows) {
@@ -145,7 +137,7 @@ std::vector<SeedPrediction> predict_seed_join(const std::vector<Record>& rows,
     p.requests = would->requests;
     p.measured_ms = *measured;
     p.getpage_cycles_per_call = r.number("getpage_cycles_per_call").value_or(0);
-    if (const auto d = direct.find(point(r)); d != direct.end()) p.direct_ms = d->second;
+    if (const auto d = direct.find(join_point(r)); d != direct.end()) p.direct_ms = d->second;
     if (!seed_join_trace(r)) {
       p.note =
           record_flag(r, "out_of_memory")

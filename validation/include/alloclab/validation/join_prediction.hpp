@@ -23,8 +23,11 @@
 // Allocators without a fit (rwmalloc on the H200) get steps per GETPAGE only.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "alloclab/core/result.hpp"
@@ -48,6 +51,13 @@ struct JoinPrediction {
 };
 
 // kernel_ms - alpha of the fit for s's allocator with the given steps; nullopt without a fit.
+// A join row's point: (device without its PCI address, tuples, skew); a report may hold the rows
+// of several GPUs.
+using JoinPoint = std::tuple<std::string, std::uint64_t, double>;
+JoinPoint join_point(const Record& r);
+// Direct Output's join_ms at each point of its verified rows: the baseline of every prediction.
+std::map<JoinPoint, double> direct_join_ms(const std::vector<Record>& rows);
+
 std::optional<double> predicted_getpage_ms(const model::DeviceTimeFits& fits, const Scenario& s,
                                            double tas, double was);
 
