@@ -4,48 +4,51 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <string>
 
+#include "alloclab/cli/brief_formatter.hpp"
+#include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/core/errors.hpp"
-
-namespace {
-std::string g_command_line;
-}
-
-const std::string& alloclab::cli::command_line() {
-  return g_command_line;
-}
+#include "alloclab/validation/study.hpp"
 
 int main(int argc, char** argv) {
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = i == 0 ? std::string("alloclab") : std::string(argv[i]);
-    if (arg.find_first_of(" '\"$*") != std::string::npos) arg = "'" + arg + "'";
-    g_command_line += (i ? " " : "") + arg;
-  }
+  alloclab::cli::record_command_line(argc, argv);
+  // What alloclab is, in two lines, the studies named from their table.
+  std::string studies;
+  for (const auto* study : alloclab::validation::StudyTable::instance().all())
+    studies += (studies.empty() ? "" : " ") + std::string(study->name);
   CLI::App app{
-      "alloclab - a laboratory for random-walk GPU page allocators (Pham et al., ICS'22).\n"
-      "Compute the analytic models, replay the algorithms in a CPU simulator, measure them on a\n"
-      "GPU. Every subcommand takes a grid of N (threads), A or --free (free pages) and T (pages);\n"
-      "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor', or a named grid: --grid standard\n"
-      "(the validation report's) or --grid figure4 (the paper's Figure 4).\n"
-      "Bad input exits 2 with one line on stderr naming the parameter. Try: alloclab model --help"};
+      "alloclab - GPU memory allocators: analytic models, a CPU simulator and GPU measurements "
+      "side\n"
+      "by side, judging papers' claims. Studies: " +
+      studies};
+  app.footer(
+      "`alloclab <command> --help` explains a command. Bad input exits 2 with one line on\n"
+      "stderr naming the parameter; a run that fails its verification exits 3.");
+  app.formatter(std::make_shared<alloclab::cli::BriefFormatter>());
   app.require_subcommand(1);
-  alloclab::cli::add_model_command(app);
-  alloclab::cli::add_simulate_command(app);
-  alloclab::cli::add_measure_command(app);
-  alloclab::cli::add_sweep_command(app);
-  alloclab::cli::add_validate_command(app);
-  alloclab::cli::add_report_command(app);
-  alloclab::cli::add_fit_time_command(app);
-  alloclab::cli::add_workload_command(app);
-  alloclab::cli::add_explain_command(app);
-  alloclab::cli::add_trace_command(app);
-  alloclab::cli::add_semaphore_command(app);
-  alloclab::cli::add_rcu_command(app);
-  alloclab::cli::add_join_command(app);
-  alloclab::cli::add_dynasoar_app_commands(app);
+  // The engine's subcommands and those the studies register (command_table.hpp), each in its
+  // group of --help: models and simulation, experiments, sweeps and reports, teaching.
+  using namespace alloclab::cli;
+  const auto engine = [&app](void (*add)(CLI::App&), std::string_view group) {
+    add(app);
+    app.get_subcommands([](CLI::App*) { return true; }).back()->group(std::string(group));
+  };
+  engine(&add_model_command, kModelsGroup);
+  engine(&add_simulate_command, kModelsGroup);
+  engine(&add_measure_command, kModelsGroup);
+  engine(&add_workload_command, kModelsGroup);
+  for (const auto& entry : CommandTable::instance().all())
+    for (CLI::App* sub : entry.add(app)) sub->group(std::string(entry.group));
+  engine(&add_sweep_command, kReportsGroup);
+  engine(&add_validate_command, kReportsGroup);
+  engine(&add_report_command, kReportsGroup);
+  engine(&add_fit_time_command, kReportsGroup);
+  engine(&add_explain_command, kTeachingGroup);
+  engine(&add_trace_command, kTeachingGroup);
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

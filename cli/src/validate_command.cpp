@@ -10,7 +10,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/all_errata.hpp"
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/study.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
 #include "alloclab/validation/workload_checks.hpp"
@@ -54,7 +54,14 @@ void run(const ValidateArgs& a) {
   auto verdicts = validation::all_verdicts(rows, a.options);
   for (auto& v : validation::workload_verdicts(workload_rows)) verdicts.push_back(std::move(v));
   const auto verdict_recs = validation::verdict_records(verdicts);
-  const auto theorems = validation::theorem_checks();
+  // Each study's statements checked without data (paper 000's Theorems 1 and 2).
+  std::vector<std::pair<std::string, std::vector<Record>>> statements;
+  std::vector<Record> theorems;
+  for (const auto* study : validation::StudyTable::instance().all())
+    if (study->statement_checks) {
+      statements.emplace_back(std::string(study->statements_title), study->statement_checks());
+      for (const auto& r : statements.back().second) theorems.push_back(r);
+    }
   const auto papers = validation::all_errata();
   const auto errata = errata_records(papers);
 
@@ -81,8 +88,10 @@ void run(const ValidateArgs& a) {
     std::cout << "Verdicts (" << rows.size() << " tidy rows from " << csv << "; "
               << workload_rows.size() << " workload rows from " << workload_dir << ")\n\n";
     write_records(std::cout, verdict_recs, Format::table);
-    std::cout << "\nTheorems 1 and 2, checked numerically\n\n";
-    write_records(std::cout, theorems, Format::table);
+    for (const auto& [title, records] : statements) {
+      std::cout << "\n" << title << "\n\n";
+      write_records(std::cout, records, Format::table);
+    }
     for (const auto& paper : papers) {
       std::cout << "\nErrata of " << paper.paper << "\n\n";
       for (const auto& e : paper.errata)

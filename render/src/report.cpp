@@ -5,13 +5,20 @@
 #include <filesystem>
 #include <fstream>
 
-#include "alloclab/render/sections.hpp"
+#include "alloclab/render/study_report.hpp"
+#include "alloclab/render/table.hpp"
 #include "alloclab/render/text.hpp"
 
 namespace alloclab::render {
 namespace {
 
 namespace fs = std::filesystem;
+
+struct StudyPart {
+  const validation::StudyEntry* entry;
+  StudyReport report;
+  JudgementCounts counts;
+};
 
 // The figure's provenance as prose: the sweep commands that wrote its rows (each linked to its
 // run in the appendix), or the command that made its data; then the report command.
@@ -114,36 +121,89 @@ constexpr const char* kRenderCheck =
     "    'rendered ' + ok + ' of ' + plots.length + ' plots; ' + found + ' of ' + links.length +\n"
     "    ' summary links resolve';\n});\n</script>\n";
 
+// The report's opening: one row per study, its claims counted by judgement and its errata, each
+// linked to the study's part; then the engine's sections.
+Section summary_section(const std::vector<StudyPart>& studies,
+                        const std::vector<Section>& engine_sections) {
+  Section s("summary", "Summary");
+  s.paragraph(
+      "Each study checks one paper's claims against alloclab's model, simulator and GPU "
+      "measurements. A claim holds, holds with a qualification, is not reproduced (alloclab's "
+      "evidence misses it but cannot rule the paper out: for a speed claim, alloclab's "
+      "implementation is far above what the design allows), does not hold, or is not measured "
+      "here. Each study's part opens with its own summary.");
+  std::vector<std::string> head = {"study", "claims"};
+  for (const auto j : validation::kJudgements) head.emplace_back(validation::judgement_name(j));
+  head.emplace_back("errata");
+  std::vector<Align> align(head.size(), Align::right);
+  align[0] = Align::left;
+  Table t(head, align);
+  for (const auto& p : studies) {
+    std::vector<Cell> row = {Cell(std::string(p.entry->label), "#" + study_anchor(p.entry->name)),
+                             std::to_string(p.counts.total())};
+    for (const auto j : validation::kJudgements) row.emplace_back(std::to_string(p.counts.of(j)));
+    row.emplace_back(std::to_string(p.report.errata.size()));
+    t.add_row(std::move(row));
+  }
+  s.table(std::move(t));
+  std::vector<std::string> items;
+  for (const auto& e : engine_sections)
+    items.push_back(
+        fmt::format("[{}](#{}){}", e.title, e.id,
+                    e.figure_count() ? fmt::format(" ({} figures)", e.figure_count()) : ""));
+  items.emplace_back("[Provenance](#provenance)");
+  s.heading("Beyond the studies");
+  s.list(std::move(items));
+  return s;
+}
+
+// A study's opening: the paper, its counts, and its sections linked.
+Section study_opening(const StudyPart& p) {
+  Section s(study_anchor(p.entry->name), std::string(p.entry->label));
+  s.paragraph("Paper: " + validation::citation(p.entry->paper) + ".");
+  std::string counts = fmt::format("{} claims checked", p.counts.total());
+  for (const auto j : validation::kJudgements)
+    if (p.counts.of(j))
+      counts += fmt::format(", {} {}", p.counts.of(j), validation::judgement_name(j));
+  s.paragraph(counts + fmt::format("; {} errata.", p.report.errata.size()));
+  std::vector<std::string> items;
+  for (const auto& section : p.report.sections)
+    items.push_back(fmt::format(
+        "[{}](#{}){}", section.title, section.id,
+        section.figure_count() ? fmt::format(" ({} figures)", section.figure_count()) : ""));
+  s.list(std::move(items));
+  return s;
+}
+
 }  // namespace
 
 ReportFiles write_report(const ReportInputs& in) {
-  // The paper's figures and tables show the lowest-bit RW-BM; other bit choices appear only in
-  // the collisions section.
-  std::vector<validation::TidyRow> lowest = in.rows;
-  std::erase_if(
-      lowest, [](const validation::TidyRow& r) { return r.point.bit_choice != BitChoice::lowest; });
   Provenance prov = in.provenance;
   if (prov.runs.empty()) prov.runs = sweep_runs(in.metadata);
 
-  std::vector<Section> body;
-  body.push_back(paper_figures_section(lowest));
-  body.push_back(rounds_section(lowest));
-  for (auto& s : warp_chain_sections(lowest)) body.push_back(std::move(s));
-  body.push_back(comparison_section(lowest));
-  body.push_back(verdicts_section(in.verdicts));
-  if (!in.theorem_checks.empty()) body.push_back(theorems_section(in.theorem_checks));
-  // The models the papers lack beyond those above: collisions (all bit choices), then the
-  // sections the caller brings (e.g. the kernel-time fit).
-  body.push_back(collisions_section(in.rows));
-  for (const auto& s : in.extra_sections) body.push_back(s);
-  body.push_back(errata_section(in.errata));
-  body.push_back(provenance_appendix(prov, in.metadata));
-  std::erase_if(body, [](const Section& s) { return s.empty(); });
+  // Every registered study's part, in the table's order.
+  const StudyReportInputs study_inputs{in.dir, in.rows, in.metadata, in.verdicts, in.workload_rows};
+  std::vector<StudyPart> studies;
+  for (const auto* entry : validation::StudyTable::instance().all()) {
+    const auto* part = StudyReportTable::instance().find(entry->name);
+    if (!part) continue;  // a study without a report part (none today; the studies test checks)
+    StudyPart p{entry, part->build(study_inputs), {}};
+    std::erase_if(p.report.sections, [](const Section& s) { return s.empty(); });
+    p.counts = count_judgements(p.report.claims);
+    for (auto& input : p.report.other_inputs) prov.other_inputs.push_back(input);
+    studies.push_back(std::move(p));
+  }
+  std::vector<Section> engine = in.engine_sections;
+  std::erase_if(engine, [](const Section& s) { return s.empty(); });
 
-  std::vector<SectionLink> contents;
-  for (const auto& s : body) contents.push_back({s.id, s.title, s.figure_count()});
-  const Section summary =
-      summary_section(in.verdicts, in.theorem_checks, in.errata.size(), contents);
+  std::vector<Section> body;
+  for (const auto& p : studies) {
+    body.push_back(study_opening(p));
+    for (const auto& s : p.report.sections) body.push_back(s);
+  }
+  for (const auto& s : engine) body.push_back(s);
+  body.push_back(provenance_appendix(prov, in.metadata));
+  const Section summary = summary_section(studies, engine);
 
   const fs::path figures_dir = fs::path(in.dir) / "figures";
   fs::create_directories(figures_dir);

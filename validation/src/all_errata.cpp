@@ -1,18 +1,14 @@
 #include "alloclab/validation/all_errata.hpp"
 
-#include "alloclab/validation/dynasoar_errata.hpp"
-#include "alloclab/validation/gallatin_errata.hpp"
-#include "alloclab/validation/gelado_errata.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/validation/study.hpp"
 
 namespace alloclab::validation {
 
 std::vector<PaperErrata> all_errata() {
-  return {{"paper 000 (Pham et al., ICS'22)", paper000_errata()},
-          {"seed 001 (Gelado & Garland, PPoPP'19)", gelado_errata()},
-          {"seed 002 (Ouroboros, Winter et al., ICS'20)", ouroboros_errata()},
-          {"seed 003 (Gallatin, McCoy & Pandey, PPoPP'24)", gallatin_errata()},
-          {"seed 004 (DynaSOAr, Springer & Masuhara, ECOOP'19)", dynasoar_errata()}};
+  std::vector<PaperErrata> out;
+  for (const auto* study : StudyTable::instance().all())
+    if (study->errata) out.push_back({std::string(study->label), study->errata()});
+  return out;
 }
 
 }  // namespace alloclab::validation

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/value_list.hpp"
@@ -473,7 +474,7 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
 
 }  // namespace
 
-void add_dynasoar_app_commands(CLI::App& app) {
+std::vector<CLI::App*> add_dynasoar_app_commands(CLI::App& app) {
   auto w = std::make_shared<WatorArgs>();
   auto* cmd = app.add_subcommand(
       "wator",
@@ -542,6 +543,10 @@ void add_dynasoar_app_commands(CLI::App& app) {
   ls->add_option("--max-n", s->max_n, "stop after this many objects a thread (0: until one fails)")
       ->capture_default_str();
   ls->callback([s] { run_scalability_command(*s); });
+  return {cmd, ls};
 }
 
 }  // namespace alloclab::cli
+
+ALLOCLAB_REGISTER_COMMAND((alloclab::cli::CommandEntry{
+    .study = "dynasoar", .order = 50, .add = &alloclab::cli::add_dynasoar_app_commands}))

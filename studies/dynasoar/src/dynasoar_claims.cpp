@@ -1,4 +1,4 @@
-#include "alloclab/validation/dynasoar_claims.hpp"
+#include "alloclab/studies/dynasoar_claims.hpp"
 
 #include <fmt/format.h>
 

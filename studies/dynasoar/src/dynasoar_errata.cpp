@@ -1,4 +1,4 @@
-#include "alloclab/validation/dynasoar_errata.hpp"
+#include "alloclab/studies/dynasoar_errata.hpp"
 
 #include <fmt/format.h>
 

@@ -19,7 +19,7 @@
 #include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/cpu_sim/typed_apps.hpp"
 #include "alloclab/model/dynasoar.hpp"
-#include "alloclab/validation/dynasoar_claims.hpp"
+#include "alloclab/studies/dynasoar_claims.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/dynasoar_claims.hpp"
+#include "alloclab/studies/dynasoar_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;

@@ -2,7 +2,7 @@
 // hierarchical bitmap's step machines, against the count worked by hand.
 #include <catch2/catch.hpp>
 
-#include "alloclab/validation/dynasoar_errata.hpp"
+#include "alloclab/studies/dynasoar_errata.hpp"
 
 using namespace alloclab::validation;
 

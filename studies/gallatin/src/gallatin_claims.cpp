@@ -1,4 +1,4 @@
-#include "alloclab/validation/gallatin_claims.hpp"
+#include "alloclab/studies/gallatin_claims.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "alloclab/core/result.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation::gallatin_gpu {
 

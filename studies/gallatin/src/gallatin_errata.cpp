@@ -1,4 +1,4 @@
-#include "alloclab/validation/gallatin_errata.hpp"
+#include "alloclab/studies/gallatin_errata.hpp"
 
 #include <fmt/format.h>
 

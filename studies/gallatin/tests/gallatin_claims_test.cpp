@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/gallatin_claims.hpp"
+#include "alloclab/studies/gallatin_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;

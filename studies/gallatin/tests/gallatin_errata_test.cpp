@@ -8,8 +8,8 @@
 #include <regex>
 #include <string>
 
+#include "alloclab/studies/gallatin_errata.hpp"
 #include "alloclab/validation/all_errata.hpp"
-#include "alloclab/validation/gallatin_errata.hpp"
 
 using namespace alloclab::validation;
 

@@ -1,4 +1,4 @@
-#include "alloclab/validation/gelado_claims.hpp"
+#include "alloclab/studies/gelado_claims.hpp"
 
 #include <fmt/format.h>
 

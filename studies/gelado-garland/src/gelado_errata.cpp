@@ -1,4 +1,4 @@
-#include "alloclab/validation/gelado_errata.hpp"
+#include "alloclab/studies/gelado_errata.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

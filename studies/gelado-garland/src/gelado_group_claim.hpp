@@ -2,7 +2,7 @@
 // validation module (gelado_malloc_claims.cpp adds it to the claims).
 #pragma once
 
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/validation/claims.hpp"
 #include "gelado_fig7_gpu.hpp"
 
 namespace alloclab::validation {

@@ -13,7 +13,7 @@
 
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/model/ualloc_exhaustion.hpp"
-#include "alloclab/validation/gelado_claims.hpp"
+#include "alloclab/studies/gelado_claims.hpp"
 
 #include "alloclab/core/gelado/ualloc_pool.hpp"
 #include "gelado_fig7_gpu.hpp"

@@ -13,7 +13,7 @@
 
 #include "alloclab/cpu_sim/rcu_list_bench.hpp"
 #include "alloclab/model/rcu_delegation.hpp"
-#include "alloclab/validation/gelado_claims.hpp"
+#include "alloclab/studies/gelado_claims.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {

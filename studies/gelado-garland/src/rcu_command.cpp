@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/value_list.hpp"
@@ -218,7 +219,7 @@ void run(const RcuArgs& a) {
 
 }  // namespace
 
-void add_rcu_command(CLI::App& app) {
+std::vector<CLI::App*> add_rcu_command(CLI::App& app) {
   auto args = std::make_shared<RcuArgs>();
   auto* cmd = app.add_subcommand(
       "rcu",
@@ -275,6 +276,10 @@ void add_rcu_command(CLI::App& app) {
       ->capture_default_str();
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
+  return {cmd};
 }
 
 }  // namespace alloclab::cli
+
+ALLOCLAB_REGISTER_COMMAND((alloclab::cli::CommandEntry{
+    .study = "gelado-garland", .order = 21, .add = &alloclab::cli::add_rcu_command}))

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/value_list.hpp"
@@ -204,7 +205,7 @@ void run(const SemaphoreArgs& a) {
 
 }  // namespace
 
-void add_semaphore_command(CLI::App& app) {
+std::vector<CLI::App*> add_semaphore_command(CLI::App& app) {
   auto args = std::make_shared<SemaphoreArgs>();
   auto* cmd = app.add_subcommand(
       "semaphore",
@@ -267,6 +268,10 @@ void add_semaphore_command(CLI::App& app) {
       ->capture_default_str();
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
+  return {cmd};
 }
 
 }  // namespace alloclab::cli
+
+ALLOCLAB_REGISTER_COMMAND((alloclab::cli::CommandEntry{
+    .study = "gelado-garland", .order = 20, .add = &alloclab::cli::add_semaphore_command}))

@@ -1,4 +1,4 @@
-// Gelado & Garland's Figure 5 redrawn from the GPU's semaphore rows (sections.hpp).
+// Gelado & Garland's Figure 5 redrawn from the GPU's semaphore rows (semaphore_figure.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "alloclab/render/sections.hpp"
+#include "semaphore_figure.hpp"
 
 namespace alloclab::render {
 

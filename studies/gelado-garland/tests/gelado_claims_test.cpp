@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/gelado_claims.hpp"
+#include "alloclab/studies/gelado_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/gelado_errata.hpp"
+#include "alloclab/studies/gelado_errata.hpp"
 
 using namespace alloclab::validation;
 

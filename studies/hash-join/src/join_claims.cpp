@@ -1,4 +1,4 @@
-#include "alloclab/validation/join_claims.hpp"
+#include "alloclab/studies/join_claims.hpp"
 
 #include <fmt/format.h>
 

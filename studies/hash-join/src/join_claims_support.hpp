@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/join_prediction.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/join_prediction.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation::join_detail {
 

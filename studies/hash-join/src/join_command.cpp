@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/value_list.hpp"
@@ -125,7 +126,7 @@ void run(const JoinArgs& a) {
 
 }  // namespace
 
-void add_join_command(CLI::App& app) {
+std::vector<CLI::App*> add_join_command(CLI::App& app) {
   auto args = std::make_shared<JoinArgs>();
   auto* cmd = app.add_subcommand(
       "join",
@@ -185,6 +186,10 @@ void add_join_command(CLI::App& app) {
       ->capture_default_str();
   add_format_option(*cmd, args->format);
   cmd->callback([args] { run(*args); });
+  return {cmd};
 }
 
 }  // namespace alloclab::cli
+
+ALLOCLAB_REGISTER_COMMAND((alloclab::cli::CommandEntry{
+    .study = "hash-join", .order = 60, .add = &alloclab::cli::add_join_command}))

@@ -1,5 +1,5 @@
 // Figure 12 of paper 000 redrawn from the GPU join rows (join_figure.hpp).
-#include "alloclab/render/join_figure.hpp"
+#include "alloclab/studies/join_figure.hpp"
 
 #include <fmt/format.h>
 

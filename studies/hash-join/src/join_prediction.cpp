@@ -1,5 +1,5 @@
 // The hash join's time predicted from the model and from the replay (join_prediction.hpp).
-#include "alloclab/validation/join_prediction.hpp"
+#include "alloclab/studies/join_prediction.hpp"
 
 #include <map>
 #include <tuple>

@@ -1,6 +1,6 @@
 // The hash join's page-request trace replayed in the simulator and put through the model
 // (join_replay.hpp).
-#include "alloclab/validation/join_replay.hpp"
+#include "alloclab/studies/join_replay.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "alloclab/validation/join_seed_prediction.hpp"
+#include "alloclab/studies/join_seed_prediction.hpp"
 
 namespace alloclab::validation {
 namespace {

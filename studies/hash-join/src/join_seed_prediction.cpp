@@ -1,5 +1,5 @@
 // The seeds' join time from their isolated GPU runs and the replay (join_seed_prediction.hpp).
-#include "alloclab/validation/join_seed_prediction.hpp"
+#include "alloclab/studies/join_seed_prediction.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "alloclab/core/errors.hpp"
-#include "alloclab/validation/join_prediction.hpp"
+#include "alloclab/studies/join_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {

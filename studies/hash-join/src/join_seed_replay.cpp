@@ -1,5 +1,5 @@
 // The seeds' join traces replayed in the simulator, in its own units (join_seed_replay.hpp).
-#include "alloclab/validation/join_seed_replay.hpp"
+#include "alloclab/studies/join_seed_replay.hpp"
 
 #include <fmt/format.h>
 

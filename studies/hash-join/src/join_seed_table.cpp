@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "alloclab/render/join_figure.hpp"
+#include "alloclab/studies/join_figure.hpp"
 
 namespace alloclab::render {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/join_claims.hpp"
+#include "alloclab/studies/join_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/render/join_figure.hpp"
+#include "alloclab/studies/join_figure.hpp"
 
 using namespace alloclab;
 using namespace alloclab::render;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/join_claims.hpp"
-#include "alloclab/validation/join_prediction.hpp"
+#include "alloclab/studies/join_claims.hpp"
+#include "alloclab/studies/join_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 #include "join_test_trace.hpp"

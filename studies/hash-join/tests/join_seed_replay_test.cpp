@@ -14,7 +14,7 @@
 
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/model/kernel_time.hpp"
-#include "alloclab/validation/join_seed_prediction.hpp"
+#include "alloclab/studies/join_seed_prediction.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 #include "join_test_trace.hpp"

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "alloclab/validation/join_replay.hpp"
+#include "alloclab/studies/join_replay.hpp"
 
 namespace alloclab::validation::test {
 

@@ -1,4 +1,4 @@
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/ouroboros_claims.hpp"
 
 #include <fmt/format.h>
 

@@ -18,7 +18,7 @@
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/model/model.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/ouroboros_claims.hpp"
 
 namespace alloclab::validation::ouro_claims {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/ouroboros_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;

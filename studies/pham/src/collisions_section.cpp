@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "alloclab/model/collisions.hpp"
-#include "alloclab/render/sections.hpp"
 #include "alloclab/render/text.hpp"
+#include "alloclab/studies/pham_sections.hpp"
 
 namespace alloclab::render {
 namespace {
@@ -97,7 +97,7 @@ std::string num(double x) {
   return fmt::format("{:.4g}", x);
 }
 
-void push(Series& s, double x, double y, std::optional<double> err = std::nullopt) {
+void push_log_point(Series& s, double x, double y, std::optional<double> err = std::nullopt) {
   if (!(y > 0) || !std::isfinite(y)) return;  // log scale
   s.x.push_back(x);
   s.y.push_back(y);
@@ -105,7 +105,7 @@ void push(Series& s, double x, double y, std::optional<double> err = std::nullop
 }
 
 // A plot whose series are found by title, and the rows it draws.
-struct Drawing {
+struct CollisionDrawing {
   PlotSpec plot;
   std::vector<PointKey> rows;
   Series& series(const std::string& title, bool lines) {
@@ -127,7 +127,7 @@ void model_vs_measured(const CollisionRows& t, Section& sec) {
     std::vector<double> vs_lockstep, gpu_over_model, gpu_over_sync;
   };
   std::map<std::string, Err> errs;  // "rw", "rwbm w=32", ...
-  std::map<std::tuple<Algorithm, std::uint64_t, std::uint64_t>, Drawing> plots;
+  std::map<std::tuple<Algorithm, std::uint64_t, std::uint64_t>, CollisionDrawing> plots;
   std::map<std::tuple<Algorithm, std::uint64_t, std::uint64_t>, std::set<std::uint64_t>> As;
   for (const auto& [p, by_choice] : t)
     if (by_choice.count(BitChoice::lowest)) As[{p.algo, p.T, p.w}].insert(p.A);
@@ -162,16 +162,16 @@ void model_vs_measured(const CollisionRows& t, Section& sec) {
     auto& d = plots[{p.algo, p.T, p.w}];
     const double x = static_cast<double>(p.N);
     const std::string fr = fraction_label(p.A, p.T);
-    push(d.series("model (lockstep rule) " + fr, true), x, m.lockstep);
-    if (words) push(d.series("model (synchronous rule) " + fr, true), x, m.synchronous);
+    push_log_point(d.series("model (lockstep rule) " + fr, true), x, m.lockstep);
+    if (words) push_log_point(d.series("model (synchronous rule) " + fr, true), x, m.synchronous);
     if (p.A == *a.rbegin())
-      push(d.series("paper: birthday x A/T " + fr, true), x, birthday_bound(p));
+      push_log_point(d.series("paper: birthday x A/T " + fr, true), x, birthday_bound(p));
     if (lock) {
-      push(d.series("sim lockstep " + fr, false), x, lock->mean, lock->ci95);
+      push_log_point(d.series("sim lockstep " + fr, false), x, lock->mean, lock->ci95);
       d.rows.push_back(lock->point);
     }
     if (gpu) {
-      push(d.series("GPU " + fr, false), x, gpu->mean, gpu->ci95);
+      push_log_point(d.series("GPU " + fr, false), x, gpu->mean, gpu->ci95);
       d.rows.push_back(gpu->point);
     }
   }
@@ -223,7 +223,7 @@ void bit_choices(const std::vector<TidyRow>& rows, const CollisionRows& t, Secti
   Table table({"T", "w", "A/T", "N", "source", "lowest", "random", "random / lowest", "rotated",
                "rotated / lowest", "model lowest", "model random", "model rotated"},
               {Align::right, Align::right, Align::right, Align::right, Align::left});
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, Drawing> plots;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, CollisionDrawing> plots;
   for (const auto& [p, by_choice] : t) {
     if (!caps(p.algo).bitmap_words || by_choice.size() < 2) continue;
     std::set<std::string> sources;
@@ -246,8 +246,8 @@ void bit_choices(const std::vector<TidyRow>& rows, const CollisionRows& t, Secti
           row.emplace_back(m && lowest > 0 ? fmt::format("{:.3f}", m->mean / lowest) : "-");
         // threads mode (a few host threads) barely races: in the table, not in the plot
         if (m && s != "sim threads") {
-          push(d.series(s + " " + std::string(name(c)), false), static_cast<double>(p.N), m->mean,
-               m->ci95);
+          push_log_point(d.series(s + " " + std::string(name(c)), false), static_cast<double>(p.N),
+                         m->mean, m->ci95);
           d.rows.push_back(m->point);
         }
       }
@@ -258,8 +258,8 @@ void bit_choices(const std::vector<TidyRow>& rows, const CollisionRows& t, Secti
       table.add_row(std::move(row));
     }
     for (const auto& [c, v] : model_by_choice)
-      push(d.series("model (lockstep rule) " + std::string(name(c)), true),
-           static_cast<double>(p.N), v);
+      push_log_point(d.series("model (lockstep rule) " + std::string(name(c)), true),
+                     static_cast<double>(p.N), v);
   }
   sec.heading("Which free bit: lowest, random, rotated by lane (RW-BM)");
   sec.paragraph(

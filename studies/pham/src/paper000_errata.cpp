@@ -1,4 +1,4 @@
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 
 #include <fmt/format.h>
 

@@ -7,8 +7,9 @@
 #include <map>
 #include <tuple>
 
-#include "alloclab/render/sections.hpp"
+#include "alloclab/render/study_report.hpp"
 #include "alloclab/render/text.hpp"
+#include "alloclab/studies/pham_sections.hpp"
 
 namespace alloclab::render {
 
@@ -198,24 +199,10 @@ Section errata_section(const std::vector<validation::Erratum>& errata) {
   return errata_section("errata", "Errata of paper 000", errata);
 }
 
-Section errata_section(std::string anchor, std::string title,
-                       const std::vector<validation::Erratum>& errata) {
-  Section s(std::move(anchor), std::move(title));
-  if (errata.empty()) {
-    s.paragraph("None recorded.");
-    return s;
-  }
-  Table t({"where", "printed", "corrected", "evidence"},
-          {Align::left, Align::left, Align::left, Align::left});
-  for (const auto& e : errata) t.add_row({e.where, e.printed, e.corrected, e.evidence});
-  s.table(std::move(t));
-  return s;
-}
-
 Section summary_section(const std::vector<Verdict>& verdicts,
                         const std::vector<Record>& theorem_checks, std::size_t errata,
                         const std::vector<SectionLink>& contents) {
-  Section s("summary", "Summary");
+  Section s("pham-summary", "Paper 000: summary");
   Counts all;
   for (const auto& v : verdicts) all.add(v.outcome);
   s.paragraph(fmt::format(

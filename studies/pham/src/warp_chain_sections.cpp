@@ -9,8 +9,8 @@
 #include <set>
 #include <tuple>
 
-#include "alloclab/render/sections.hpp"
 #include "alloclab/render/text.hpp"
+#include "alloclab/studies/pham_sections.hpp"
 
 namespace alloclab::render {
 namespace {

@@ -1,4 +1,5 @@
-// Each subcommand lives in its own file (cli/src/<name>_command.cpp) and registers itself here.
+// The engine's subcommands, each in its own file (cli/src/<name>_command.cpp), added by main.cpp.
+// A study's subcommands register themselves in the command table (command_table.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -18,13 +19,9 @@ void add_workload_command(CLI::App& app);  // workload_command.cpp (sizes, frees
 void add_explain_command(CLI::App& app);   // explain_command.cpp  (teaching: a worked derivation)
 void add_trace_command(
     CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)
-void add_semaphore_command(CLI::App& app);  // semaphore_command.cpp (Gelado & Garland's Figure 5)
-void add_rcu_command(CLI::App& app);        // rcu_command.cpp (Gelado & Garland's Figure 6)
-void add_join_command(CLI::App& app);       // join_command.cpp (paper 000's hash join, Figure 12)
-// dynasoar_apps_command.cpp: `wator` and `linux-scalability` (DynaSOAr's §6.3-6.4)
-void add_dynasoar_app_commands(CLI::App& app);
-
-// The command line as typed (recorded in sweep metadata and report captions).
+// The command line as typed (recorded in sweep metadata and report captions): main() records
+// it before parsing (command_line.cpp).
+void record_command_line(int argc, const char* const* argv);
 const std::string& command_line();
 
 }  // namespace alloclab::cli

@@ -1,11 +1,11 @@
 // `alloclab report DIR`: a self-contained HTML page (plots as inline SVG, rendered by gnuplot), a
-// Markdown version with the same sections, and figures/<id>.svg, made from a sweep directory.
+// Markdown version with the same sections, and figures/<id>.svg, made from a report directory.
 //
-// The page opens with a one-screen summary (verdict counts per claim and allocator, each linked to
-// its table; the Theorem 1/2 verdicts; the errata; the contents), then the paper's figures, the
-// models the paper lacks, the comparison and verdict tables, and ends with the errata and an
-// appendix on provenance (every sweep command, device, commit and date). Each figure names the
-// sweep command that wrote its rows.
+// The page reads by study: it opens with one summary table, a row per study (its claims counted
+// by judgement, its errata), each row linked to the study's part, which opens with its own
+// one-screen summary and then its sections (registered by the study, render/study_report.hpp).
+// The engine's sections follow (allocators side by side, the kernel-time fit), then an
+// appendix on provenance (every sweep command, device, commit and date).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,9 +15,9 @@
 #include "alloclab/core/result.hpp"
 #include "alloclab/render/document.hpp"
 #include "alloclab/render/provenance.hpp"
-#include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/tidy.hpp"
 #include "alloclab/validation/verdict.hpp"
+#include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::render {
 
@@ -26,12 +26,11 @@ struct ReportInputs {
   std::vector<validation::TidyRow> rows;
   nlohmann::json metadata;  // sweep.json
   std::vector<validation::Verdict> verdicts;
-  std::vector<validation::Erratum> errata;
-  std::vector<Record> theorem_checks;  // Theorem 1/2 rows, rendered as a table
-  Provenance provenance;               // runs (from metadata if empty), writer, report command
-  // Sections beyond the built-in ones (e.g. the kernel-time fit), placed after the collisions
-  // section.
-  std::vector<Section> extra_sections;
+  std::vector<validation::WorkloadRow> workload_rows;  // DIR/workloads/**.csv
+  Provenance provenance;  // runs (from metadata if empty), writer, report command
+  // The engine's sections beyond the studies' (allocators side by side, the kernel-time fit),
+  // placed after them.
+  std::vector<Section> engine_sections;
 };
 
 struct ReportFiles {

@@ -1,18 +1,17 @@
-// Every paper's errata in one list, grouped by paper in the seeds' order: what `alloclab
-// validate` prints and where `alloclab explain` looks errata up by key. Each paper's own list
-// stays where its evidence is computed (errata.hpp, ouroboros_claims.hpp, gelado_errata.hpp,
-// dynasoar_errata.hpp).
+// Every paper's errata in one list, grouped by study in the study table's order (study.hpp):
+// what `alloclab validate` prints and where `alloclab explain` looks errata up by key. Each
+// study's list stays in its own folder, where its evidence is computed.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 
 struct PaperErrata {
-  std::string paper;  // "paper 000 (Pham et al., ICS'22)"
+  std::string paper;  // the study's label: "Paper 000 (Pham et al., ICS'22)"
   std::vector<Erratum> errata;
 };
 

@@ -1,7 +1,7 @@
 // `alloclab explain` beyond the model: the model's worked derivation at one point
 // (model/explain.hpp) beside a quick simulation at the same point (a few trials, in the
 // sequential mode the model assumes and the lockstep mode a GPU resembles) and the errata of the
-// paper that the point touches (errata.hpp), gathered before anything is printed.
+// paper that the point touches (validation/study.hpp), gathered before anything is printed.
 #pragma once
 
 #include <optional>
@@ -12,7 +12,7 @@
 #include "alloclab/core/scenario.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/model/explain.hpp"
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

@@ -1,5 +1,5 @@
 // The claims of seed 004 (Springer & Masuhara, ECOOP'19: DynaSOAr; digest B.6 and the figures of
-// B.8) that alloclab can check, as ClaimCheck rows (ouroboros_claims.hpp): the models of
+// B.8) that alloclab can check, as ClaimCheck rows (validation/claims.hpp): the models of
 // model/dynasoar.hpp and the simulator (the typed heap, its Wa-Tor and linux-scalability, the four
 // allocators' lockstep runs) evaluated when the report is made (about two seconds), and the
 // hardware read from the GPU rows of the alloc workload the report is given (DIR/dynasoar/**.csv,
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "alloclab/core/result.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

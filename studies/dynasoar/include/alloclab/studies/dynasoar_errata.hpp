@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

@@ -1,6 +1,6 @@
 // Paper 000's hash-join case study (Pham et al. §5.2.3, Figure 12; issue 17): its claims checked
 // against the GPU rows of `alloclab join --format csv` the report is given (DIR/join/**.csv), as
-// ClaimCheck rows (ouroboros_claims.hpp), with the ranking of the allocators at the largest
+// ClaimCheck rows (validation/claims.hpp), with the ranking of the allocators at the largest
 // tables. The model and simulator columns hold the predictions of join_prediction.hpp (each row's
 // page-request trace through the model and replayed in the simulator, then through the device's
 // kernel-time fit), and a row of their own checks the predicted allocator cost against the
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "alloclab/core/result.hpp"
-#include "alloclab/validation/join_prediction.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/join_prediction.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

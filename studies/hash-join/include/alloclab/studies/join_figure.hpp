@@ -12,8 +12,8 @@
 #include "alloclab/render/document.hpp"
 #include "alloclab/render/plot.hpp"
 #include "alloclab/render/table.hpp"
-#include "alloclab/validation/join_prediction.hpp"
-#include "alloclab/validation/join_seed_prediction.hpp"
+#include "alloclab/studies/join_prediction.hpp"
+#include "alloclab/studies/join_seed_prediction.hpp"
 
 namespace alloclab::render {
 

@@ -32,7 +32,7 @@
 
 #include "alloclab/core/result.hpp"
 #include "alloclab/model/kernel_time.hpp"
-#include "alloclab/validation/join_replay.hpp"
+#include "alloclab/studies/join_replay.hpp"
 
 namespace alloclab::validation {
 

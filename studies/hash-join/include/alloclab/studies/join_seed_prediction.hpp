@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "alloclab/core/result.hpp"
-#include "alloclab/validation/join_seed_replay.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
+#include "alloclab/studies/join_seed_replay.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
 

@@ -19,7 +19,7 @@
 
 #include "alloclab/core/result.hpp"
 #include "alloclab/core/scenario.hpp"
-#include "alloclab/validation/join_replay.hpp"
+#include "alloclab/studies/join_replay.hpp"
 
 namespace alloclab::validation {
 

@@ -1,7 +1,7 @@
 // The claims of seed 002 (Winter et al., ICS'20: Ouroboros) that alloclab can check, each with
 // its evidence from the model, the simulator and the hardware, and a verdict. Like the errata of
-// paper 000 (errata.hpp), the model and simulator evidence is computed each time (small runs,
-// well under a second together), never pasted; the hardware evidence is read from the GPU's
+// paper 000 (paper000_errata.hpp), the model and simulator evidence is computed each time (small
+// runs, well under a second together), never pasted; the hardware evidence is read from the GPU's
 // workload rows the report is given (DIR/workloads/**.csv, `alloclab workload --backend gpu`),
 // and says so where there are none. docs/ouroboros.md explains each verdict at length.
 #pragma once
@@ -9,17 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "alloclab/validation/errata.hpp"
+#include "alloclab/validation/claims.hpp"
 #include "alloclab/validation/workload_rows.hpp"
 
 namespace alloclab::validation {
-
-struct ClaimCheck {
-  std::string where;                        // "§3.1"
-  std::string claim;                        // the paper's words (or their gist)
-  std::string model, simulation, hardware;  // the evidence of each backend ("-": none applies)
-  std::string verdict;  // holds / holds with a correction / does not hold / not measured: why
-};
 
 // The checks, in the paper's order. `rows`: any workload rows; only the GPU rows of the six
 // Ouroboros allocators are used.

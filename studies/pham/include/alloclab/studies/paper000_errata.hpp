@@ -6,17 +6,9 @@
 #include <vector>
 
 #include "alloclab/core/result.hpp"
+#include "alloclab/validation/claims.hpp"
 
 namespace alloclab::validation {
-
-// An error found in a paper: what it prints, what is right, and the evidence.
-struct Erratum {
-  std::string where;      // "Sec. 4.1, Theorem 1"
-  std::string printed;    // the claim as printed
-  std::string corrected;  // what holds instead
-  std::string evidence;   // numbers, with the command (or test) that shows them
-  std::string key;        // short stable name ("eq1", "theorem1"): `explain` looks errata up by it
-};
 
 std::vector<Erratum> paper000_errata();
 

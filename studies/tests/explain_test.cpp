@@ -1,14 +1,15 @@
-// `alloclab explain`'s gathering (validation/explain.hpp) and the errata's keys it looks up.
+// `alloclab explain`'s gathering (validation/explain.hpp) and the errata's keys it looks up,
+// with every study linked (the errata come from the study table).
 #include <catch2/catch.hpp>
 
 #include <set>
 
+#include "alloclab/studies/dynasoar_errata.hpp"
+#include "alloclab/studies/gelado_errata.hpp"
+#include "alloclab/studies/ouroboros_claims.hpp"
+#include "alloclab/studies/paper000_errata.hpp"
 #include "alloclab/validation/all_errata.hpp"
-#include "alloclab/validation/dynasoar_errata.hpp"
-#include "alloclab/validation/errata.hpp"
 #include "alloclab/validation/explain.hpp"
-#include "alloclab/validation/gelado_errata.hpp"
-#include "alloclab/validation/ouroboros_claims.hpp"
 
 using namespace alloclab;
 using namespace alloclab::validation;
