@@ -17,7 +17,7 @@ STAGE=${2:-all}
 TRIALS=${TRIALS:-5}  # trials of the reference workload
 OURO=${OURO:-ouro-p-s,ouro-c-s}  # the Ouroboros allocators measured
 # Sizes of the reference workload (all six at 16 / 256 / 4096 B, 3 trials, fit one call since
-# b755329: docs/ouroboros.md, "Measured: all six").
+# b755329: studies/ouroboros/measured.md, "Measured: all six").
 SIZES=${SIZES:-16 256 4096}
 . scripts/gpu-setup.sh
 gpu_log_start ouro

@@ -76,7 +76,7 @@ void run(const std::string& dir) {
       "ouroboros-claims", "Ouroboros (seed 002): the paper's claims",
       "Each claim of Winter et al. (ICS'20) that alloclab checks: the sequential model and the "
       "simulator evaluated now (small points, named in each cell), the hardware read from the "
-      "GPU rows of the six Ouroboros allocators among DIR/workloads/**.csv. docs/ouroboros.md "
+      "GPU rows of the six Ouroboros allocators among DIR/workloads/**.csv. studies/ouroboros/ "
       "discusses each verdict.",
       validation::ouroboros_claims(workload_rows)));
   in.extra_sections.push_back(render::errata_section(
@@ -93,7 +93,7 @@ void run(const std::string& dir) {
       "simulator evaluated now (lockstep, a few thousand threads), the hardware read from the "
       "GPU rows of `alloclab semaphore` among DIR/semaphore/**.csv, of Figure 7 (gg-malloc and "
       "CUDA's malloc, `scripts/gpu-gelado.sh OUT ualloc`) among DIR/ualloc/**.csv and of "
-      "`alloclab rcu` among DIR/rcu/**.csv. docs/gelado-garland.md discusses each verdict.",
+      "`alloclab rcu` among DIR/rcu/**.csv. studies/gelado-garland/ discusses each verdict.",
       validation::gelado_claims(semaphore_rows, validation::read_ualloc_dir(dir),
                                 validation::read_rcu_dir(dir)));
   gelado_claims.figure(render::semaphore_figure(semaphore_rows));
@@ -109,7 +109,7 @@ void run(const std::string& dir) {
       "run on its step code, the coverage arithmetic, the atomics per slice allocation from the "
       "model beside the simulator (evaluated now), and the paper's figures (utilisation, "
       "initialisation, warm-up, fragmentation) with issue 14's speed target against the public "
-      "Gallatin, read from the GPU rows among DIR/gallatin/**.csv. docs/gallatin.md discusses "
+      "Gallatin, read from the GPU rows among DIR/gallatin/**.csv. studies/gallatin/ discusses "
       "each verdict.",
       validation::gallatin_claims(validation::read_gallatin_dir(dir))));
   // Seed 003's errata, their evidence from the shared layout, vEB code and simulator now.
@@ -148,7 +148,7 @@ void run(const std::string& dir) {
         "row's page-request trace (its GETPAGE calls on a pool all free at the start) through "
         "the model and replayed in the simulator (scaled, keeping the fill fraction), the steps "
         "per GETPAGE turned into milliseconds by the device's committed kernel-time fit and "
-        "added to Direct Output's measured join. docs/hash-join.md discusses them.",
+        "added to Direct Output's measured join. studies/hash-join/README.md discusses them.",
         join_checks);
     for (double skew : {0.0, 1.0})
       join.figure(render::join_figure(join_rows, predictions, skew, seeds));
@@ -182,7 +182,7 @@ void run(const std::string& dir) {
       "Each claim of Springer & Masuhara (ECOOP'19) that alloclab checks: the models of "
       "model/dynasoar.hpp and the simulator (the typed heap of 60/64 B objects, alloclab's Wa-Tor "
       "and linux-scalability, lockstep runs of the four allocators) evaluated now, the hardware "
-      "read from the GPU alloc rows among DIR/dynasoar/**.csv. docs/dynasoar.md discusses each "
+      "read from the GPU alloc rows among DIR/dynasoar/**.csv. studies/dynasoar/ discusses each "
       "verdict.",
       validation::dynasoar_claims(validation::read_dynasoar_dir(dir))));
   // Seed 004's errata, replayed on the hierarchical bitmap's step machines now.
