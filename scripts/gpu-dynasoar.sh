@@ -5,7 +5,7 @@
 # cases, then the alloc workload at 2^20 threads x one object of 16 / 64 / 256 B (the page = the
 # object: one type, N_T = 64) in an 8 GiB pool, cold (the heap pristine before every timed phase)
 # and warm (after a warm-up on the same heap), with the allocators' own counts, then the other
-# workload families at smaller scale. Every run checks the heap after each phase (docs/dynasoar.md,
+# workload families at smaller scale. Every run checks the heap after each phase (studies/dynasoar/,
 # "The GPU backend"); a failure is a non-zero exit and a line in the log.
 # Usage: scripts/gpu-dynasoar.sh OUT_DIR [tests|measure|all|apps|typed]   (default all; tests = build,
 # GPU tests, sanitizers; measure = build, the workloads; apps = build, the typed heap's GPU tests,
@@ -92,7 +92,7 @@ if [ "$STAGE" = apps ]; then
   exit 0
 fi
 if [ "$STAGE" = typed ]; then
-  # `alloclab workload --types` on the GPU's typed heap (docs/dynasoar.md, "Typed objects in
+  # `alloclab workload --types` on the GPU's typed heap (studies/dynasoar/, "Typed objects in
   # alloclab workload"); each step runs whatever the one before it gave.
   failed=""
   stamp "gpu_tests: workload --types"

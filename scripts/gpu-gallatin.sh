@@ -2,7 +2,7 @@
 # Gallatin on the GPU (issue 14), on the device machine from the repository root: the GPU tests
 # that run gallatin (its own and the generic workload cases that iterate every allocator),
 # compute-sanitizer (memcheck, racecheck, synccheck) on small cases, then the reference workload
-# of ../shared/reference/gallatin_bench.csv (2^20 threads x one allocation of 16 / 256 / 4096 B,
+# of reports/peers/gallatin_bench.csv (2^20 threads x one allocation of 16 / 256 / 4096 B,
 # 8 GiB pool) cold (the pool pristine before every timed phase) and warm (--warm: the repeats on
 # the same instance), timed with --counters off, then once with the counters (the per-request
 # counts the simulator reports), then the other workload families on a smaller scale.

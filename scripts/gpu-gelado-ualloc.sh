@@ -7,7 +7,7 @@
 # pool of 2^20 x size (8 MiB .. 512 MiB); 1 KB: 512 MiB (2^19 threads); 2 KB .. 512 KB (TBuddy's
 # pages): a pool of $BIG_POOL (default 64 MiB, 2^15 .. 2^7 threads; the paper's 512 MiB gives
 # TBuddy 2^18 threads at 2 KB, whose per-thread semaphore waits take tens of seconds: see
-# docs/gelado-garland.md). Timed with the counters off (fig7.csv), then 64 B, 512 B, 1 KB and 2 KB
+# studies/gelado-garland/). Timed with the counters off (fig7.csv), then 64 B, 512 B, 1 KB and 2 KB
 # again with gg-malloc's counts (fig7-counts.csv; COUNT_SIZES chooses them). Each point is cut at $LIMIT seconds (logged in
 # fig7.log), and once the figure has run $FIG7_BUDGET seconds (default 180) the remaining points are
 # skipped (logged), so that the stage stays near 4 minutes of device time; FIG7_FROM=SIZE skips

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ouroboros on the GPU (issue 12), on the device machine from the repository root: the GPU tests,
 # compute-sanitizer (memcheck, racecheck, synccheck) on small cases of each variant, then the reference
-# workload of ../shared/reference/ouroboros_bench.csv (2^20 threads x one allocation of 16 / 256 /
+# workload of reports/peers/ouroboros_bench.csv (2^20 threads x one allocation of 16 / 256 /
 # 4096 B, 8 GiB pool) cold (the pool pristine before every timed phase) and warm (as the public
 # benchmark times it: after a warm-up on the same instance), with RW-BM rotated and the queue
 # beside it for the same session, then the other workload families.
@@ -17,7 +17,7 @@ STAGE=${2:-all}
 TRIALS=${TRIALS:-5}  # trials of the reference workload
 OURO=${OURO:-ouro-p-s,ouro-c-s}  # the Ouroboros allocators measured
 # Sizes of the reference workload (all six at 16 / 256 / 4096 B, 3 trials, fit one call since
-# b755329: docs/ouroboros.md, "Measured: all six").
+# b755329: studies/ouroboros/measured.md, "Measured: all six").
 SIZES=${SIZES:-16 256 4096}
 . scripts/gpu-setup.sh
 gpu_log_start ouro

@@ -35,7 +35,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 # Open MPI unpacked under $DEPS instead of /usr: OPAL_PREFIX moves every path it derives from its
 # prefix (libraries, components, wrapper data), OPAL_SYSCONFDIR its configuration. The machines
-# run as root, which mpirun refuses unless told (../shared/notes/mpi.md).
+# run as root; Open MPI's mpirun refuses root unless both OMPI_ALLOW_RUN_AS_ROOT* variables are 1.
 MPI_LIBDIR=$DEPS/usr/lib/x86_64-linux-gnu/openmpi/lib
 export OPAL_PREFIX=$DEPS/usr OPAL_SYSCONFDIR=$DEPS/etc/openmpi PATH=$PATH:$DEPS/usr/bin
 export LD_LIBRARY_PATH=$MPI_LIBDIR:$LD_LIBRARY_PATH

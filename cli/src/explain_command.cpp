@@ -106,7 +106,7 @@ void write_text(std::ostream& out, const Scenario& s, const validation::ExplainR
                    "lockstep is how a GPU serves them (all at once, in rounds).");
   }
   if (!x.errata.empty()) {
-    out << "\nErrata of the paper this point touches (docs/errata.md)\n";
+    out << "\nErrata of the paper this point touches (studies/pham/errata.md)\n";
     for (const auto& e : x.errata)
       out << "  - " << e.where << '\n'
           << wrapped("    printed: ", "      ", e.printed)

@@ -114,7 +114,7 @@ void run(const SimulateArgs& a) {
     rec.set("taken", t.taken.mean);
     rec.set("failed", t.failed.mean);
     rec.set("probes_per_s", t.probes_per_s.mean);
-    // Ouroboros: what its requests did beyond steps (docs/ouroboros.md), per request.
+    // Ouroboros: what its requests did beyond steps (studies/ouroboros/README.md), per request.
     for (const auto& [count, per_request] : t.op_counts_per_request)
       rec.set(count + "_per_request", per_request.mean);
     if (t.failed.mean > 0)
@@ -174,7 +174,7 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--chunk-bins", args->chunk_bins,
                   "gg-ualloc, gg-malloc: bins per chunk, 64 (256 KB; 0 = this default) or 128 "
-                  "(512 KB): the paper's two readings (docs/gelado-garland.md)")
+                  "(512 KB): the paper's two readings (studies/gelado-garland/ualloc.md)")
       ->capture_default_str();
   cmd->add_flag("--preboot", args->preboot,
                 "gallatin: fill the block buffers before the first request, as the paper's init "

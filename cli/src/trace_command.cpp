@@ -282,7 +282,7 @@ void write_figure5(std::ostream& out, const std::string& format) {
     if (i == 0)
       out << "  * the figure prints t' = 5 for lane 2; its own line 13 (fks(hasMask, 3) - 1 with "
              "hasMask = {1, 2, 4}) gives 4, and the page lane 2 receives, P6, is lane 4's: an "
-             "erratum (docs/errata.md)\n";
+             "erratum (studies/pham/errata.md)\n";
   }
   out << "\nEvery lane ends with a page: ";
   for (std::size_t l = 0; l < lanes.size(); ++l)
@@ -390,7 +390,7 @@ void write_index_queue(std::ostream& out, const TraceArgs& a) {
   }
   if (!steps.empty() && steps.back().stuck)
     out << "\nThe printed check let this enqueue in with all " << a.slots
-        << " slots full: an erratum of Alg. 1 (docs/errata.md). With `old < size` it is "
+        << " slots full: an erratum of Alg. 1 (studies/pham/errata.md). With `old < size` it is "
            "refused (full) and undone.\n";
 }
 

@@ -170,7 +170,7 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
   if (s.has_op_counts)
     for (const auto& [count, total] : s.op_counts)
       rec.set_quantity(count + "_per_request", per_request(total, true), "no request");
-  // The typed heap's blocks (--types): docs/dynasoar.md, "Typed objects in alloclab workload".
+  // The typed heap's blocks (--types): studies/dynasoar/, "Typed objects in alloclab workload".
   if (w.typed() && s.has_typed_blocks) {
     rec.set("live_objects", s.live_objects / K);
     rec.set("heap_blocks", s.heap_blocks / K);

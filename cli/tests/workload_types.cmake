@@ -1,4 +1,4 @@
-# `alloclab workload --types` end to end (issue 15; docs/dynasoar.md, "Typed objects in alloclab
+# `alloclab workload --types` end to end (issue 15; studies/dynasoar/, "Typed objects in alloclab
 # workload"): oom of one 64 B type on 32 KiB (8 blocks of 4096 B, 512 slots by hand) serves exactly
 # 512 objects in both simulator modes, the heap full (utilisation 1, F 0); types 60,64 on two
 # blocks of 3840 B in batches of 64 fill all 124 slots (64 + 60) and fail 4; churn's rows keep N

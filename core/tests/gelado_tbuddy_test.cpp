@@ -204,7 +204,7 @@ TEST_CASE("TBuddy: a merger waits while its buddy's unit is in flight", "[core][
   CHECK(tbuddy_check(t, {9}).empty());
 }
 
-// The counterexample of docs/gelado-garland.md ("The merger's wait"), replayed: leaves 8 and 10
+// The counterexample of studies/gelado-garland/ ("The merger's wait"), replayed: leaves 8 and 10
 // held, their buddies 9 and 11 Available (sem[0] = 2), every other leaf held. M2 frees 10 and
 // takes a unit (C = 1); a taker takes the other (C = 0) and claims 11 (scatter 6 walks 1, 2, 5,
 // 11), so M2's CAS fails; before M2 signals back, M frees 8 and finds sem[0] empty. Under the

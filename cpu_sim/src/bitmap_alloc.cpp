@@ -1,5 +1,5 @@
 // BitmapAlloc (DynaSOAr's baseline, ECOOP'19 §6) in the simulator: core/dynasoar/bitmap_alloc.hpp
-// over one hierarchical bitmap of T bits, bit p set = page (object slot) p free (docs/dynasoar.md).
+// over one hierarchical bitmap of T bits, bit p set = page (object slot) p free (studies/dynasoar).
 // Modes: sequential (requests one at a time in the service order), lockstep (every unfinished
 // request makes one step per round, in round-priority order), threads (host threads on
 // std::atomic_ref words). A step is one memory operation on a bitmap word. Out of memory:

@@ -1,6 +1,6 @@
 // DynaSOAr (Springer & Masuhara, ECOOP'19) in the simulator: the step machines of
 // core/dynasoar/alloc.hpp and free.hpp driven in the three modes over one heap
-// (core/dynasoar/heap_storage.hpp; docs/dynasoar.md).
+// (core/dynasoar/heap_storage.hpp; studies/dynasoar/README.md).
 //
 // Requests: a request of n pages (--pages n, or per thread) is an object of the type of n pages,
 // the page being the smallest type (heap.hpp); n > 64 is an input error (§3.2), and so is a heap

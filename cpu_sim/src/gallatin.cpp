@@ -1,5 +1,5 @@
 // Gallatin (McCoy & Pandey, PPoPP'24) in the simulator: the shared operations of
-// core/gallatin/allocator.hpp driven in the three modes over one pool (docs/gallatin.md, "In the
+// core/gallatin/allocator.hpp driven in the three modes over one pool (studies/gallatin/, "In the
 // simulator").
 //
 // The pool: T pages of 16 B (Capabilities::fixed_page_bytes), a whole number of 16 MiB segments

@@ -1,5 +1,5 @@
 // TBuddy (Gelado & Garland, PPoPP'19 §4.1) in the simulator: the step machines of
-// core/gelado/tbuddy.hpp driven in the three modes over one tree (docs/gelado-garland.md,
+// core/gelado/tbuddy.hpp driven in the three modes over one tree (studies/gelado-garland/tbuddy.md,
 // "TBuddy in the simulator").
 //
 // The pool: core/gelado/tbuddy_pool.hpp (shared with the GPU): height ceil(log2 T), the initial

@@ -1,6 +1,6 @@
 // UAlloc and Gelado & Garland's malloc (PPoPP'19 §4, §4.2) in the simulator: the step machines
 // of core/gelado/ualloc_alloc.hpp and ualloc_free.hpp (and, for malloc's pages, tbuddy.hpp)
-// driven in the three modes over one pool (docs/gelado-garland.md, "UAlloc in the simulator").
+// driven in the three modes over one pool (studies/gelado-garland/, "UAlloc in the simulator").
 // gg_ualloc.cpp and gg_malloc.cpp register it; `with_malloc` is the only difference.
 //
 // Units: a simulator page is 8 B (UAlloc's smallest object); T units of which A are free. The

@@ -42,7 +42,7 @@ TypedWorkloadOptions in(Mode m) {
 TEST_CASE("typed workload oom: one 64 B type on K blocks serves exactly 64 K objects",
           "[dynasoar][workload]") {
   // 8 blocks of 64 x 64 B = 4096 B: 512 slots. Batches of 64: the 9th fails whole. Threads mode
-  // too (2 host threads): out of memory in a one-type batch is exact there (docs/dynasoar.md).
+  // too (2 host threads): out of memory in a one-type batch is exact there (studies/dynasoar/).
   for (const char* algo : {"dynasoar", "dynasoar-nocoal", "dynasoar-norot"})
     for (const Mode m : {Mode::sequential, Mode::lockstep, Mode::threads}) {
       INFO(algo << " " << mode_name(m));

@@ -1,7 +1,7 @@
 // dynasoar, dynasoar-nocoal and dynasoar-norot on the GPU: DynaSOAr's allocate (Alg. 1, 6, 8) and
 // deallocate (Alg. 2, 7, 9) as the step machines of core/dynasoar/alloc.hpp and free.hpp (the
 // simulator drives the same ones) with device atomics, over the heap of dynasoar_pool.cuh
-// (docs/dynasoar.md, "The GPU backend").
+// (studies/dynasoar/gpu.md, "The GPU backend").
 //
 // Warp coalescing (§4.2): the lanes of a warp that ask for one type in the same round
 // (`__match_any_sync` of the type and the request's index) elect their lowest lane; it runs one

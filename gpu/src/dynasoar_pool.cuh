@@ -4,7 +4,7 @@
 // application's objects of the smallest type: heap_storage.hpp), its pristine copy, and the words
 // beside it (DsMisc).
 //
-// Verification (docs/dynasoar.md): after every phase the whole heap is copied back and checked on
+// Verification (studies/dynasoar/): after every phase the whole heap is copied back and checked on
 // the host with the simulator's check at rest (HeapStorage::check: Def. 1 in every block bitmap,
 // each block's state against its bitmap), and no machine may have been abandoned or have found a
 // double free. After the allocation kernel of measure() each block's bitmap must be exactly its

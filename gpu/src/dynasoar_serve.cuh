@@ -1,7 +1,7 @@
 // The device driver of DynaSOAr's allocate shared by the page-typed heap's kernels (dynasoar.cu)
 // and the typed heap of byte sizes (dynasoar_typed.cu): a coalesced group's leader runs ONE
 // AllocOp (core/dynasoar/alloc.hpp) for its lanes to the end, with the bounds that keep a kernel
-// from hanging (docs/dynasoar.md, "The GPU backend").
+// from hanging (studies/dynasoar/gpu.md, "The GPU backend").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The Wa-Tor-like churn on the GPU (alloclab/gpu/dynasoar_apps.hpp; docs/dynasoar.md, "The
+// The Wa-Tor-like churn on the GPU (alloclab/gpu/dynasoar_apps.hpp; studies/dynasoar/, "The
 // applications on the GPU"): cpu_sim/src/wator.cpp's rules, with the agents moved by parallel_do
 // kernels over the live objects of the typed heap (dynasoar_typed.cuh) and the moves arbitrated by
 // the cells.

@@ -1,6 +1,6 @@
 // gallatin on the GPU: Gallatin (McCoy & Pandey, PPoPP'24 Alg. 1-4) driving the shared operations
 // of core/gallatin/allocator.hpp (the simulator drives the same ones, cpu_sim/src/gallatin.cpp)
-// with device atomics, over a pool of whole 16 MiB segments in units of 16 B (docs/gallatin.md,
+// with device atomics, over a pool of whole 16 MiB segments in units of 16 B (studies/gallatin/,
 // "The GPU backend").
 //
 //  * Warp teams (Alg. 3): the lanes of a warp that ask for one size class (`__match_any_sync`)
@@ -28,7 +28,7 @@
 //  * Pre-boot (the paper's init, at set-up, outside the timed kernels and the counts): the block
 //    buffers start filled (gallatin_host_state.hpp), so that the first teams of the launch do not
 //    all find their slots empty and fetch blocks at once; the simulator fills them on demand
-//    instead, so its refills include the first block of every slot (docs/gallatin.md).
+//    instead, so its refills include the first block of every slot (studies/gallatin/gpu.md).
 // Verification after every phase: the state is copied back and checked at rest on the host
 // (state_check: the vEB trees, segments, rings, block counters and buffers consistent). After a
 // measure() allocation kernel each block's live slices come from the results handed out (not from

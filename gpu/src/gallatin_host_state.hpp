@@ -12,8 +12,8 @@
 
 namespace alloclab::gpu::detail {
 
-// The paper's pre-boot fills every class's buffer slots: 13 segments with 132 SMs (docs/
-// gallatin.md). A pool of at least this many segments (1 GiB) gets it; a smaller one, where it
+// The paper's pre-boot fills every class's buffer slots: 13 segments with 132 SMs (studies/
+// gallatin/). A pool of at least this many segments (1 GiB) gets it; a smaller one, where it
 // would take a fifth of the pool or more, gets the slots of the run's class only (as far as the
 // pool goes).
 inline constexpr std::uint32_t kGallatinFullPrebootSegments = gallatin::kFullPrebootSegments;

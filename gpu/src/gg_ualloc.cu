@@ -1,7 +1,7 @@
 // gg-ualloc and gg-malloc on the GPU: UAlloc (Gelado & Garland, PPoPP'19 §4.2) and the paper's
 // malloc/free (§4), the step machines of core/gelado/ualloc_alloc.hpp, ualloc_free.hpp and
 // tbuddy.hpp (the simulator drives the same ones, cpu_sim/src/gg_ualloc.cpp) run to their end by
-// each thread with device atomics, over the pool of gg_ualloc_pool.cuh (docs/gelado-garland.md,
+// each thread with device atomics, over the pool of gg_ualloc_pool.cuh (studies/gelado-garland/,
 // "UAlloc on the GPU").
 //
 //  * Arenas: a thread's arena is the SM it runs on (%smid) modulo the pool's arena count (by

@@ -1,5 +1,5 @@
 // DynaSOAr's typed heap of byte sizes and its applications on the GPU (gpu/src/dynasoar_typed*.cu,
-// dynasoar_wator.cu, dynasoar_linux_scalability.cu; docs/dynasoar.md). Expected numbers are worked
+// dynasoar_wator.cu, dynasoar_linux_scalability.cu; studies/dynasoar/). Expected numbers are worked
 // out by hand from N_T = floor(64 size(T_s) / size(T)); the random batches are checked against a
 // std::set kept here. The heap also checks itself at rest after every kernel (Def. 1, every block
 // against the record): a fault there throws, so a case that returns also says every batch was
@@ -36,7 +36,7 @@ TypedHeapGpuOptions heap_of(std::vector<std::uint64_t> sizes, std::uint64_t bloc
 
 using Key = std::tuple<std::uint64_t, unsigned, unsigned>;  // block, slot, type
 
-// The GPU Wa-Tor's rules written out sequentially (docs/dynasoar.md, "Wa-Tor on the GPU"): every
+// The GPU Wa-Tor's rules written out sequentially (studies/dynasoar/, "Wa-Tor on the GPU"): every
 // agent of a phase decides on the grid as the phase found it, bids for a cell with
 // (Philox priority << 32 | its cell), the lowest bid wins; the draws are Philox numbers of
 // (seed, cell, 8 x iteration + purpose): 0 fish direction, 1 fish priority, 2 prey, 3 shark
@@ -327,7 +327,7 @@ TEST_CASE("DynaSOAr GPU linux-scalability: largest n and utilisation by hand", "
       // The frees delete every block in use (the heap is checked free at rest after them), at
       // least 250 and at most those initialised. Not equal: once in two H200 runs
       // dynasoar-nocoal counted 257 initialisations of the 256 blocks against 256 deletions,
-      // every slot verified (docs/dynasoar.md, "Not done yet").
+      // every slot verified (studies/dynasoar/README.md, "Not done yet").
       CHECK(r.counts[dynasoar::ds_count::invalidated] >= 250);
       CHECK(r.counts[dynasoar::ds_count::invalidated] <=
             r.counts[dynasoar::ds_count::blocks_initialised]);

@@ -1,5 +1,5 @@
 // DynaSOAr (dynasoar, dynasoar-nocoal, dynasoar-norot) and BitmapAlloc on the GPU
-// (gpu/src/dynasoar.cu, bitmap_alloc.cu; docs/dynasoar.md). Every expected number is worked out
+// (gpu/src/dynasoar.cu, bitmap_alloc.cu; studies/dynasoar/). Every expected number is worked out
 // here by hand from the heap's layout (blocks of 64 slots, N_T = floor(64 / n), a short last
 // block, L = ceil(log64 M) levels), never read from the code under test. measure() and the
 // workloads also check the heap after every kernel themselves (Def. 1 in every block bitmap, each

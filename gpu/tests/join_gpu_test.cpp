@@ -30,7 +30,7 @@ JoinOptions join_options(const std::string& allocator, const join::JoinTables& t
   o.repeats = 1;
   // A bound no allocator reaches on these ample pools: gg-tbuddy's waits on its order-0
   // semaphore count as steps, and a hot partition's hundreds of threads asking at once wait
-  // longer than the join's default 2^16 (docs/hash-join.md).
+  // longer than the join's default 2^16 (studies/hash-join/README.md).
   o.max_steps = std::uint64_t{1} << 22;
   return o;
 }

@@ -1,5 +1,5 @@
 // gallatin (McCoy & Pandey, PPoPP'24 Alg. 1-4): the atomics of the slice path, counted from the
-// algorithm (docs/gallatin.md, "The model"), and its model-table entry. The simulator's
+// algorithm (studies/gallatin/, "The model"), and its model-table entry. The simulator's
 // schedules on an empty pool (A = T, whole 16 MiB segments, no pre-boot), every request of one
 // class k with S = 4096 slices per block and B = 256 >> k blocks per segment:
 //  * a team's allocation is ONE atomicAdd on its block's malloc counter (Alg. 3);
@@ -165,7 +165,7 @@ Explanation explain(const Scenario& s) {
       "demand (no pre-boot)."};
   x.hardware = {
       "The public Gallatin pre-boots every SM's buffers at start (13 segments for 132 SMs at "
-      "16 B, docs/gallatin.md): the first requests pay no refills, and the address range "
+      "16 B, studies/gallatin/): the first requests pay no refills, and the address range "
       "starts past those segments.",
       "A GPU's teams are the lanes that ask together (coalesced groups), often fewer than 32, "
       "and racing refills can format more segments than the schedule here."};

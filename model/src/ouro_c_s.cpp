@@ -1,5 +1,5 @@
 // ouro-c-s (Ouroboros variant C, standard rings; Winter et al., ICS'20, Alg. 2, 4-5): the cost of
-// the sequential schedule, counted from the algorithm as alloclab builds it (docs/ouroboros.md,
+// the sequential schedule, counted from the algorithm as alloclab builds it (studies/ouroboros/,
 // "Variant C"), and its model-table entry. One request at a time on an empty pool, every request
 // of one class with p pages per chunk and W = max(1, p / 64) mask words; the j-th request served
 // on a chunk (j = 0 .. p - 1) takes its page j (a request alone scans from the first word and

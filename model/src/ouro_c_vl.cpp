@@ -1,6 +1,6 @@
 // ouro-c-vl (Ouroboros variant C over virtualized linked queues; Winter et al., ICS'20, Alg. 4-5
 // and §5.2): the cost of the sequential schedule, counted from the algorithm as alloclab builds it
-// (core/ouroboros/chunk_queue_virtual.hpp, docs/ouroboros.md), and its model-table entry. One
+// (core/ouroboros/chunk_queue_virtual.hpp, studies/ouroboros/), and its model-table entry. One
 // request at a time on an empty pool, every request of one class with p pages per chunk: as
 // ouro-c-s's (ouro_c_s.cpp), the g-th grower's chunk at queue position g, emptied and taken out
 // of the queue by the request that takes its last page; b = g / 1024 is the Queue-Chunk of g.

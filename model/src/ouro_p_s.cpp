@@ -1,5 +1,5 @@
 // ouro-p-s (Ouroboros variant P, standard rings; Winter et al., ICS'20, Alg. 2-3): the cost of
-// the sequential schedule, counted from the algorithm (docs/ouroboros.md), and its model-table
+// the sequential schedule, counted from the algorithm (studies/ouroboros/), and its model-table
 // entry. One request at a time on an empty pool, every request of one class with p pages per
 // chunk:
 //  * a request that finds a page: 3 memory operations (the semaphore's subtraction, front, its

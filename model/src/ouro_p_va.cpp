@@ -1,6 +1,6 @@
 // ouro-p-va (Ouroboros variant P over virtualized array queues; Winter et al., ICS'20, Alg. 2-3
 // and §5.1): the cost of the sequential schedule, counted from the algorithm as alloclab builds it
-// (core/ouroboros/virtual_array_queue.hpp, docs/ouroboros.md), and its model-table entry. One
+// (core/ouroboros/virtual_array_queue.hpp, studies/ouroboros/), and its model-table entry. One
 // request at a time on an empty pool, every request of one class with p pages per chunk; the
 // request served r-th reads position r:
 //  * its hit: the semaphore's subtraction, front, and its item (the reference, the chunk's

@@ -1,6 +1,6 @@
 // ouro-p-vl (Ouroboros variant P over virtualized linked-chunk queues; Winter et al., ICS'20,
 // Alg. 2-3 and §5.2): the cost of the sequential schedule, counted from the algorithm as alloclab
-// builds it (core/ouroboros/virtual_linked_queue.hpp, docs/ouroboros.md), and its model-table
+// builds it (core/ouroboros/virtual_linked_queue.hpp, studies/ouroboros/), and its model-table
 // entry. One request at a time on an empty pool, every request of one class with p pages per
 // chunk, S = 2048 items per Queue-Chunk, trail t = 10; the request served r-th reads position r,
 // and back and front always point at the chunk of the position written or read (the write of a

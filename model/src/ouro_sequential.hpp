@@ -116,7 +116,7 @@ inline Explanation ouro_explain(const Scenario& s, const Record& r, const OuroEx
       "class's queue runs dry grows it by one chunk (the bulk semaphore's grow), the others find "
       "a page (take).",
       "Steps are memory operations on shared state, counted from the algorithm as alloclab builds "
-      "it (docs/ouroboros.md); the simulator's sequential mode counts the same, exactly."};
+      "it (studies/ouroboros/); the simulator's sequential mode counts the same, exactly."};
   x.hardware = {
       "On a GPU the requests run at once: cold, thousands of warp leaders race on the "
       "semaphore's CAS while growers type chunks (hundreds to thousands of CAS attempts a "

@@ -1,5 +1,5 @@
 // ouro-c-s's sequential model against cases worked by hand from Alg. 2 and 4-5 as alloclab builds
-// them (docs/ouroboros.md, "Variant C"): a grower costs 27 + W, the j-th request on a chunk
+// them (studies/ouroboros/, "Variant C"): a grower costs 27 + W, the j-th request on a chunk
 // 8 + floor(j / 64), and emptying a chunk 6 more.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // ouro-c-va's and ouro-c-vl's sequential models against cases worked by hand from Alg. 4-5 and
-// §5 as alloclab builds them (docs/ouroboros.md, "C over VA and VL"): ouro-c-s's steps plus the
+// §5 as alloclab builds them (studies/ouroboros/, "C over VA and VL"): ouro-c-s's steps plus the
 // Queue-Chunks' (the step counts of cpu_sim/tests/ouro_chunk_virtual_test.cpp, per request).
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// ouro-p-s's sequential model against cases worked by hand from Alg. 2-3 (docs/ouroboros.md): a
+// ouro-p-s's sequential model against cases worked by hand from Alg. 2-3 (studies/ouroboros/): a
 // hit costs 3 memory operations, the grower of a chunk of p pages 13 + p.
 #include <catch2/catch.hpp>
 

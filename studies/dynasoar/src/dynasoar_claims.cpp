@@ -407,7 +407,7 @@ std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& dir_rows) {
     c.simulation = fmt::format(
         "alloclab's Wa-Tor (the authors' rules and constants), 128 x 128 cells, 500 iterations, "
         "lockstep, every batch verified: mean F over iterations 250-500 = {:.1f}% (r = 1), "
-        "{:.1f}% (r = 2), {:.1f}% (r = 5); docs/dynasoar.md: 300 x 300 cells give less",
+        "{:.1f}% (r = 2), {:.1f}% (r = 5); studies/dynasoar/: 300 x 300 cells give less",
         100 * F[0], 100 * F[1], 100 * F[2]);
     const bool halves = F[1] <= 0.6 * F[0];
     const bool near18 = F[2] < 0.25;
@@ -448,7 +448,7 @@ std::vector<ClaimCheck> dynasoar_claims(const std::vector<Record>& dir_rows) {
                  : scalability_rows.empty()
                      ? "not measured at the paper's size here (DIR/dynasoar/**.csv: "
                        "reports/data/<gpu>/dynasoar-*/apps_linux_scalability.csv, `alloclab "
-                       "linux-scalability --backend gpu`, docs/dynasoar.md)"
+                       "linux-scalability --backend gpu`, studies/dynasoar/gpu-apps.md)"
                      : gpu.text;
     if (!app.text.empty() && !scalability_rows.empty()) c.hardware += " `measure`: " + gpu.text;
     sim::LinuxScalabilityOptions o;

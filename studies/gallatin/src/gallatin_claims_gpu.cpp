@@ -41,9 +41,9 @@ constexpr double kPaperInitMs = 31;          // §6.4, on an A40
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 // The public Gallatin on an H200, 2^20 threads x one allocation, 8 GiB pool (its default
-// Gallatin<16MB, 16, 4096>): ../shared/reference/gallatin_bench.csv, N = 1048576, columns
-// alloc_ms_median (of 5 repetitions on one instance) and alloc_ms_cold (the first of them). The
-// file lives outside the repository, so its three points are copied here.
+// Gallatin<16MB, 16, 4096>): reports/peers/gallatin_bench.csv, N = 1048576, columns
+// alloc_ms_median (of 5 repetitions on one instance) and alloc_ms_cold (the first of them). Its
+// three points are copied here, so the claims read no file beside their rows.
 struct PublicPoint {
   std::uint64_t size;
   double median_ms, first_ms;
@@ -428,7 +428,7 @@ ClaimCheck speed_against_public(const std::vector<Record>& all) {
   }
   c.hardware = fmt::format(
       "{}, alloc kernel (median of the trials; cold: from the pristine pool, warm: --warm) "
-      "against ../shared/reference/gallatin_bench.csv (the public code, H200): {}",
+      "against reports/peers/gallatin_bench.csv (the public code, H200): {}",
       rs.device, cells);
   if (rs.device.find("H200") == std::string::npos)
     c.verdict = "not comparable: the public Gallatin's numbers are from an H200";

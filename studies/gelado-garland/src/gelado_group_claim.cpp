@@ -1,6 +1,6 @@
 // Seed 001's collective primitives (Gelado & Garland, PPoPP'19 §1, §4.2.2): "a whole thread block
 // locks [the chunk list] together" and one list operation serves many allocations. alloclab's
-// groups are a warp's (core/gelado/ualloc_chunk_group.hpp; docs/gelado-garland.md says why), so
+// groups are a warp's (core/gelado/ualloc_chunk_group.hpp; studies/gelado-garland/ says why), so
 // the row checks the part that carries over: growers served a chunk-mutex acquisition, from the
 // model (at most 32, one chunk from TBuddy at most), the simulator's lockstep (a warp's growers
 // that reach the mutex before it is taken) and the GPU's counted Figure 7 rows.

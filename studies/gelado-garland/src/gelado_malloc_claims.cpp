@@ -85,7 +85,7 @@ ClaimCheck throughput(const gelado_fig7::Figure& fig) {
                           "machines with a fence around every atomic, and nearly every step is "
                           "a wait (the counts: on the semaphore while growers fill bins; at the "
                           "small sizes the growers of the requests that fail at exhaustion walk "
-                          "TBuddy; docs/gelado-garland.md)",
+                          "TBuddy; studies/gelado-garland/ualloc-gpu.md)",
                           lo, hi, sum / static_cast<double>(n), cuda_faster);
   return c;
 }

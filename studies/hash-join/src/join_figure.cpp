@@ -82,7 +82,7 @@ std::optional<Figure> join_figure(const std::vector<Record>& rows,
       "allocator's GETPAGE time predicted from the model's steps through the device's "
       "kernel-time fit, its constant left out; for the seeds' allocators, Direct Output's join "
       "plus the allocator's isolated GPU cost per request scaled by the replay's steps "
-      "(docs/hash-join.md says what each assumes). Allocators without either have no dashed "
+      "(studies/hash-join/ says what each assumes). Allocators without either have no dashed "
       "line.",
       device.empty() ? std::string("a GPU") : device,
       skew == 0 ? std::string("uniform") : fmt::format("Zipf {}", skew));

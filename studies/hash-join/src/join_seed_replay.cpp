@@ -105,7 +105,7 @@ SeedReplay replay_seed_trace(const JoinTrace& t, const SeedReplayPlan& plan) {
   sim::SimOptions o;
   o.mode = sim::Mode::lockstep;
   o.host_threads = 1;  // the report runs beside other work; each replay is small
-  o.preboot = true;    // Gallatin's GPU pool is pre-booted (docs/gallatin.md); others ignore it
+  o.preboot = true;    // Gallatin's GPU pool is pre-booted (studies/gallatin/); others ignore it
   sim::check_input(s, o);
   const auto alloc = sim::make_allocator(s, o, s.seed);
   double steps = 0, warp_steps = 0, atomics = 0;

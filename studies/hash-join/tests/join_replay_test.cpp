@@ -110,7 +110,7 @@ TEST_CASE("join replay: the scaled replay's steps per GETPAGE match an unscaled 
           "[join][replay]") {
   // N = 2^18 on T = 2^19 (half the pool taken), four waves of 2^16: the unscaled replay runs it
   // all; the default limits scale it by 1/8 (2^15 requests on 2^16 pages, waves of 2^13). The
-  // tolerances docs/hash-join.md states: TAS within 1%, WAS within 3%.
+  // tolerances studies/hash-join/README.md states: TAS within 1%, WAS within 3%.
   for (Algorithm a : {Algorithm::rw, Algorithm::rwbm, Algorithm::corw, Algorithm::rwmalloc}) {
     const JoinTrace t = trace(a, 1 << 18, 1 << 19, 1 << 16);
     const ReplaySteps full = replay_join_trace(

@@ -32,14 +32,14 @@ struct SimOptions {
   std::uint64_t max_probes_per_request = 0;  // 0 = the documented default bound
   std::uint32_t queue_capacity = 0;          // Ouroboros: pages one class's queue holds; 0 = 2^20
   // UAlloc (gg-ualloc, gg-malloc): arenas (0 = 1; at most the simulated device's SM count) and
-  // bins per chunk (0 = 64, the 256 KB reading; 128 = the 512 KB reading), docs/gelado-garland.md.
+  // bins per chunk (0 = 64, the 256 KB reading; 128 = the 512 KB reading), studies/gelado-garland/.
   std::uint32_t arenas = 0;
   std::uint32_t chunk_bins = 0;
   // ... and in lockstep every grower takes the chunk mutex alone, not a warp's waiting growers
   // with one acquisition (§4.2.2; --chunk-mutex single).
   bool single_chunk_mutex = false;
   // Gallatin: pre-boot the block buffers before the first request, as the paper's init and the
-  // GPU backend do (core/gallatin/allocator.hpp, preboot_pool; docs/gallatin.md). false: the
+  // GPU backend do (core/gallatin/allocator.hpp, preboot_pool; studies/gallatin/). false: the
   // slots fill on demand.
   bool preboot = false;
   // RW_malloc with mixed request sizes: pages wanted by each thread (size N); empty = s.pages.
@@ -74,7 +74,7 @@ struct RunResult {
   std::uint64_t retries = 0;
   double wall_seconds = 0;
   // Counts an allocator keeps beyond these, named, summed over the run's requests (Ouroboros:
-  // semaphore CAS attempts, spins, chunks, and variant C's walk, docs/ouroboros.md); empty for
+  // semaphore CAS attempts, spins, chunks, and variant C's walk, studies/ouroboros/); empty for
   // the others.
   std::vector<std::pair<std::string, std::uint64_t>> op_counts;
   // Sequential mode: thread ids in the order they were served (per-warp algorithms: the warps'

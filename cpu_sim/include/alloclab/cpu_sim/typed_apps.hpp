@@ -1,5 +1,5 @@
 // The application workloads of DynaSOAr's evaluation (Springer & Masuhara, ECOOP'19 §6) on the
-// typed heap (typed_heap.hpp), written for alloclab (docs/dynasoar.md):
+// typed heap (typed_heap.hpp), written for alloclab (studies/dynasoar/typed-heap.md):
 //
 //  * Wa-Tor-like churn (§6.3, Fig. 12-13): fish and sharks on a torus of cells. Each iteration
 //    the fish (enumerated as parallel_do does) move to a random empty neighbour and, when old

@@ -1,5 +1,5 @@
 // DynaSOAr's typed heap of byte sizes on the GPU and the applications that run on it (Springer &
-// Masuhara, ECOOP'19 §6.3-6.4; docs/dynasoar.md, "The applications on the GPU"): plain C++, so
+// Masuhara, ECOOP'19 §6.3-6.4; studies/dynasoar/, "The applications on the GPU"): plain C++, so
 // cli/ and the tests compile with g++. Built without CUDA every entry point that needs a device
 // throws NoDevice.
 //
@@ -110,7 +110,7 @@ struct LinuxScalabilityGpuRun {
 LinuxScalabilityGpuRun run_linux_scalability_gpu(Algorithm algo,
                                                  const LinuxScalabilityGpuOptions& o);
 
-// The Wa-Tor-like churn on the GPU (docs/dynasoar.md): the rules of cpu_sim's run_wator, the
+// The Wa-Tor-like churn on the GPU (studies/dynasoar/): the rules of cpu_sim's run_wator, the
 // agents' moves made by parallel_do kernels over the live fish and sharks, the cells arbitrating
 // the moves (the lowest Philox priority wins a cell), births allocated by the allocation kernel,
 // deaths freed by the free kernel. Every random choice is a Philox number of the cell and the

@@ -28,7 +28,7 @@ struct SemaphoreBenchGpuOptions {
   unsigned warmup = 1;          // untimed launches first
   // A thread that lost a CAS or keeps waiting sleeps 32 ns, doubling each time in a row, up to
   // this (__nanosleep). A short cap lets every thread hammer the one word: the lost CASes crowd
-  // out the successful ones (docs/gelado-garland.md, "Figure 5 on the H200").
+  // out the successful ones (studies/gelado-garland/figure-5.md, "Figure 5 on the H200").
   std::uint32_t backoff_max_ns = 256;
 };
 

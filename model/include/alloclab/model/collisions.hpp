@@ -29,7 +29,7 @@
 //    Word occupancy n_r(f) (expected words with f free bits, f = 0..w) starts binomial
 //    Bin(w, A/T) (the pool is a uniform random set of A pages) and is carried through the
 //    rounds exactly in expectation: a word with f free bits hit by K threads keeps f - min(K, f).
-//    So the model keeps the clumping of free bits that Eq. (4) misses (docs/errata.md).
+//    So the model keeps the clumping of free bits that Eq. (4) misses (studies/pham/errata.md).
 // Mean field: m_{r+1} = m_r - E[successes in round r], F likewise; the expectation of the next
 // round is taken at the expected m_r (the process concentrates: sd(m_r) ~ sqrt(m_r)).
 // Rounds stop when fewer than 1e-9 threads (or free pages: N > A, the pool runs out, as in the

@@ -1,5 +1,5 @@
 // Models of DynaSOAr (Springer & Masuhara, ECOOP'19) that the simulator confirms
-// (validation/tests/dynasoar_model_sim_test.cpp; docs/dynasoar.md):
+// (validation/tests/dynasoar_model_sim_test.cpp; studies/dynasoar/typed-heap.md):
 //
 //  * bitmap levels: a hierarchical bitmap of M bits has L(M) = 1 for M <= 64, else
 //    1 + L(ceil(M / 64)) levels, ceil(log64 M) (§4.1); try_find_set reads one word a level and

@@ -2,7 +2,7 @@
 // each with a 64-bit object allocation bitmap and a type id, and the block bitmaps free,
 // allocated[T] and active[T] (§3.4), all plain words shared by the simulator and the GPU.
 //
-// Types (alloclab's reading, docs/dynasoar.md): the page is the smallest type T_s; a type of n
+// Types (alloclab's reading, studies/dynasoar/): the page is the smallest type T_s; a type of n
 // pages (1 <= n <= 64, the paper's "at most 64 times the smallest") has block capacity
 // N_T = floor(64 * size(T_s) / size(T)) = floor(64 / n), and its slot k covers pages
 // [64 b + k n, 64 b + k n + n) of block b. Type ids are n (0: no type). A block whose slots would

@@ -1,5 +1,5 @@
 // A DynaSOAr heap on the host (heap.hpp): its storage, the initial pool read as blocks, a block
-// placed by hand (tests), and the structural check at rest (docs/dynasoar.md). Host only.
+// placed by hand (tests), and the structural check at rest (studies/dynasoar/README.md). Host only.
 //
 // The initial pool: the pages the pool leaves used (core/pool.hpp, --free) are the application's
 // objects of the smallest type (one page each): a block holding any of them is a block of type 1,

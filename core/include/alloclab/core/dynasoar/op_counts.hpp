@@ -1,6 +1,6 @@
 // The counts of its own that DynaSOAr and BitmapAlloc report per run (RunResult::op_counts in the
 // simulator, GpuEntry::op_count_names on the GPU), in one order and under one set of names, so
-// that rows of both backends compare column for column (docs/dynasoar.md, "What is counted").
+// that rows of both backends compare column for column (studies/dynasoar/, "What is counted").
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The workload families of `alloclab workload` (workload.hpp) over a heap of typed objects named by
 // their byte sizes (`--types 60,64`, types.hpp): DynaSOAr's typed heap, in the simulator
 // (cpu_sim/typed_workload.hpp) and on the GPU (gpu/dynasoar_apps.hpp). One driver for both
-// backends; each gives it an adaptor of its heap. docs/dynasoar.md, "Typed objects in alloclab
+// backends; each gives it an adaptor of its heap. studies/dynasoar/, "Typed objects in alloclab
 // workload", says why each family is what it is.
 //
 //   * Request i (thread i; oom: request i of the run, c B + j for request j of batch c) is of type

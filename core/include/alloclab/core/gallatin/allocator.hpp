@@ -67,7 +67,7 @@ ALLOCLAB_HD void put_run(Out& out, std::uint32_t rank, std::uint32_t count, std:
 }
 
 // The paper's pre-boot fills every class's buffer slots: 13 segments with 132 SMs
-// (docs/gallatin.md). Pools of at least this many segments (1 GiB) get all of it (preboot_pool).
+// (studies/gallatin/). Pools of at least this many segments (1 GiB) get all of it (preboot_pool).
 inline constexpr std::uint32_t kFullPrebootSegments = 64;
 
 template <class Atomics>

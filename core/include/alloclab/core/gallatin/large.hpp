@@ -1,5 +1,5 @@
 // Gallatin's requests above the largest slice (4096 B), shared by the CPU simulator and the GPU:
-// how a size is routed and the three paths the public code has for them (docs/gallatin.md,
+// how a size is routed and the three paths the public code has for them (studies/gallatin/,
 // "Requests above 4096 B"). The paper names only the segment path (§4.1: "When an allocation
 // requires more than 16 MB or one segment of memory, it is pulled from the end of this
 // contiguous region in a first-fit strategy using the predecessor search"; Alg. 1 and 4); the

@@ -6,7 +6,7 @@
 // slices (the paper's 4096: 64 KB ... 16 MB), so a segment of the default 16 MB holds 256 >> k
 // blocks of class k (256 for 16 B, one for 4096 B). The paper's "a segment can be split into 1 to
 // 256 blocks" holds for these blocks; its "blocks range in size from 4 KB to 16 MB" does not
-// (16 MB / 4 KB = 4096): docs/gallatin.md, errata.
+// (16 MB / 4 KB = 4096): studies/gallatin/README.md, errata.
 #pragma once
 
 #include <cstdint>

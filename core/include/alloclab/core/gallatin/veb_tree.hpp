@@ -2,7 +2,7 @@
 // bitmap over a universe of U indices, shared by the CPU simulator and the GPU. The paper fixes
 // every node to one 64-bit word and drops the classic min/max, so each node operation is one
 // atomic on one word and the height is a small constant; it gives no pseudocode
-// (docs/gallatin.md, "The vEB tree").
+// (studies/gallatin/shared-code.md, "The vEB tree").
 //
 // Layout: L levels, level 0 the root, level L-1 the leaves; bit b of word h at level l stands for
 // the 64^(L-1-l) indices from (64h + b) * 64^(L-1-l). A leaf bit set = the index is in the set;

@@ -22,7 +22,7 @@
 // loop here waits on another thread; waiting is a step that reports `spinning`, bounded by the
 // caller (bulk_wait_bounded).
 //
-// Readings of the printed text (docs/gelado-garland.md; each is tested in gelado_semaphore_test):
+// Readings of the printed text (studies/gelado-garland/; each is tested in gelado_semaphore_test):
 //  * Alg. 1 tests `Sem.C >= I`; I is defined nowhere. Read as `C >= N`, the value the branch
 //    then subtracts and the condition the text states ("if the semaphore counter is greater or
 //    equal than the decrement value, it decrements the semaphore counter").

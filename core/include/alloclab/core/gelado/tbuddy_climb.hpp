@@ -7,7 +7,7 @@
 // Lock order: a thread takes a node's lock before its parent's and climbs upwards only, so no
 // two threads wait on each other's locks in a cycle. The one wait with locks held, a merger that
 // waits for a unit of its order while its buddy is Available (tbuddy.hpp), waits only on threads
-// that need neither of its two locks (docs/gelado-garland.md, "Why the merger's wait ends").
+// that need neither of its two locks (studies/gelado-garland/, "Why the merger's wait ends").
 #pragma once
 
 #include <cstdint>

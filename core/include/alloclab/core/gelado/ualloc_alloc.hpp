@@ -19,7 +19,7 @@
 //       - the decrement that took the count to 0 exhausted the bin: lock the list, unlink it if
 //         its word is still (0, L), unlock. No RCU barrier: an exhausted bin is not reused, only
 //         a retired one is (ualloc_free.hpp).
-//     grow (-1, §4.2 prints "returns zero": docs/gelado-garland.md): lock the arena's chunk list;
+//     grow (-1, §4.2 prints "returns zero": studies/gelado-garland/): lock the arena's chunk list;
 //       take a bin from its first chunk, or, with none, a chunk from TBuddy (its alloc machine of
 //       order log2(bins per chunk), run here step by step) put on the list; unlock. Initialise
 //       the bin (slot 0 is the grower's), lock the class's list, link the bin, unlock, and

@@ -1,5 +1,5 @@
 // UAlloc's memory layout (Gelado & Garland, PPoPP'19 §4.2, Fig. 3): pure arithmetic shared by
-// the CPU simulator and the GPU (docs/gelado-garland.md, "UAlloc").
+// the CPU simulator and the GPU (studies/gelado-garland/ualloc.md, "UAlloc").
 //
 // A chunk comes from TBuddy (so it is aligned to its size) and is cut into 4 KB bins. A bin
 // serves one size once initialised; its first 128 B are its header (the bitmap of up to 512

@@ -1,5 +1,5 @@
 // UAlloc's pool as the simulator and the GPU build it (gg-ualloc, gg-malloc;
-// docs/gelado-garland.md, "UAlloc"), host side: the unit, the tree's height, the chunk order, the
+// studies/gelado-garland/, "UAlloc"), host side: the unit, the tree's height, the chunk order, the
 // input checks both backends make, and the initial tree.
 //
 // Units: a scenario's page is 8 B, UAlloc's smallest object. The pool is TBuddy's: a 4 KB page

@@ -5,7 +5,7 @@
 // Mutexes (a list's writers, a chunk list, the RCU barrier's) are words, 0 free and 1 held,
 // taken by one CAS per step (a step that finds the mutex held reports spinning) and released by
 // one exchange. The chunk list's mutex taken here is §4.2.2's collective mutex for a group of
-// one; ualloc_chunk_group.hpp takes it once for a warp's group (docs/gelado-garland.md). A critical
+// one; ualloc_chunk_group.hpp takes it once for a warp's group (studies/gelado-garland). A critical
 // section below is one step of its machine (its memory operations all counted): nobody else writes
 // what it writes while the mutex is held, and the readers it races with (takers walking a list) are
 // the ones RCU already allows for.

@@ -16,7 +16,7 @@
 // and flashes it when it is wholly free.
 //
 // What alloclab decides where the printed algorithm leaves a race open (each is tested; the
-// reasons are in docs/ouroboros.md, "Variant C: decisions"):
+// reasons are in studies/ouroboros/variant-c.md, "Variant C: decisions"):
 //  * Who puts a chunk in its queue. The count moves by one per atomic, so its walk crosses from
 //    0 to 1 (a free that found 0, Alg. 4 FIRST_FREE; or a thread whose undo found 0, Alg. 5's
 //    RE_ENQUEUE) and from 1 to 0 (the taker of the last page, DEQUEUE) one thread at a time.

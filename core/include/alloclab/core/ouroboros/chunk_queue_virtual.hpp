@@ -13,7 +13,7 @@
 // them). So a Queue-Chunk is used up when all its 1024 entries have been taken out from front:
 // only the removals are counted (one atomic on the chunk's count word each).
 //
-// Decisions (docs/ouroboros.md, "C over VA and VL"; each tested):
+// Decisions (studies/ouroboros/variant-c.md, "C over VA and VL"; each tested):
 //  * A Queue-Chunk is drawn when a queue needs it (the paper's on-demand allocation): from the
 //    class's spare stack, else a fresh chunk of the pool, whose entries are set to empty first
 //    (1024 stores, counted). So that one is always there, a class's first grow commits in the

@@ -3,7 +3,7 @@
 //
 // A chunk of variant C tracks its pages with a bit mask (bit set = page free) and a count of free
 // pages. alloclab adds two things the paper's chunk lacks, each the answer to a race the printed
-// algorithm leaves open (docs/ouroboros.md, "Variant C: decisions"):
+// algorithm leaves open (studies/ouroboros/variant-c.md, "Variant C: decisions"):
 //  * an epoch beside the count, in the same 64-bit word, advanced when an emptied chunk is
 //    flashed back to the chunk-reuse queue. A thread that read a queue entry before the chunk was
 //    flashed and retyped finds a different epoch in the value its atomic returns, and gives the

@@ -56,7 +56,7 @@ namespace alloclab::ouro {
 //    three atomics of a warm request alone, 2^20 requests): front 128 bytes after the semaphore
 //    0.064-0.068 ms at every placement of the pair, 256 bytes after 0.036-0.042 ms at each of
 //    128 placements; with `pages` in the semaphore's block the growers queued behind the
-//    leaders' CAS loop (cold ouro-p-s 13% slower at 16 B). docs/ouroboros.md, "Issue 12".
+//    leaders' CAS loop (cold ouro-p-s 13% slower at 16 B). studies/ouroboros/, "Issue 12".
 // The struct keeps its 512 bytes.
 struct alignas(512) PageQueueWords {
   std::uint64_t semaphore = 0;

@@ -6,7 +6,7 @@
 // copied by scripts/main-job.sh from reports/data/<gpu>/dynasoar-*/alloc.csv) and of the
 // linux-scalability runs at the paper's size (`alloclab measure` rows, linux_scalability_*.csv of
 // the newest dynasoar-* that has them). Claims without evidence say "not measured" and why.
-// docs/dynasoar.md discusses each verdict.
+// studies/dynasoar/ discusses each verdict.
 #pragma once
 
 #include <string>

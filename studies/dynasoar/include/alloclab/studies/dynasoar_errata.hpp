@@ -1,7 +1,7 @@
 // The errata of seed 004 (Springer & Masuhara, ECOOP'19: DynaSOAr), in the form of paper 000's
 // (errata.hpp): each written once, here, its evidence computed each time by running alloclab's
 // step machines of the hierarchical bitmap on the host (core/dynasoar/hbitmap.hpp), never
-// pasted. docs/dynasoar.md explains each reading.
+// pasted. studies/dynasoar/ explains each reading.
 #pragma once
 
 #include <cstdint>

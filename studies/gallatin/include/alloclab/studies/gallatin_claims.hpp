@@ -3,7 +3,7 @@
 // step code run on random operations, the simulator's runs of a few segments, about a second
 // together), the hardware read from the GPU rows the report is given (DIR/gallatin/**.csv,
 // copied by scripts/main-job.sh from the newest reports/data/<gpu>/gallatin-*/: claims_*.csv and
-// alloc.csv), and a verdict (ClaimCheck, as Ouroboros'). docs/gallatin.md discusses each.
+// alloc.csv), and a verdict (ClaimCheck, as Ouroboros'). studies/gallatin/ discusses each.
 #pragma once
 
 #include <string>

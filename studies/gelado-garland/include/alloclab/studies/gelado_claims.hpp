@@ -6,7 +6,7 @@
 // given (DIR/semaphore/**.csv). The claims of UAlloc and `malloc` (Figure 7's failures at
 // exhaustion) come from the layout model and the simulator, their GPU cells from Figure 7's GPU
 // rows (DIR/ualloc/**.csv).
-// docs/gelado-garland.md discusses each verdict.
+// studies/gelado-garland/ discusses each verdict.
 #pragma once
 
 #include <string>

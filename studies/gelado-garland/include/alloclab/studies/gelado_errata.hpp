@@ -1,7 +1,7 @@
 // The errata of seed 001 (Gelado & Garland, PPoPP'19: the bulk semaphore, TBuddy, UAlloc). Like
 // those of paper 000 (paper000_errata.hpp) and of Ouroboros (ouroboros_claims.hpp), each is written
 // once, here, and its evidence is computed each time by running alloclab's step machines on the
-// host (core/gelado/*.hpp), never pasted. docs/gelado-garland.md explains each reading at length.
+// host (core/gelado/*.hpp), never pasted. studies/gelado-garland/ explains each reading at length.
 #pragma once
 
 #include <cstdint>

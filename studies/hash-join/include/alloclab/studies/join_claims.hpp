@@ -4,7 +4,7 @@
 // tables. The model and simulator columns hold the predictions of join_prediction.hpp (each row's
 // page-request trace through the model and replayed in the simulator, then through the device's
 // kernel-time fit), and a row of their own checks the predicted allocator cost against the
-// measured one. docs/hash-join.md discusses the verdicts.
+// measured one. studies/hash-join/README.md discusses the verdicts.
 #pragma once
 
 #include <string>

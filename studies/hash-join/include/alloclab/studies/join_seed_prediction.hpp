@@ -1,5 +1,5 @@
 // The hash join's time with the seeds' allocators predicted from each allocator's own isolated
-// GPU measurement (issue 17; docs/hash-join.md, "The seeds' allocators").
+// GPU measurement (issue 17; studies/hash-join/README.md, "The seeds' allocators").
 //
 // The model (the isolated-rate model). The seeds' allocators have no time fit of their steps
 // (model/kernel_time.hpp fits paper 000's), so their calibration is their own isolated H200 run

@@ -3,7 +3,7 @@
 // paper 000 (paper000_errata.hpp), the model and simulator evidence is computed each time (small
 // runs, well under a second together), never pasted; the hardware evidence is read from the GPU's
 // workload rows the report is given (DIR/workloads/**.csv, `alloclab workload --backend gpu`),
-// and says so where there are none. docs/ouroboros.md explains each verdict at length.
+// and says so where there are none. studies/ouroboros/ explains each verdict at length.
 #pragma once
 
 #include <string>
