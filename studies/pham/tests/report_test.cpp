@@ -11,7 +11,8 @@
 
 #include "alloclab/render/plot.hpp"
 #include "alloclab/render/report.hpp"
-#include "alloclab/render/sections.hpp"
+#include "alloclab/studies/paper000_errata.hpp"
+#include "alloclab/studies/pham_sections.hpp"
 
 using namespace alloclab;
 using namespace alloclab::render;
@@ -71,10 +72,6 @@ ReportInputs inputs(const fs::path& dir) {
                  {"device", {{"name", "GPU X"}}},
                  {"resumed", {{{"command_line", kModelRun}, {"backends", "model,sim"}}}}};
   in.verdicts = compare_backends(in.rows);
-  in.errata = {{"Sec. 4.1", "Eq. (3) is a special case of Eq. (2)",
-                "Eq. (4) reduces to the "
-                "harmonic form",
-                "w = 1", "eq4-special-case"}};
   in.provenance.report_command = "alloclab report x";
   return in;
 }
@@ -123,7 +120,9 @@ TEST_CASE("the report holds every figure, table and erratum", "[render][report]"
   CHECK(count(html, "<figure") == files.figures);
   CHECK(html.find("Figure 4(a) reproduced") != std::string::npos);
   CHECK(html.find("Figure 7 reproduced") != std::string::npos);
-  CHECK(html.find("Eq. (3) is a special case of Eq. (2)") != std::string::npos);
+  // Paper 000's errata, from its study (their count against its own list).
+  CHECK(html.find("Sec. 3.2.1, Eq. (1) (queue WAS)") != std::string::npos);
+  CHECK(count(html, "<section id=\"errata\">") == 1);
   // No hand-written table anywhere: every table comes from Table (rows open with <tr> or
   // <tr class="fail">, cells with <td> or <td class="l">).
   CHECK(count(html, "<table>") == count(html, "</table>"));
@@ -184,7 +183,7 @@ TEST_CASE("each figure names the one sweep that wrote its rows, and the appendix
   CHECK(tail.find("alloclab report x") != std::string::npos);
 }
 
-TEST_CASE("the report opens with a summary whose links all land on their tables",
+TEST_CASE("the report opens with one row per study, and paper 000's part with its own summary",
           "[render][report]") {
   if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
   const auto dir = fs::temp_directory_path() / "alloclab_report_summary";
@@ -196,24 +195,42 @@ TEST_CASE("the report opens with a summary whose links all land on their tables"
   REQUIRE(summary != std::string::npos);
   CHECK(summary < first_figure);
   const auto summary_end = html.find("</section>", summary);
+  // Only paper 000's study is linked into this test: one row. By hand: its claims are the five
+  // comparisons below (all pass: holds) and Theorems 1 and 2 (Theorem 1 is false as printed at
+  // A = N; Theorem 2 holds read as a limit): 7 claims, 5 hold, 1 with qualification, 0 not
+  // reproduced, 1 does not hold, 0 not measured.
+  const std::string errata = std::to_string(validation::paper000_errata().size());
+  CHECK(html.find("<tr><td class=\"l\"><a href=\"#study-pham\">Paper 000: Pham et al. "
+                  "(ICS'22)</a></td><td>7</td><td>5</td><td>1</td><td>0</td><td>1</td><td>0</td>"
+                  "<td>" +
+                  errata + "</td></tr>") < summary_end);
+  const auto [top_links, top_found] = links_resolving(html, summary, summary_end);
+  CHECK(top_links == 1 + 1);  // the study and the provenance (no engine sections given here)
+  CHECK(top_found == top_links);
+
+  // Paper 000's own summary, inside its part.
+  const auto own = html.find("<section id=\"pham-summary\">");
+  REQUIRE(own != std::string::npos);
+  CHECK(html.find("<section id=\"study-pham\">") < own);
+  const auto own_end = html.find("</section>", own);
   // By hand: at the three points, sequential TAS (z = 0.001 / (0.02 / sqrt 20) = 0.22), the
   // sequential bound
   // (WAS 2.5 tas < 3 tas), the GPU TAS (+1%, within 5%), the GPU WAS (-4%, within 5%) and the
   // GPU bound pass: 15 checks, 15 pass.
   REQUIRE(in.verdicts.size() == 15);
   CHECK(html.find("15 checks of the models against simulation and hardware: 15 pass, 0 "
-                  "departures explained by the data (each says why), 0 FAIL.") < summary_end);
+                  "departures explained by the data (each says why), 0 FAIL.") < own_end);
   // One row per claim, one column per allocator with verdicts; each cell links to its table.
   const std::string rw_tas = "<a href=\"#verdicts-model-vs-sim-sequential-tas-rw\">pass (3)</a>";
-  CHECK(html.find(rw_tas) < summary_end);
+  CHECK(html.find(rw_tas) < own_end);
   CHECK(html.find("<h3 id=\"verdicts-model-vs-sim-sequential-tas-rw\">") != std::string::npos);
-  CHECK(html.find("<a href=\"#verdicts-gpu-was-bound-rw\">pass (3)</a>") < summary_end);
-  const auto [links, found] = links_resolving(html, summary, summary_end);
-  // 5 claims, the errata, the contents (figures, comparison, verdicts, collisions, errata,
-  // provenance).
-  CHECK(links == 5 + 1 + 6);
+  CHECK(html.find("<a href=\"#verdicts-gpu-was-bound-rw\">pass (3)</a>") < own_end);
+  const auto [links, found] = links_resolving(html, own, own_end);
+  // 5 claims, Theorems 1 and 2, the errata, the contents (figures, comparison, verdicts,
+  // theorems, collisions, errata).
+  CHECK(links == 5 + 2 + 1 + 6);
   CHECK(found == links);
-  CHECK(html.find("<a href=\"#errata\">errors in paper 000</a>") < summary_end);
+  CHECK(html.find("<a href=\"#errata\">errors in paper 000</a>") < own_end);
 }
 
 TEST_CASE("the summary counts outcomes per claim and allocator and flags failures",
