@@ -138,10 +138,10 @@ TEST_CASE("gallatin: exhaust, free everything, allocate again (segment return)",
     for (const Held& h : held) Op::free_slices(st, h.offset, 1, c);
     CHECK(state_check(st, live_of(st, {})).empty());
     CHECK(c.blocks_returned >= 8 * st.g.blocks_per_segment(2) - 1);
-    // Another class: with the paper's return, the pool is whole again (at exhaustion the team
-    // that took the last slice found no block to swap in and emptied the slot, so no block is
-    // held); with the public code's, every segment stays formatted for 64 B slices and the
-    // 4096 B class gets nothing.
+    // Another class: with the return (the paper's and the public code's), the pool is whole
+    // again (at exhaustion the team that took the last slice found no block to swap in and
+    // emptied the slot, so no block is held); without it (return_segments = false, a test
+    // variant), every segment stays formatted for 64 B slices and the 4096 B class gets nothing.
     bytes.clear();
     Counts again;
     const std::vector<Held> big = exhaust(st, 8, again, bytes);

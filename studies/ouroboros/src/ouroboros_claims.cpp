@@ -418,19 +418,25 @@ std::vector<Erratum> ouroboros_errata() {
                : "refuses"),
        "ouro-alg1-full-check"});
   const std::int64_t paper = 2'000'000;
-  const std::int64_t public_most = (std::int64_t{1} << (ouro::kSemFieldBits - 1)) - 1;
+  // The public code's count width, written out: it is not alloclab's kSemFieldBits (the paper's
+  // 21). GPUPeople/Ouroboros, include/device/BulkSemaphore.cuh at commit
+  // 5b600030ed65a88e55bfbb14569556cc66ac2d64: middle_mask_shift 25 (l. 51), the count biased by
+  // null_value = 2^(25 - 1) (l. 83); its layout comment (l. 7) still says 20 + 1 bits.
+  constexpr unsigned kPublicSemCountBits = 25;
+  const std::int64_t public_most = (std::int64_t{1} << (kPublicSemCountBits - 1)) - 1;
   out.push_back(
       {"§3.4 and §6 (bulk semaphore, queue sizes)",
        "C, E and R in 21 bits each, with queues of 2,000,000 pages",
        fmt::format("a count that must also dip below zero (the fast path subtracts first) holds "
-                   "at most {} pages in 21 bits with alloclab's bias of 2^19, {} with the public "
-                   "code's 2^20; queues of 2,000,000 need a wider count",
+                   "at most {} pages in 21 bits with alloclab's bias of 2^19; queues of 2,000,000 "
+                   "need a wider count, as the public code has (25-bit count and expected fields, "
+                   "bias 2^24: at most {} pages, though its layout comment still says 20 + 1 "
+                   "bits)",
                    ouro::kMaxUnits, public_most),
-       fmt::format("{} {} into the packed word (`sem_fits`); with the public bias the paper's own "
-                   "benchmark, 2^20 pages of 16 B freed into one queue, is {} pages, one more than "
-                   "C can count (`core/ouroboros/bulk_semaphore.hpp`)",
-                   paper, ouro::sem_fits(paper, 0, 0) ? "fits" : "does not fit",
-                   std::int64_t{1} << 20),
+       fmt::format("{} {} into the packed word (`sem_fits`, `core/ouroboros/bulk_semaphore.hpp`); "
+                   "the public code's widths: GPUPeople/Ouroboros, "
+                   "`include/device/BulkSemaphore.cuh` at commit 5b600030, l. 51 and 83",
+                   paper, ouro::sem_fits(paper, 0, 0) ? "fits" : "does not fit"),
        "ouro-21-bit-count"});
   out.push_back(
       {"§4.2, Alg. 4 (DEQUEUE)",

@@ -27,8 +27,9 @@
 //  * free_slices(offset, n) (Alg. 4): n slices of one block (a coalesced team) add n to its free
 //    counter in ONE atomicAdd; the team that brings it to slices_per_block gives the block back
 //    to its segment's ring; a segment whose blocks are all back is closed (a CAS of its count
-//    from n to kClosed), leaves its block tree and returns to the segment tree (the paper's
-//    behaviour; State::return_segments = false keeps it formatted, as the public code does).
+//    from n to kClosed), leaves its block tree and returns to the segment tree (the paper's and
+//    the public code's behaviour; State::return_segments = false, a test variant, keeps it
+//    formatted for its class).
 #pragma once
 
 #include <cstdint>

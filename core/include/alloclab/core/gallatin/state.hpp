@@ -57,8 +57,10 @@ struct State {
   std::uint32_t slot_offset[kSizeClasses] = {};  // first slot of each class in `buffer`
   std::uint32_t slots[kSizeClasses] = {};        // slots of each class
   std::uint32_t sms = 0;                         // the SM count the buffers are sized for
-  // The paper gives a segment whose blocks have all come back to the segment tree (§4.2, §5);
-  // the public code's path for it sits behind an early return. true: the paper's.
+  // The paper (§4.2, §5) and the public code (gallatin.cuh, free_block; see
+  // studies/gallatin/shared-code.md) give a segment whose blocks have all come back to the
+  // segment tree. true: theirs. false: a test variant of alloclab's own that keeps it formatted
+  // for its class (only the core tests set it).
   bool return_segments = true;
 };
 

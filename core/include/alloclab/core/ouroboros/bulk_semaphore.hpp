@@ -4,19 +4,27 @@
 //   E (expected) pages promised by threads that are allocating a chunk,
 //   R (reserved) pages reserved by threads waiting for those promised pages,
 // packed into one 64-bit word, 21 bits each (§3.4), so that lines 2, 19 and 22 of Alg. 2 are one
-// atomic add and lines 8-16 one CAS loop. Layout (the public code's, but for the count's bias):
+// atomic add and lines 8-16 one CAS loop. Layout (the paper's 21-bit fields; the public code's
+// are wider, below):
 //   bits  0..20  C + 2^19   (C in [-2^19, 2^21 - 2^19): the fast path subtracts before it checks,
 //                            so C dips below zero while a miss is undone; the bias absorbs the
 //                            dips)
 //   bits 21..41  E          (unsigned, [0, 2^21))
 //   bits 42..62  R          (unsigned, [0, 2^21))
 //   bit  63      always 0
-// The bias is a choice. The public code biases C by 2^20, which centres its range on zero and
-// lets it count at most 2^20 - 1 pages: one short of the 2^20 pages of 16 B that the paper's own
-// 2^20-thread benchmark frees back into one queue. The dips below zero are bounded by the
-// requests in flight at once (a GPU holds at most 2048 resident threads per SM, 270,336 on an
-// H200, and warp aggregation makes that many units in at most 8,448 leaders' hands), so alloclab
-// gives the negative side 2^19 and the positive side the rest: C counts up to 1,572,863 pages.
+// The bias is a choice. A bias of 2^20 would centre the range on zero but count at most
+// 2^20 - 1 pages: one short of the 2^20 pages of 16 B that the paper's own 2^20-thread benchmark
+// frees back into one queue. The public code (GPUPeople/Ouroboros,
+// include/device/BulkSemaphore.cuh) did that in an earlier version, judged earlier by its
+// neighbouring files (commit 3b1217e2f63b281774b06140a5e0b34ecc20ae9f: middle_mask_shift 21,
+// l. 49, bias 2^20, l. 81); its later one (commit 5b600030ed65a88e55bfbb14569556cc66ac2d64)
+// widens C and E to 25 bits (middle_mask_shift 25, l. 51) with a bias of 2^24 (l. 83), so C
+// counts up to 2^24 - 1 = 16,777,215 pages. Both keep the layout comment "Counter (20 + 1 bits)"
+// (l. 5, l. 7).
+// alloclab keeps the paper's 21 bits. The dips below zero are bounded by the requests in flight
+// at once (a GPU holds at most 2048 resident threads per SM, 270,336 on an H200, and warp
+// aggregation makes that many units in at most 8,448 leaders' hands), so alloclab gives the
+// negative side 2^19 and the positive side the rest: C counts up to 1,572,863 pages.
 //
 // Everything here is a pure function of the word or a step machine that issues at most one
 // memory operation per step, through the atomics policy `Atomics` (see host_atomics.hpp), so the
