@@ -102,13 +102,16 @@ constexpr const char* kStyle =
     "table{border-collapse:collapse;font-size:0.85em;margin:1em 0;}\n"
     "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;}\n"
     "td.l,th.l{text-align:left;} tr.fail td{background:#fdd;}\n"
+    // Long unbroken tokens (paths, commands, numbers lists) may break anywhere, so that no table
+    // is wider than the page (the Chromium test checks at 1,400 px).
+    "td,th{overflow-wrap:anywhere;}\n"
     "#summary td + td{white-space:nowrap;}\n"
     "figure{margin:1.5em 0;} figcaption{font-size:0.9em;}\n"
     "code{background:#f4f4f4;padding:1px 3px;}\n";
 
 // Self-check for headless browsers (and curious readers): counts the plots that were laid out
-// with a non-empty box, and the summary's links whose target exists. The Chromium test reads
-// this element from the rendered DOM.
+// with a non-empty box, the summary's links whose target exists, and the tables wider than the
+// page. The Chromium test reads this element from the rendered DOM.
 constexpr const char* kRenderCheck =
     "<p id=\"render-check\" hidden></p>\n<script>\nwindow.addEventListener('load', () => {\n"
     "  const plots = document.querySelectorAll('figure svg');\n  let ok = 0;\n"
@@ -117,9 +120,12 @@ constexpr const char* kRenderCheck =
     "  const links = document.querySelectorAll('#summary a[href^=\"#\"]');\n  let found = 0;\n"
     "  links.forEach(a => { if (document.getElementById(a.getAttribute('href').slice(1))) "
     "found++; });\n"
+    "  const page = document.documentElement.clientWidth;\n  let wide = 0;\n"
+    "  document.querySelectorAll('table').forEach(t => {\n"
+    "    if (t.getBoundingClientRect().right > page + 0.5) wide++; });\n"
     "  document.getElementById('render-check').textContent =\n"
     "    'rendered ' + ok + ' of ' + plots.length + ' plots; ' + found + ' of ' + links.length +\n"
-    "    ' summary links resolve';\n});\n</script>\n";
+    "    ' summary links resolve; ' + wide + ' tables wider than the page';\n});\n</script>\n";
 
 // The report's opening: one row per study, its claims counted by judgement and its errata, each
 // linked to the study's part; then the engine's sections.

@@ -278,8 +278,10 @@ TEST_CASE("the summary counts outcomes per claim and allocator and flags failure
         std::string::npos);
 }
 
-TEST_CASE("the report renders with all its plots and summary links in headless Chromium",
-          "[render][report]") {
+TEST_CASE(
+    "the report renders in headless Chromium: its plots, its summary links, no table wider "
+    "than the page at 1,400 px",
+    "[render][report]") {
   if (!gnuplot_available()) alloclab::testing::skip("gnuplot is not installed");
   if (std::system("command -v chromium >/dev/null 2>&1") != 0)
     alloclab::testing::skip("chromium is not installed (scripts/setup.sh test installs it)");
@@ -289,7 +291,8 @@ TEST_CASE("the report renders with all its plots and summary links in headless C
   const auto dom = dir / "dom.html";
   const std::string cmd =
       "chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
-      "--disable-component-update --disable-sync --no-first-run --user-data-dir=" +
+      "--disable-component-update --disable-sync --no-first-run --window-size=1400,1000 "
+      "--user-data-dir=" +
       (dir / "profile").string() + " --virtual-time-budget=5000 --dump-dom file://" + files.html +
       " > " + dom.string() + " 2>/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
@@ -300,7 +303,8 @@ TEST_CASE("the report renders with all its plots and summary links in headless C
   REQUIRE(links > 0);
   const std::string expected = "rendered " + std::to_string(files.figures) + " of " +
                                std::to_string(files.figures) + " plots; " + std::to_string(links) +
-                               " of " + std::to_string(links) + " summary links resolve";
+                               " of " + std::to_string(links) +
+                               " summary links resolve; 0 tables wider than the page";
   INFO(text.substr(0, 300));
   CHECK(text.find(expected) != std::string::npos);
 }
