@@ -91,21 +91,34 @@ TEST_CASE("dynasoar claims: verdicts with and without GPU rows", "[validation][d
   CHECK(has(linux.verdict,
             "not comparable: the allocators lose no slot in the simulator nor on "
             "the GPU"));
+  CHECK(linux.judgement == Judgement::not_measured);  // no slot lost: nothing to compare
   CHECK(has(find(claims, "§4.1, Def. 1").hardware, "3 GPU rows"));  // the measure rows apart
   const auto& rotation = find(claims, "§4.2, Fig. 12c");
   CHECK(has(rotation.hardware, "20.0-20.0x"));
   CHECK(rotation.verdict == "holds");
+  CHECK(rotation.judgement == Judgement::holds);  // 40 / 2 = 20x >= 8x at every pair
   const auto& coalescing = find(claims, "§4.2-4.3, Table 2");
   CHECK(has(coalescing.hardware, "no GPU rows"));
   CHECK(has(coalescing.verdict, "not measured on a GPU"));
+  CHECK(coalescing.judgement == Judgement::holds_qualified);  // its one GPU row unverified
   CHECK(find(claims, "§4.1").verdict == "holds");
+  CHECK(find(claims, "§4.1").judgement == Judgement::holds);
   CHECK(find(claims, "§3.2").verdict == "holds");
+  CHECK(find(claims, "§3.2").judgement == Judgement::holds);
   CHECK(has(find(claims, "§6.3").verdict, "holds"));
-  CHECK(has(find(claims, "§4.1, Def. 1").hardware, "not all"));  // an unverified row
+  CHECK(find(claims, "§6.3").judgement == Judgement::holds_qualified);  // "with a correction"
+  CHECK(has(find(claims, "§4.1, Def. 1").hardware, "not all"));         // an unverified row
+  CHECK(find(claims, "§4.1, Def. 1").judgement == Judgement::does_not_hold);
   CHECK(has(find(claims, "§6.4, Fig. 14B").verdict, "not measured on a GPU"));
+  // A time claim with no GPU rows is at most qualified, whatever the simulator's counts.
+  const Judgement heap = find(claims, "§6.4, Fig. 14B").judgement;
+  CHECK((heap == Judgement::holds_qualified || heap == Judgement::not_reproduced));
+  CHECK(find(claims, "§2.2").judgement == Judgement::not_measured);
+  CHECK(find(claims, "App. A.1").judgement == Judgement::not_measured);
   for (const auto& c : claims) {
     CHECK(!c.verdict.empty());
     CHECK(!c.claim.empty());
+    CHECK(c.judgement != Judgement::unset);
   }
 }
 
@@ -116,7 +129,9 @@ TEST_CASE("dynasoar claims: linux-scalability without rows and with a lost slot"
   const auto& c = find(lost, "§6.4, Fig. 14A");
   CHECK(has(c.hardware, "every one served; but dynasoar took 16777215 and failed 1 of 16777216."));
   CHECK(c.verdict.find("does not hold on the GPU") == 0);
+  CHECK(c.judgement == Judgement::does_not_hold);  // a lost slot: a capacity claim contradicted
   CHECK(has(find(lost, "§4.1, Def. 1").hardware, "no GPU rows"));  // no workload rows
+  CHECK(find(lost, "§4.1, Def. 1").judgement == Judgement::holds);
 }
 
 namespace {
@@ -181,6 +196,7 @@ TEST_CASE("dynasoar claims: the applications' GPU rows", "[validation][dynasoar]
   CHECK(has(wator.hardware, "20.0% (r = 2"));
   CHECK(has(wator.hardware, "15.0% (r = 5"));
   CHECK(wator.verdict.find("on the GPU: holds (r = 5: 15.0%") == 0);
+  CHECK(wator.judgement == Judgement::holds);  // 15% < 25%, and 20% <= 0.6 x 40%
   const auto& linux = find(claims, "§6.4, Fig. 14A");
   CHECK(has(linux.hardware, "dynasoar (typed heap): n = 1024, 100.0% of the heap"));
   CHECK(has(linux.hardware, "bitmap-alloc: n = 1024, 100.0% of the heap"));
@@ -188,11 +204,37 @@ TEST_CASE("dynasoar claims: the applications' GPU rows", "[validation][dynasoar]
   CHECK(has(linux.verdict,
             "not comparable: the allocators lose no slot in the simulator nor on "
             "the GPU"));
+  CHECK(linux.judgement == Judgement::not_measured);
   CHECK(has(find(claims, "§4.1, Def. 1").hardware, "17 rows of the applications"));
+  CHECK(find(claims, "§4.1, Def. 1").judgement == Judgement::holds);  // every row verified
   // A slot lost: n = 1023 served, 1024 failed (n = 1024 would have fit).
   const auto lost = dynasoar_claims({app_scalability("dynasoar", 1023, 16384)});
   CHECK(find(lost, "§6.4, Fig. 14A").verdict.find("does not hold on the GPU") == 0);
+  CHECK(find(lost, "§6.4, Fig. 14A").judgement == Judgement::does_not_hold);
   CHECK(has(find(lost, "§6.3, Fig. 13").hardware, "not measured on a GPU"));
+  // Without the GPU's Wa-Tor the simulator's smaller sea judges it: never plainly.
+  const Judgement sim_only = find(lost, "§6.3, Fig. 13").judgement;
+  CHECK((sim_only == Judgement::holds_qualified || sim_only == Judgement::not_reproduced));
+}
+
+// Wa-Tor on the GPU, iterations 2-4 constant: r = 1 40%, r = 2 30% (above 0.6 x 40% = 24%: not
+// halved), r = 5 first 15% (near 18%: holds in part), then 30% (above 25%: does not hold).
+TEST_CASE("dynasoar claims: Wa-Tor's GPU rows in part and against", "[validation][dynasoar]") {
+  const auto claim_with = [](double f5) {
+    std::vector<Record> rows;
+    for (int i = 0; i < 5; ++i) {
+      rows.push_back(wator_iteration(1, i, 0.4));
+      rows.push_back(wator_iteration(2, i, 0.3));
+      rows.push_back(wator_iteration(5, i, f5));
+    }
+    return find(dynasoar_claims(rows), "§6.3, Fig. 13");
+  };
+  const ClaimCheck part = claim_with(0.15);
+  CHECK(part.verdict.find("on the GPU: holds in part (r = 5: 15.0%") == 0);
+  CHECK(part.judgement == Judgement::holds_qualified);
+  const ClaimCheck above = claim_with(0.3);
+  CHECK(above.verdict.find("on the GPU: does not hold (r = 5: 30.0%") == 0);
+  CHECK(above.judgement == Judgement::does_not_hold);  // a fragmentation figure, not a speed
 }
 
 namespace {
@@ -225,6 +267,7 @@ TEST_CASE("dynasoar claims: Fig. 14B's heap sweep", "[validation][dynasoar]") {
             "at 4096 MiB (1048576 blocks)"));
   CHECK(has(c.hardware, "1.100 ms at 256 MiB; 1.250 ms at 1024 MiB; 1.050 ms at 4096 MiB"));
   CHECK(has(c.verdict, "holds on the GPU (slowest heap 1.19x the fastest"));
+  CHECK(c.judgement == Judgement::holds);
   // Fig. 14A still reads the one row that found a limit, not the sweep's.
   CHECK(has(find(claims, "§6.4, Fig. 14A").hardware, "n = 1024, 100.0% of the heap"));
 
@@ -235,4 +278,5 @@ TEST_CASE("dynasoar claims: Fig. 14B's heap sweep", "[validation][dynasoar]") {
   const auto& slow = find(again, "§6.4, Fig. 14B");
   CHECK(has(slow.hardware, "2.050 ms at 4096 MiB"));
   CHECK(has(slow.verdict, "does not hold on the GPU (slowest heap 1.86x the fastest"));  // 2.05/1.1
+  CHECK(slow.judgement == Judgement::not_reproduced);  // a time claim alloclab's kernel misses
 }

@@ -120,6 +120,7 @@ std::vector<ClaimCheck> gallatin_claims(const std::vector<Record>& gpu_rows) {
     c.verdict = bounded ? "holds: bounded by L, which grows as log64 U (not log log U, as §3.2 "
                           "itself says of 64-bit nodes)"
                         : "does not hold: an operation exceeded its bound";
+    c.judgement = bounded ? Judgement::holds : Judgement::does_not_hold;
     out.push_back(c);
   }
 
@@ -139,6 +140,7 @@ std::vector<ClaimCheck> gallatin_claims(const std::vector<Record>& gpu_rows) {
     c.verdict =
         "holds; the public code builds a fourth level exactly at 4 TB (and at every power "
         "of 64)";
+    c.judgement = Judgement::holds;  // arithmetic: 64 x 16 MiB and 64^3 x 16 MiB
     out.push_back(c);
   }
 
@@ -166,7 +168,9 @@ std::vector<ClaimCheck> gallatin_claims(const std::vector<Record>& gpu_rows) {
         "atomics a request for teams of one, {:.6g} for warp teams (65536 x 256 B, 16 segments)",
         one, teams);
     c.simulation = fmt::format("sequential {:.6g}, lockstep {:.6g} atomics a request", seq, lock);
-    c.verdict = seq == one && lock == teams && seq < 1.01
+    const bool one_atomic = seq == one && lock == teams && seq < 1.01;
+    c.judgement = one_atomic ? Judgement::holds : Judgement::does_not_hold;
+    c.verdict = one_atomic
                     ? "holds: one atomic a slice for a team of one, 1/32 of one for a warp team, "
                       "plus refills"
                     : "does not hold at this point";

@@ -64,6 +64,9 @@ ClaimCheck collective_mutex_claim(const gelado_fig7::Figure& fig) {
   // Where growers are rare (8 B: one a bin of 512 requests) a group is one grower and there is
   // nothing to share; the claim is that growers waiting together share the acquisition.
   const bool sim_holds = sim_group > 1;
+  c.judgement = cells.empty() ? (sim_holds ? Judgement::holds_qualified : Judgement::does_not_hold)
+                : sim_holds && gpu_hi > 1 ? Judgement::holds_qualified  // a warp's, not a block's
+                                          : Judgement::does_not_hold;
   c.verdict =
       cells.empty() ? fmt::format("{} in the simulator; not measured on the GPU",
                                   sim_holds ? "holds for a warp's group" : "does not hold")

@@ -47,9 +47,19 @@ TEST_CASE("gelado claims: without GPU rows the hardware cells say where rows com
   CHECK(fig5.hardware.find("alloclab semaphore --backend gpu") != std::string::npos);
   // The simulator's evidence is there anyway: 4096 threads, B = 64, growth of 1000 steps.
   CHECK(fig5.simulation.find("counting 68291") != std::string::npos);  // N + 64 (1000 + 3) + 3
+  // A speed claim held in the simulator's rounds only: qualified.
+  CHECK(fig5.verdict.find("holds in the simulator when a growth takes time") == 0);
+  CHECK(fig5.judgement == Judgement::holds_qualified);
   const ClaimCheck& waiters = find(claims, "§3.2", "waiting");
   CHECK(waiters.simulation.find("2079") != std::string::npos);  // mean of 4095 - 64 k, k < 64
   CHECK(waiters.verdict == "holds (simulator)");
+  CHECK(waiters.judgement == Judgement::holds_qualified);  // 2079 > 64, in the simulator only
+  // The growers' count is the GPU's: without its rows there is no evidence either way.
+  CHECK(find(claims, "§5.1", "theoretical maximum").judgement == Judgement::not_measured);
+  CHECK(find(claims, "§5.1", "starts decreasing").verdict == "not measured");
+  CHECK(find(claims, "§5.1", "starts decreasing").judgement == Judgement::not_measured);
+  // 4096 one-unit requests in batches of 64 grow exactly 4096 / 64 = 64 batches.
+  CHECK(find(claims, "§3.3, Alg. 1", "expected availability").judgement == Judgement::holds);
 }
 
 TEST_CASE("gelado claims: Figure 5's ratios from the GPU rows") {
@@ -66,13 +76,27 @@ TEST_CASE("gelado claims: Figure 5's ratios from the GPU rows") {
   CHECK(fig5.hardware.find("0.50 .. 0.90 over 2 points (bulk faster at 0)") != std::string::npos);
   CHECK(fig5.hardware.find("3.00 .. 3.00 over 1 points") != std::string::npos);
   CHECK(fig5.verdict.find("does not hold in the paper's setting") == 0);
+  CHECK(fig5.judgement == Judgement::not_reproduced);  // a speed claim: bulk ahead at 0 of 2
   const ClaimCheck& growers = find(claims, "§5.1", "theoretical maximum");
   CHECK(growers.hardware.find("at most 3 growers") != std::string::npos);
   CHECK(growers.hardware.find("requests / batch: 128") != std::string::npos);  // 65536 / 512
   CHECK(growers.verdict.find("holds on the GPU") == 0);
   CHECK(growers.simulation.find("256 of 256") != std::string::npos);  // B = 16, L = 5000
+  CHECK(growers.judgement == Judgement::holds_qualified);             // 3 < 128 on the GPU only
   const ClaimCheck& batches = find(claims, "§3.3, Alg. 1", "expected availability");
   CHECK(batches.hardware.find("3 of 3 verified runs") != std::string::npos);
+  CHECK(batches.judgement == Judgement::holds);
+  // Batch 512, block 256, one unit: N = 1024 and N = 4096 give the decrease's two ends.
+  CHECK(find(claims, "§5.1", "starts decreasing").judgement == Judgement::holds_qualified);
+
+  // One point: counting 4 ms against bulk 2 (bulk ahead); 1024 / 512 = 2 batches, 2 growers at
+  // once: the maximum reached on the GPU.
+  const auto reached =
+      gelado_claims({gpu_row("bulk", 1024, 1, 2, 2), gpu_row("counting", 1024, 1, 4, 1)});
+  CHECK(find(reached, "§5.1, Fig. 5", "outperform").verdict == "holds");
+  CHECK(find(reached, "§5.1, Fig. 5", "outperform").judgement == Judgement::holds);
+  CHECK(find(reached, "§5.1", "theoretical maximum").verdict == "does not hold on this GPU");
+  CHECK(find(reached, "§5.1", "theoretical maximum").judgement == Judgement::does_not_hold);
 }
 
 TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and the simulator") {
@@ -81,6 +105,7 @@ TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and t
   CHECK(half.model.find("50.0% fail") != std::string::npos);
   CHECK(half.simulation.find("2 KB 50.0% failed") != std::string::npos);
   CHECK(half.verdict == "holds (model and simulator)");
+  CHECK(half.judgement == Judgement::holds_qualified);  // a GPU figure, without the GPU
   // The digest's hand derivation (64 bins): 1 - 62/64, 1 - 434/512, 1 - 186/256.
   const ClaimCheck& layout = find(claims, "§5.3, Fig. 7", "moderately");
   CHECK(layout.model.find("8 B 3.1%") != std::string::npos);
@@ -88,9 +113,12 @@ TEST_CASE("gelado claims: Figure 7's failures at exhaustion from the model and t
   CHECK(layout.model.find("1024 B 27.3%") != std::string::npos);
   CHECK(layout.simulation.find("1024 B 27.3%") != std::string::npos);
   CHECK(layout.verdict.find("holds") == 0);
+  CHECK(layout.judgement == Judgement::holds_qualified);  // the model and simulator only
   const ClaimCheck& gb = find(claims, "§3.1", "5 GB");
   CHECK(gb.model.find("2.62 GiB") != std::string::npos);  // 5376 x 512 KB
+  CHECK(gb.judgement == Judgement::does_not_hold);        // 2.62 GiB is not 5 GB
   CHECK(find(claims, "§5.3, Fig. 7", "346x").verdict == "not measured");
+  CHECK(find(claims, "§5.3, Fig. 7", "346x").judgement == Judgement::not_measured);
   CHECK(find(claims, "§5.3, Fig. 7", "346x").hardware.find("DIR/ualloc/") != std::string::npos);
 }
 
@@ -143,17 +171,20 @@ TEST_CASE("gelado claims: Figure 7 on the GPU, its ratios and failures worked by
         std::string::npos);
   CHECK(speed.verdict.find("does not hold in alloclab's implementation: 0.00285x to 1.43x, mean "
                            "0.485x; CUDA's malloc faster at 2 KB, 4 KB.") == 0);
+  CHECK(speed.judgement == Judgement::not_reproduced);  // a speed claim alloclab misses
   // Failures: 16384 of 32768 at 2 KB; none at 4 KB; 34240 of 2^20 = 3.27% at 128 B and 143360
   // of 524288 = 27.3% at 1 KB (the counted row).
   const ClaimCheck& half = find(claims, "§5.3, Fig. 7", "50%");
   CHECK(half.hardware.find("Test GPU, gg-malloc, Figure 7's workload: 2 KB 50.0%, 4 KB 0.0%") == 0);
   CHECK(half.verdict == "holds (model, simulator and GPU)");
+  CHECK(half.judgement == Judgement::holds);
   const ClaimCheck& layout = find(claims, "§5.3, Fig. 7", "moderately");
   CHECK(layout.hardware.find("128 B 3.3%, 1 KB 27.3%") != std::string::npos);
   // TBuddy's locks: 5 verified gg-malloc rows.
   const ClaimCheck& locks = find(claims, "§1, §4.1", "two nodes");
   CHECK(locks.hardware.find("Test GPU: 5 verified gg-malloc runs") == 0);
   CHECK(locks.verdict == "holds (simulator and GPU)");
+  CHECK(locks.judgement == Judgement::holds);
 
   // A failure count off the model at 2 KB, and a run not verified, change the verdicts.
   const std::vector<Record> off = {fig7_row("gg-malloc", 2048, 32768, 1223, 1000),
@@ -161,7 +192,9 @@ TEST_CASE("gelado claims: Figure 7 on the GPU, its ratios and failures worked by
   const auto bad = gelado_claims({}, off);
   CHECK(find(bad, "§5.3, Fig. 7", "50%").verdict ==
         "holds in the model and simulator; the GPU's rows differ");
+  CHECK(find(bad, "§5.3, Fig. 7", "50%").judgement == Judgement::holds_qualified);
   CHECK(find(bad, "§1, §4.1", "two nodes").verdict == "holds (simulator)");
+  CHECK(find(bad, "§1, §4.1", "two nodes").judgement == Judgement::holds_qualified);
   CHECK(find(bad, "§1, §4.1", "two nodes").hardware.find("some runs were not verified") !=
         std::string::npos);
 }
@@ -172,6 +205,7 @@ TEST_CASE("gelado claims: Figure 6 from the model, the simulator and hand-made G
   CHECK(none.simulation.find("every run verified: yes") != std::string::npos);
   CHECK(none.verdict.find("holds in shape (simulator, rounds): never slower") == 0);
   CHECK(none.verdict.find("the GPU's time not measured yet") != std::string::npos);
+  CHECK(none.judgement == Judgement::holds_qualified);  // in shape, in the simulator
   auto row = [](const char* barrier, double speedup, bool verified) {
     Record r;
     r.set("backend", std::string("gpu"));
@@ -187,12 +221,15 @@ TEST_CASE("gelado claims: Figure 6 from the model, the simulator and hand-made G
   CHECK(gpu.hardware.find("Test GPU (0:0): 2 points") == 0);
   CHECK(gpu.verdict.find("on the GPU 1.5% slower at worst, up to 3.00x: short of 14x") !=
         std::string::npos);
+  CHECK(gpu.judgement == Judgement::not_reproduced);  // a time claim the GPU's rows miss
   const ClaimCheck good =
       rcu_delegation_claim({row("conditional", 0.995, true), row("conditional", 15, true)});
   CHECK(good.verdict.find("holds on the GPU (0.5% slower at worst, up to 15.0x)") !=
         std::string::npos);
+  CHECK(good.judgement == Judgement::holds);
   const ClaimCheck bad = rcu_delegation_claim({row("conditional", 2, false)});
   CHECK(bad.verdict.find("GPU rows failed verification") != std::string::npos);
+  CHECK(bad.judgement == Judgement::holds_qualified);  // the GPU set aside: the simulator's
 }
 
 TEST_CASE("gelado claims: the collective chunk mutex, growers an acquisition by hand") {
@@ -212,6 +249,8 @@ TEST_CASE("gelado claims: the collective chunk mutex, growers an acquisition by 
   // The simulator's lockstep forms groups: more growers than acquisitions.
   CHECK(c.verdict.find("holds for a warp's group") == 0);
   CHECK(c.verdict.find("up to 4.00 on the GPU (at 1024 B)") != std::string::npos);
+  CHECK(c.judgement == Judgement::holds_qualified);  // a warp's group, not a block's
   const auto without = gelado_claims({}, {});
   CHECK(find(without, "§4.2.2", "collective").hardware.find("not measured") == 0);
+  CHECK(find(without, "§4.2.2", "collective").judgement == Judgement::holds_qualified);
 }

@@ -186,6 +186,10 @@ ClaimCheck cost_claim(const std::vector<JoinPrediction>& p, const std::string& d
                        source_words(s), list(predicted[s]), kCostFromTuples / 1e6, worst_at[s],
                        assumed_text(p));
   }
+  // alloclab's own model against alloclab's measured cost: a miss contradicts the model.
+  c.judgement = judged == 0                                   ? Judgement::not_measured
+                : worst_cost[Source::model] <= kCostTolerance ? Judgement::holds
+                                                              : Judgement::does_not_hold;
   if (judged == 0) {
     c.verdict =
         "not checked: " +

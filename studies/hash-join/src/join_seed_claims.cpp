@@ -57,6 +57,7 @@ ClaimCheck seed_prediction_claim(const std::vector<SeedPrediction>& p, const std
   if (order.empty()) {
     c.model = c.simulation = c.hardware = "no join rows of the seeds' allocators";
     c.verdict = "not checked: " + (note.empty() ? std::string("no rows") : note);
+    c.judgement = Judgement::not_measured;
     return c;
   }
   std::vector<std::string> model, simulation, hardware, holds, fails, unjudged;
@@ -101,6 +102,11 @@ ClaimCheck seed_prediction_claim(const std::vector<SeedPrediction>& p, const std
   if (!fails.empty()) parts.push_back("does not hold for " + joined(fails));
   if (!unjudged.empty()) parts.push_back("not judged: " + joined(unjudged));
   c.verdict = joined(parts);
+  // alloclab's model against alloclab's runs, over the allocators judged: all within holds, some
+  // within holds for those only, none within does not hold; no allocator judged: not measured.
+  c.judgement = fails.empty()   ? (holds.empty() ? Judgement::not_measured : Judgement::holds)
+                : holds.empty() ? Judgement::does_not_hold
+                                : Judgement::holds_qualified;
   return c;
 }
 

@@ -37,6 +37,7 @@ TEST_CASE("join claims: no rows said as such", "[claims][join]") {
   CHECK(has(claims[4].verdict, "not checked"));
   CHECK(has(claims[1].verdict, "not measured"));
   CHECK(has(claims[2].verdict, "not measured on a GPU here"));
+  for (const auto& c : claims) CHECK(c.judgement == Judgement::not_measured);
 }
 
 TEST_CASE("join claims: Ouroboros against the slowest of the others, worked by hand",
@@ -52,11 +53,13 @@ TEST_CASE("join claims: Ouroboros against the slowest of the others, worked by h
   CHECK(has(claims[2].hardware, "1000000 tuples, skew 0: 90 / 0.45 ms = 200.0x"));
   CHECK(has(claims[2].hardware, "1 Ouroboros joins ran out of pages (from 4000000 tuples on"));
   CHECK(has(claims[2].verdict, "holds: Ouroboros at least 200.0x"));
+  CHECK(claims[2].judgement == Judgement::holds);
   // A size where Ouroboros is within 2x of the others: the claim fails.
   rows.push_back(row("rw", 65536, 0.2));
   rows.push_back(row("ouro-p-vl", 65536, 0.3));
   claims = join_claims(rows);
   CHECK(has(claims[2].verdict, "does not hold: Ouroboros within 1.50x"));
+  CHECK(claims[2].judgement == Judgement::not_reproduced);  // a speed claim alloclab misses
 }
 
 TEST_CASE("join claims: CoRW against Direct Output and the ranking, worked by hand",
@@ -68,12 +71,16 @@ TEST_CASE("join claims: CoRW against Direct Output and the ranking, worked by ha
   auto claims = join_claims(rows);
   CHECK(has(claims[0].hardware, "5 of 6 runs verified"));
   CHECK(has(claims[0].verdict, "does not hold"));
+  CHECK(claims[0].judgement == Judgement::does_not_hold);  // the unverified rw run
   CHECK(has(claims[1].hardware, "10000000 tuples, skew 0: 8.8 / 8 ms = 1.100"));
   CHECK(has(claims[1].verdict, "holds with uniform keys (the paper's setting): CoRW within 10.0%"));
+  CHECK(claims[1].judgement == Judgement::holds);  // uniform keys are the paper's own setting
   // The unverified rw row is left out of the ranking: direct 8, rwbm 8.5, corw 8.8.
   CHECK(has(claims[3].hardware, "direct 8; rwbm 8.5; corw 8.8"));
+  CHECK(claims[3].judgement == Judgement::holds_qualified);  // measured, not the paper's claim
   rows.push_back(row("corw", 4e6, 5.0));
   rows.push_back(row("direct", 4e6, 4.0));  // 1.25: beyond 10%
   claims = join_claims(rows);
   CHECK(has(claims[1].verdict, "does not hold: CoRW up to 1.25x Direct Output with uniform keys"));
+  CHECK(claims[1].judgement == Judgement::not_reproduced);
 }

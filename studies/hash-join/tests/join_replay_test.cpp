@@ -176,12 +176,14 @@ TEST_CASE("join prediction: a hand-made fit and a join time worked by hand", "[j
   REQUIRE(claims.size() == 5);
   CHECK(claims[4].verdict.find("does not hold: the model's allocator cost is off by up to 80%") !=
         std::string::npos);
+  CHECK(claims[4].judgement == Judgement::does_not_hold);  // alloclab's own model, 80% > 50%
   CHECK(claims[4].hardware.find("queue 1000000, skew 0: +0.100 ms") != std::string::npos);
   // Measured 3.03: cost 0.03, within 2% of Direct Output's 3.0 (noise): not judged.
   rows[1].set("join_ms", 3.03);
   claims = join_claims(rows, predict_join(rows, &*fits));
   CHECK(claims[4].verdict.find("not checked: every allocator cost within run-to-run noise") !=
         std::string::npos);
+  CHECK(claims[4].judgement == Judgement::not_measured);
   // Direct Output 1.0, queue 1.03: cost 0.03 (3%), predicted 0.02, 33% off: within 50%.
   {
     auto small = rows;
@@ -190,6 +192,7 @@ TEST_CASE("join prediction: a hand-made fit and a join time worked by hand", "[j
     claims = join_claims(small, predict_join(small, &*fits));
     CHECK(claims[4].verdict.find("holds: the model's allocator cost within 33%") !=
           std::string::npos);
+    CHECK(claims[4].judgement == Judgement::holds);
   }
   // Rows of another GPU beside them: its Direct Output is not the baseline of this GPU's rows,
   // and this GPU's fit is not applied to its rows.

@@ -192,6 +192,10 @@ TEST_CASE("join seed prediction: hand-made rows predicted and judged or left unr
   const auto claim = seed_prediction_claim(p, "NVIDIA H200", "");
   CHECK(claim.verdict.find("dynasoar") != std::string::npos);
   CHECK(claim.verdict.find("bitmap-alloc (no isolated") != std::string::npos);
+  // dynasoar is the one allocator judged: the claim holds or not with its one row.
+  CHECK(claim.judgement == (std::abs(*p[0].join_error()) <= kJoinTolerance
+                                ? Judgement::holds
+                                : Judgement::does_not_hold));
   // UAlloc (8 B units, 256 KiB granules): a 256 B page is 32 units; replayed, no calibration.
   const auto u = predict_seed_join({join_row("gg-ualloc", 65536, 1.0)}, {});
   REQUIRE(u.size() == 1);
@@ -249,4 +253,33 @@ TEST_CASE("join seed prediction: every seed allocator of the committed H200 join
   CHECK(predicted == seen);
   const auto claim = seed_prediction_claim(p, "NVIDIA H200", "");
   for (const auto& a : seen) CHECK(claim.simulation.find(a) != std::string::npos);
+}
+
+TEST_CASE("join seed prediction: the claim's judgement over the allocators judged",
+          "[join][seeds]") {
+  // 2^20 tuples, Direct Output 1 ms, measured 10 ms (a cost of 9 ms, far above 2% noise):
+  // predicted 10.5 ms is +5% (within 15%), 13 ms is +30% (off).
+  const auto seed = [](const std::string& allocator, double predicted) {
+    SeedPrediction x;
+    x.allocator = allocator;
+    x.tuples = 1 << 20;
+    x.measured_ms = 10;
+    x.direct_ms = 1;
+    x.join_ms = predicted;
+    return x;
+  };
+  const SeedPrediction within = seed("within", 10.5), off = seed("off", 13);
+  CHECK(seed_prediction_claim({}, "", "").judgement == Judgement::not_measured);
+  const auto all = seed_prediction_claim({within}, "", "");
+  CHECK(all.verdict.find("holds for within (1 rows, worst +5.0%") == 0);
+  CHECK(all.judgement == Judgement::holds);
+  const auto some = seed_prediction_claim({within, off}, "", "");
+  CHECK(some.verdict.find("does not hold for off (0 of 1 rows within, worst +30.0%") !=
+        std::string::npos);
+  CHECK(some.judgement == Judgement::holds_qualified);  // for the allocators within only
+  CHECK(seed_prediction_claim({off}, "", "").judgement == Judgement::does_not_hold);
+  // Nothing judged (the cost within 2% of Direct Output's 1 ms): not measured.
+  SeedPrediction noise = seed("noise", 1.01);
+  noise.measured_ms = 1.01;
+  CHECK(seed_prediction_claim({noise}, "", "").judgement == Judgement::not_measured);
 }

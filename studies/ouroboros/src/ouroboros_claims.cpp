@@ -64,6 +64,7 @@ ClaimCheck chunk_allocation_constant(const std::vector<WorkloadRow>& rows) {
                           : "cold, chunks grown against the chunks the pages need: " + join(hw);
   c.verdict = constant ? "holds: a grow costs the same whatever the pool's size"
                        : "does not hold: a grow's cost depends on the pool's size";
+  c.judgement = constant ? Judgement::holds : Judgement::does_not_hold;
   return c;
 }
 
@@ -82,6 +83,7 @@ ClaimCheck full_check() {
   c.verdict = printed && !correct ? "does not hold as printed (off by one; the public code checks "
                                     "`old < size`)"
                                   : "holds";
+  c.judgement = printed && !correct ? Judgement::does_not_hold : Judgement::holds;
   return c;
 }
 
@@ -110,6 +112,7 @@ ClaimCheck semaphore_range(const std::vector<WorkloadRow>& rows) {
                   ? "holds"
                   : "holds with a correction: a 21-bit count cannot hold the paper's "
                     "2,000,000-page queues";
+  c.judgement = ouro::sem_fits(paper, 0, 0) ? Judgement::holds : Judgement::holds_qualified;
   return c;
 }
 
@@ -176,6 +179,7 @@ ClaimCheck c_slower_than_p(const std::vector<WorkloadRow>& rows) {
   if (!r.any()) {
     c.hardware = kNoGpuRows;
     c.verdict = "not measured on a GPU here";
+    c.judgement = Judgement::not_measured;
     return c;
   }
   // Cold walks read as lanes walking together on fresh chunks; warm walks start behind the holes
@@ -217,6 +221,8 @@ ClaimCheck c_slower_than_p(const std::vector<WorkloadRow>& rows) {
                   "; the walk is the model's: lanes that start together pass every free page "
                   "ahead of theirs (replay exact, churn {:.3f} of the model in lockstep)",
                   churn_ratio);
+  // Slower at some sizes only: a speed claim that holds in part.
+  c.judgement = r.lo > 1 ? Judgement::holds : Judgement::holds_qualified;
   return c;
 }
 
@@ -253,9 +259,12 @@ ClaimCheck virtualized_variance(const std::vector<WorkloadRow>& rows) {
   if (hw.empty()) {
     c.hardware = kNoGpuRows;
     c.verdict = "not measured on a GPU here";
+    c.judgement = Judgement::not_measured;
     return c;
   }
   c.hardware = device + ", alloc kernel: " + join(hw);
+  // A speed claim: a variant of alloclab's far from S is a miss of its implementation.
+  c.judgement = far.empty() ? Judgement::holds : Judgement::not_reproduced;
   c.verdict = far.empty()
                   ? "holds: every virtualized variant within 1.5x of S"
                   : "does not hold for " + join(far, ", ") + " (within 1.5x of S for the others)";
@@ -285,6 +294,7 @@ ClaimCheck static_sizes() {
       "holds with corrections: VA needs ceil(capacity / 2048) + 2 references (1/{:.0f} here, "
       "1/2048 only in the limit) and Queue-Chunks from the pool; VL keeps {}",
       va > 0 ? s / va : 0.0, fourth_word ? "a fourth word (its trail count)" : "3 words");
+  c.judgement = Judgement::holds_qualified;  // VA's ratio only in the limit, its chunks apart
   return c;
 }
 
@@ -309,9 +319,11 @@ ClaimCheck utilisation_at_oom(const std::vector<WorkloadRow>& rows) {
   if (hw.empty()) {
     c.hardware = kNoGpuRows;
     c.verdict = "not measured on a GPU here";
+    c.judgement = Judgement::not_measured;
     return c;
   }
   c.hardware = join(hw, ", ");
+  c.judgement = below.empty() ? Judgement::holds : Judgement::does_not_hold;  // a capacity
   c.verdict = below.empty() ? "holds in every pool measured"
                             : "does not hold for " + join(below, ", ") +
                                   " (a class's 2^20 pages, or the Queue-Chunks P over VA and VL "
@@ -341,9 +353,11 @@ ClaimCheck address_range(const std::vector<WorkloadRow>& rows) {
   if (hw.empty()) {
     c.hardware = kNoGpuRows;
     c.verdict = "not measured on a GPU here";
+    c.judgement = Judgement::not_measured;
     return c;
   }
   c.hardware = "fragmentation rows, range / (N x size): " + join(hw, ", ");
+  c.judgement = hi <= 1.05 ? Judgement::holds : Judgement::holds_qualified;
   c.verdict = hi <= 1.05 ? "holds: every variant within 5% of the objects' size"
                          : fmt::format(
                                "holds in part: {:.3f}x to {:.3f}x of the objects' size "
@@ -397,6 +411,9 @@ ClaimCheck churn_to_oom(const std::vector<WorkloadRow>& rows) {
   c.verdict =
       "not checkable here: ScatterAlloc and Halloc are not in alloclab; the batches "
       "each variant lasts are against the ideal 2P/B (the model column)";
+  // The claim is against allocators alloclab does not build: the batches measured here are
+  // shown, not judged.
+  c.judgement = Judgement::not_measured;
   return c;
 }
 

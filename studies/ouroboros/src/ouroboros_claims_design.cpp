@@ -36,6 +36,7 @@ ClaimCheck resident_threads() {
       "holds: 84 x {} = {} (the paper's GPU ran 80 SMs: {}); the counters' range is sized for "
       "the H200's {}",
       kThreadsPerSm, 84 * kThreadsPerSm, 80 * kThreadsPerSm, 132 * kThreadsPerSm);
+  c.judgement = Judgement::holds;  // arithmetic on the GV100's SMs
   return c;
 }
 
@@ -70,6 +71,7 @@ ClaimCheck size_classes(const std::vector<WorkloadRow>& rows) {
   c.hardware = sizes.empty() ? std::string(kNoGpuRows)
                              : fmt::format("{}: verified rows at {} B", device, join(served, ", "));
   c.verdict = failed.empty() ? "holds" : "does not hold: some class is not served";
+  c.judgement = failed.empty() ? Judgement::holds : Judgement::does_not_hold;
   return c;
 }
 
@@ -120,6 +122,8 @@ ClaimCheck page_queue_constant(const std::vector<WorkloadRow>& rows) {
                          "before it (without contention: under a burst of grows reservers wait, "
                          "and the tickets on front queue as paper 000's queue, one a warp group)"
                        : "does not hold: the cost grows";
+  // O(1) without contention: under a burst of grows the reservers and front's tickets wait.
+  c.judgement = constant ? Judgement::holds_qualified : Judgement::does_not_hold;
   return c;
 }
 
@@ -140,6 +144,7 @@ ClaimCheck chunk_queue_worst_case() {
   c.verdict =
       "holds: one entry a chunk bounds C's queue by the chunks, which equals the pages only when "
       "every chunk has a single free page";
+  c.judgement = Judgement::holds;  // one entry a chunk, by construction
   return c;
 }
 

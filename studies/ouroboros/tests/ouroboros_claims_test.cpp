@@ -47,24 +47,43 @@ TEST_CASE("Ouroboros claims: computed verdicts, and no GPU rows said as such", "
   REQUIRE(claims.size() == 15);
   // Alg. 1's printed check admits a fifth enqueue into four slots: 4 > 4 is false.
   CHECK(has(find(claims, "§3.3, Alg. 1", "old > size").verdict, "does not hold as printed"));
+  CHECK(find(claims, "§3.3, Alg. 1", "old > size").judgement == Judgement::does_not_hold);
   // 2,000,000 > 2^21 - 2^19 - 1 = 1,572,863.
   const auto& range = find(claims, "§3.4, §6", "21 bits");
   CHECK(has(range.model, "1572863"));
   CHECK(has(range.verdict, "holds with a correction"));
+  CHECK(range.judgement == Judgement::holds_qualified);
   // A grow's cost does not depend on the pool's size (the model's formula has no T in it).
   CHECK(has(find(claims, "§3.1", "chunk").verdict, "holds"));
+  CHECK(find(claims, "§3.1", "chunk").judgement == Judgement::holds);
+  CHECK(find(claims, "§3.1", "172k").judgement == Judgement::holds);  // 84 x 2048 = 172,032
+  CHECK(find(claims, "§3.2", "10 queues").judgement == Judgement::holds);
+  // O(1) without contention only (reservers and front's tickets wait under a burst of grows).
+  CHECK(find(claims, "§4.1", "O(1)").judgement == Judgement::holds_qualified);
+  CHECK(find(claims, "§4.2", "worst case").judgement == Judgement::holds);
   // The churn test: 1 MiB of 16 B pages = 65536; 2P/B = 2 x 65536 / 4096 = 32 batches, which
   // ouro-p-s (every page of the pool, one class) reaches.
   const auto& churn = find(claims, "§6.1.3", "churn test");
   CHECK(has(churn.model, "32 batches"));
   CHECK(has(churn.simulation, "ouro-p-s 32,"));
+  CHECK(churn.judgement == Judgement::not_measured);  // ScatterAlloc and Halloc not built
   // VA at capacity 2^20: ceil(2^20 / 2048) + 2 = 514 references of 4 B = 2056 B.
   CHECK(has(find(claims, "§5.1, §5.2", "static").model, "2056 B"));
-  for (const auto& c : claims)
-    if (c.hardware != "-") {
-      CAPTURE(c.claim);
-      CHECK(has(c.hardware, "no GPU rows"));
-    }
+  CHECK(find(claims, "§5.1, §5.2", "static").judgement == Judgement::holds_qualified);  // 1/2040
+  for (const auto& c : claims) {
+    CAPTURE(c.claim);
+    if (c.hardware != "-") CHECK(has(c.hardware, "no GPU rows"));
+    // A claim the GPU alone decides is not measured without its rows.
+    if (c.verdict == "not measured on a GPU here") CHECK(c.judgement == Judgement::not_measured);
+  }
+  for (const auto& [where, words] :
+       std::vector<std::pair<std::string, std::string>>{{"§2.2", "orders of magnitude"},
+                                                        {"§4.2, §6.1", "C is slower"},
+                                                        {"§6.1.1", "little variance"},
+                                                        {"§6.1.1", "CUDA's malloc"},
+                                                        {"§6.1.3", "98.35%"},
+                                                        {"§6.1.3", "address range"}})
+    CHECK(find(claims, where, words).judgement == Judgement::not_measured);
 }
 
 TEST_CASE("Ouroboros claims: GPU rows give the ratios and utilisations worked by hand",
@@ -105,6 +124,7 @@ TEST_CASE("Ouroboros claims: GPU rows give the ratios and utilisations worked by
   const auto& linked = find(claims, "§2.2", "orders of magnitude");
   CHECK(has(linked.hardware, "ouro-p-vl / ouro-p-s: 256 B cold: 150 / 5 ms = 30.00x"));
   CHECK(has(linked.verdict, "does not hold for Ouroboros' linked queues: at most 30.0x"));
+  CHECK(linked.judgement == Judgement::not_reproduced);  // a speed claim alloclab misses
 
   const auto& cuda = find(claims, "§6.1.1", "CUDA's malloc");
   CHECK(has(cuda.hardware, "ouro-p-s at 10000: mean 100x"));
@@ -113,22 +133,69 @@ TEST_CASE("Ouroboros claims: GPU rows give the ratios and utilisations worked by
   CHECK(has(cuda.hardware, "ouro-c-s at 100000: mean 40x"));
   CHECK(has(cuda.verdict, "holds in its order"));
   CHECK(has(cuda.verdict, "C wins at 256 B only"));
+  CHECK(cuda.judgement == Judgement::holds_qualified);  // the order, not the paper's factors
 
   const auto& slower = find(claims, "§4.2, §6.1", "C is slower");
   CHECK(has(slower.hardware, "256 B cold: 10 / 5 ms = 2.00x"));
   CHECK(has(slower.verdict, "holds: C is slower at every size measured"));
+  CHECK(slower.judgement == Judgement::holds);
 
   const auto& variance = find(claims, "§6.1.1", "little variance");
   CHECK(has(variance.hardware, "ouro-c-va / ouro-c-s: 256 B cold: 12 / 10 ms = 1.20x"));
   CHECK(has(variance.verdict, "does not hold for "));
   CHECK(has(variance.verdict, "ouro-c-vl up to 2.00x"));
   CHECK_FALSE(has(variance.verdict, "ouro-c-va up to"));
+  CHECK(variance.judgement == Judgement::not_reproduced);  // a speed claim alloclab misses
 
   const auto& util = find(claims, "§6.1.3", "98.35%");
   CHECK(has(util.hardware, "ouro-c-s 100.00% in 16 MiB"));
   CHECK(has(util.hardware, "ouro-c-va 99.71% in 16 MiB"));
   CHECK(has(util.verdict, "does not hold for ouro-c-s in 64 MiB"));
   CHECK_FALSE(has(util.verdict, "in 16 MiB"));
+  CHECK(util.judgement == Judgement::does_not_hold);  // 25% < 98.35%: a capacity claim
+  CHECK(find(claims, "§6.1.3", "address range").judgement == Judgement::not_measured);
+}
+
+TEST_CASE("Ouroboros claims: claims that hold in part, and in full", "[claims]") {
+  std::vector<WorkloadRow> rows;
+  const std::uint64_t big = std::uint64_t{8} << 30;
+  auto alloc = [&](Algorithm a, std::uint64_t size, double ms) {
+    rows.push_back(gpu_row(a, "alloc", size, big));
+    rows.back().values.set("alloc_ms", ms);
+  };
+  alloc(Algorithm::ouro_p_s, 256, 5.0);
+  alloc(Algorithm::ouro_c_s, 256, 10.0);  // C / P = 2.00x
+  alloc(Algorithm::ouro_p_s, 16, 5.0);
+  alloc(Algorithm::ouro_c_s, 16, 4.0);  // C / P = 0.80x: C faster here
+  // 16 B pages in 16 MiB: 99.00% and 98.35% reach the paper's 98.35%.
+  auto oom = [&](Algorithm a, double utilisation) {
+    rows.push_back(gpu_row(a, "oom", 16, 16 << 20));
+    rows.back().values.set("utilisation", utilisation);
+  };
+  oom(Algorithm::ouro_p_s, 0.99);
+  oom(Algorithm::ouro_c_s, 0.9835);
+  // 100,000 x 16 B = 1,600,000 B: a range of 1,640,000 B is 1.025x, of 2,000,000 B 1.25x.
+  auto frag = [&](Algorithm a, double range) {
+    rows.push_back(gpu_row(a, "fragmentation", 16, big));
+    rows.back().N = 100000;
+    rows.back().values.set("address_range_bytes", range);
+  };
+  frag(Algorithm::ouro_p_s, 1640000);
+  const auto close = ouroboros_claims(rows);
+  CHECK(find(close, "§6.1.3", "address range").verdict ==
+        "holds: every variant within 5% of the objects' size");
+  CHECK(find(close, "§6.1.3", "address range").judgement == Judgement::holds);
+  frag(Algorithm::ouro_p_va, 2000000);
+  const auto claims = ouroboros_claims(rows);
+  const auto& slower = find(claims, "§4.2, §6.1", "C is slower");
+  CHECK(has(slower.verdict, "holds in part: C / P from 0.80x to 2.00x"));
+  CHECK(slower.judgement == Judgement::holds_qualified);
+  const auto& util = find(claims, "§6.1.3", "98.35%");
+  CHECK(util.verdict == "holds in every pool measured");
+  CHECK(util.judgement == Judgement::holds);
+  const auto& range = find(claims, "§6.1.3", "address range");
+  CHECK(has(range.verdict, "holds in part: 1.025x to 1.250x"));
+  CHECK(range.judgement == Judgement::holds_qualified);
 }
 
 TEST_CASE("Ouroboros errata: the evidence computed from the primitives", "[claims]") {
