@@ -354,13 +354,16 @@ TheoremCheck check_theorem1(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
   c.rhs_printed = U / w;
   c.residual = rwbm_tas_excess_over_rw(N, A, T, w);
   c.corrected_limit_residual = (w - 1.0) / (2.0 * w);
-  if (std::abs(*c.residual) <= 1e-12 * std::abs(*c.rhs_printed))
+  if (std::abs(*c.residual) <= 1e-12 * std::abs(*c.rhs_printed)) {
+    c.lead = "holds";
     c.verdict = "holds (residual 0)";
-  else
+  } else {
+    c.lead = A == N ? "false as printed" : "A>N, not the limit";
     c.verdict = fmt::format(
         "{}: U'-U/w = {} != 0; it tends to (w-1)/(2w) = {} (Thm 1 lacks the term Thm 2 has)",
         A == N ? "FALSE as printed at A=N" : "A>N, not the limit", g(*c.residual),
         g(c.corrected_limit_residual));
+  }
   return c;
 }
 
@@ -369,6 +372,7 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
   TheoremCheck c;
   c.corrected_limit_residual = 0.0;
   if (A == N) {
+    c.lead = "holds";
     c.verdict =
         "V and V' are infinite at A=N; read as lim (V' - V/w) = (w-1)/(2w): holds (residual -> 0)";
     return c;
@@ -382,10 +386,11 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
   c.residual = w * h > 1.5
                    ? *c.lhs - *c.rhs_printed
                    : iid_poisson_correction(w * h, lanes) - iid_poisson_correction(h, lanes) / w;
+  const bool holds = std::abs(*c.residual) <= 1e-9 * std::abs(*c.lhs);
+  c.lead = holds ? "holds" : "A-N large";
   c.verdict =
-      std::abs(*c.residual) <= 1e-9 * std::abs(*c.lhs)
-          ? "holds (as lim_{A->N} (V' - V/w))"
-          : fmt::format("A-N large: residual {} (the theorem is only a limit)", g(*c.residual));
+      holds ? "holds (as lim_{A->N} (V' - V/w))"
+            : fmt::format("A-N large: residual {} (the theorem is only a limit)", g(*c.residual));
   return c;
 }
 

@@ -261,7 +261,10 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
                   : !gpu_holds                  ? Judgement::does_not_hold
                   : longest.peak_growers == 256 ? Judgement::holds_qualified
                                                 : Judgement::holds;
-    c.verdict = !gpu_holds ? "does not hold on this GPU"
+    c.verdict = gpu.empty()  ? "not measured on a GPU here; the algorithm itself reaches the "
+                               "maximum once a growth outlasts the other threads' decisions "
+                               "(simulator)"
+                : !gpu_holds ? "does not hold on this GPU"
                 : longest.peak_growers == 256
                     ? "holds on the GPU (its atomics' throughput is the limit, as the paper "
                       "says); the algorithm itself reaches the maximum once a growth outlasts "

@@ -56,6 +56,7 @@ TEST_CASE("gelado claims: without GPU rows the hardware cells say where rows com
   CHECK(waiters.judgement == Judgement::holds_qualified);  // 2079 > 64, in the simulator only
   // The growers' count is the GPU's: without its rows there is no evidence either way.
   CHECK(find(claims, "§5.1", "theoretical maximum").judgement == Judgement::not_measured);
+  CHECK(find(claims, "§5.1", "theoretical maximum").verdict.find("not measured") == 0);
   CHECK(find(claims, "§5.1", "starts decreasing").verdict == "not measured");
   CHECK(find(claims, "§5.1", "starts decreasing").judgement == Judgement::not_measured);
   // 4096 one-unit requests in batches of 64 grow exactly 4096 / 64 = 64 batches.

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "alloclab/model/model.hpp"
 #include "alloclab/render/study_report.hpp"
 #include "alloclab/render/text.hpp"
 #include "alloclab/studies/pham_sections.hpp"
@@ -77,12 +78,18 @@ std::string number(double x, const char* format = "{:.6g}") {
   return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("-");
 }
 
-// A theorem check's verdict in a word or two: "false as printed", "holds", or what it says
-// before its numbers ("A>N, not the limit").
-std::string verdict_lead(const std::string& verdict) {
-  if (verdict.find("FALSE") != std::string::npos) return "false as printed";
-  if (verdict.find("holds") != std::string::npos) return "holds";
-  return verdict.substr(0, std::min(verdict.find(':'), verdict.find(" (")));
+// A theorem record's verdict in a word or two ("false as printed", "holds", "A>N, not the
+// limit"): the check at the record's point, evaluated again, says it (TheoremCheck::lead); the
+// record's verdict text is shown, never read.
+std::string theorem_lead(const Record& r, const std::string& theorem) {
+  const auto at = [&r](const char* key) {
+    return static_cast<std::uint64_t>(r.number(key).value_or(0));
+  };
+  const auto w = static_cast<unsigned>(at("w"));
+  return theorem == "1" ? model::check_theorem1(at("N"), at("A"), at("T"), w).lead
+                        : model::check_theorem2(at("N"), at("A"), at("T"), w,
+                                                static_cast<unsigned>(at("lanes")))
+                              .lead;
 }
 
 }  // namespace
@@ -246,7 +253,7 @@ Section summary_section(const std::vector<Verdict>& verdicts,
     std::map<std::string, std::size_t> leads;
     for (const auto& r : theorem_checks) {
       const FieldValue* th = r.find("theorem");
-      if (th && field_text(th) == theorem) ++leads[verdict_lead(field_text(r.find("verdict")))];
+      if (th && field_text(th) == theorem) ++leads[theorem_lead(r, theorem)];
     }
     if (leads.empty()) continue;
     std::string text;

@@ -126,6 +126,9 @@ struct TheoremCheck {
   std::optional<double> rhs_printed;      // U/w (Thm 1) or V/w + (w-1)/(2w) (Thm 2)
   std::optional<double> residual;         // lhs - rhs_printed, computed without cancellation
   double corrected_limit_residual = 0.0;  // what the residual tends to as A -> N (and N/T -> 0)
+  // The verdict in a word or two, set by the condition that writes `verdict` (the report's
+  // summary counts these): "holds", "false as printed", "A>N, not the limit", "A-N large".
+  std::string lead;
   std::string verdict;
 };
 
