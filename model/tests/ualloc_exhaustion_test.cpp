@@ -1,5 +1,5 @@
 // The failure fractions at exhaustion of Gelado & Garland's malloc (model/ualloc_exhaustion.hpp)
-// against the digest's hand derivation (seeds_001_002.md, "What a simulator should model", 4)
+// against the digest's hand derivation
 // and the paper's words (§5.3): 2 KB fails 50%, nothing above 4 KB fails.
 #include <catch2/catch.hpp>
 
