@@ -8,6 +8,7 @@
 #include <string>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/retired_options.hpp"
 #include "alloclab/core/errors.hpp"
 
 namespace {
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_rcu_command(app);
   alloclab::cli::add_join_command(app);
   alloclab::cli::add_dynasoar_app_commands(app);
+  alloclab::cli::add_retired_options(app);  // the old spellings, each failing with its new one
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
@@ -75,6 +77,9 @@ int main(int argc, char** argv) {
     for (char& c : message)
       if (c == '\n') c = ' ';
     std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    return 2;
+  } catch (const alloclab::cli::RetiredSpelling& e) {
+    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
   } catch (const alloclab::InputError& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());

@@ -1,4 +1,4 @@
-// The allocator lists of `sweep --algos` and `measure --algo`: names, or `all` alone for every
+// The allocator lists of `sweep --algos` and `measure --allocator`: names, or `all` alone for every
 // registered allocator on the chosen backends.
 #include <catch2/catch.hpp>
 

@@ -29,7 +29,7 @@ if(n_rounds EQUAL 0 OR NOT n_rects EQUAL expected_rects)
                       "${expected_rects})")
 endif()
 
-execute_process(COMMAND ${ALLOCLAB} trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --format json
+execute_process(COMMAND ${ALLOCLAB} trace --allocator rwbm --N 12 --A 20 --T 64 --w 8 --format json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "trace --format json: exit ${rc}: ${err}")
@@ -68,10 +68,10 @@ endforeach()
 
 # gg-tbuddy: one page of 8 splits the root down to a leaf (the left half kept each time), and
 # its free merges every level back to one free block.
-execute_process(COMMAND ${ALLOCLAB} trace --algo gg-tbuddy --T 8 --requests 1
+execute_process(COMMAND ${ALLOCLAB} trace --allocator gg-tbuddy --T 8 --requests 1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "trace --algo gg-tbuddy: exit ${rc}: ${err}")
+  message(FATAL_ERROR "trace --allocator gg-tbuddy: exit ${rc}: ${err}")
 endif()
 foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 splits"
                  "  order  0 B A B B B B B B \n  sem[0..]: 1 1 1 0"
@@ -79,19 +79,19 @@ foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 split
                  "  order  3        A        \n  order  2    B       B    ")
   string(FIND "${out}" "${expected}" at)
   if(at EQUAL -1)
-    message(FATAL_ERROR "trace --algo gg-tbuddy lacks '${expected}':\n${out}")
+    message(FATAL_ERROR "trace --allocator gg-tbuddy lacks '${expected}':\n${out}")
   endif()
 endforeach()
 
 # ouro-p-s: its index queue wrapping around a ring of 4 slots, and the printed full check letting
 # a fifth enqueue into four full slots.
-execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e
+execute_process(COMMAND ${ALLOCLAB} trace --allocator ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(FIND "${out}" "enqueue 5: at position 4, slot 0 (the ring wrapped: 4 mod 4)\n  [5][.][3][4]" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)
-  message(FATAL_ERROR "trace --algo ouro-p-s: exit ${rc}: ${err}\n${out}")
+  message(FATAL_ERROR "trace --allocator ouro-p-s: exit ${rc}: ${err}\n${out}")
 endif()
-execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,e,e --printed-check
+execute_process(COMMAND ${ALLOCLAB} trace --allocator ouro-p-s --slots 4 --ops e,e,e,e,e --printed-check
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(FIND "${out}" "admitted, but the slot holds a live index" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)
