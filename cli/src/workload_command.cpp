@@ -20,6 +20,7 @@
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
@@ -165,7 +166,7 @@ Backend make_typed_backend(const WorkloadArgs& a) {
           return gpu::run_typed_workload_gpu(algo, w, o, t);
         }};
   }
-  throw InputError("--backend", "must be sim or gpu");
+  throw InputError("--backend", "unknown backend '" + a.backend + "' (sim, gpu)");
 }
 
 Backend make_backend(const WorkloadArgs& a) {
@@ -226,10 +227,23 @@ Backend make_backend(const WorkloadArgs& a) {
               return gpu::run_workload(algo, w, o, t);
             }};
   }
-  throw InputError("--backend", "must be sim or gpu");
+  throw InputError("--backend", "unknown backend '" + a.backend + "' (sim, gpu)");
 }
 
-void run(const WorkloadArgs& a) {
+struct Point {
+  Algorithm algo;
+  Workload w;
+};
+
+// One backend's part of a run: the backend, its points (every one checked), the family.
+struct Plan {
+  Backend backend;
+  std::vector<Point> points;
+  WorkloadFamily family;
+};
+
+// Everything before the first measurement: a.backend is one backend here.
+Plan make_plan(const WorkloadArgs& a) {
   Backend backend = make_backend(a);
   const auto allocators = parse_allocators(a.allocators);
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
@@ -278,10 +292,6 @@ void run(const WorkloadArgs& a) {
     sizes = parse_size_list("--size", a.size);
   }
 
-  struct Point {
-    Algorithm algo;
-    Workload w;
-  };
   std::vector<Point> points;
   for (auto algo : allocators)
     for (const auto& size : sizes)
@@ -305,12 +315,17 @@ void run(const WorkloadArgs& a) {
       backend = make_backend(sized);
     }
   }
+  return {std::move(backend), std::move(points), base.family};
+}
 
+// Runs a plan's points: their rows appended to --out DIR's file, or to `records`.
+void execute(const WorkloadArgs& a, const Plan& plan, std::vector<Record>& records) {
+  const Backend& backend = plan.backend;
+  const std::vector<Point>& points = plan.points;
   std::optional<WorkloadOutputDir> out;
   if (!a.out.empty())
-    out.emplace(a.out, backend.source.name, std::string(workload_family_name(base.family)));
+    out.emplace(a.out, backend.source.name, std::string(workload_family_name(plan.family)));
   std::uint64_t written = 0, skipped = 0, index = 0;
-  std::vector<Record> records;
   for (const auto& pt : points) {
     ++index;
     const std::string what =
@@ -355,8 +370,24 @@ void run(const WorkloadArgs& a) {
   if (out)
     std::cout << fmt::format("workload: {} points written to {}, {} already there\n", written,
                              out->path(), skipped);
-  else
-    write_records(std::cout, records, a.format);
+}
+
+// --backend sim,gpu: every backend's points checked before the first one runs, then each
+// backend's in turn (their rows printed together, or each to DIR/workloads/<backend>/).
+void run(const WorkloadArgs& a) {
+  std::vector<std::string> names;
+  for (const auto& b : comma_items(a.backend))
+    if (std::find(names.begin(), names.end(), b) == names.end()) names.push_back(b);
+  if (names.empty()) throw InputError("--backend", "no backend given (sim, gpu)");
+  std::vector<Plan> plans;
+  for (const auto& b : names) {
+    WorkloadArgs one = a;
+    one.backend = b;
+    plans.push_back(make_plan(one));
+  }
+  std::vector<Record> records;
+  for (const auto& p : plans) execute(a, p, records);
+  if (a.out.empty()) write_records(std::cout, records, a.format);
 }
 
 }  // namespace
@@ -408,7 +439,9 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--allocator", args->allocators, "comma list of allocators: " + simulated_names())
       ->required();
   cmd->add_option("--backend", args->backend,
-                  "sim (the CPU simulator) or gpu (the allocator's CUDA kernels; needs a device)")
+                  "sim (the CPU simulator) and/or gpu (the allocator's CUDA kernels; needs a "
+                  "device), a comma list: sim,gpu runs both, one after the other (the options "
+                  "of one backend, e.g. --warm or --preboot, need it alone)")
       ->capture_default_str();
   cmd->add_option("--mode", args->mode,
                   "simulator mode: sequential (one request at a time, random order), lockstep "
