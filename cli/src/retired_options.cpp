@@ -23,11 +23,12 @@ void add_retired_options(CLI::App& app) {
     for (const RetiredOption& r : kRetiredOptions) {
       if (!retired_in(r, sub->get_name())) continue;
       const std::string message = retired_message(r);
-      // A list option takes any number of values (none too), so that the old spelling fails
-      // here whatever followed it, before CLI11 checks the required options or extra words.
+      // One value or none, so that the old spelling fails here whatever followed it, before
+      // CLI11 checks the required options or extra words.
       sub->add_option_function<std::vector<std::string>>(
              std::string(r.old_name),
              [message](const std::vector<std::string>&) { throw RetiredSpelling(message); })
+          ->expected(0, 1)
           ->group("");
     }
 }

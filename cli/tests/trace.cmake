@@ -1,10 +1,10 @@
 # `alloclab trace` end to end (issue 16): Figure 3's case (seven RW threads, two crossing at one
-# page) prints its rounds and the one-at-a-time check, --svg draws one row of cells per round and
-# the pool before, --format json carries every probe. Invoked by ctest (cli_trace) with ALLOCLAB
+# page) prints its rounds and the one-at-a-time check, --out DIR draws one row of cells per round and
+# the pool before in DIR/trace.svg, --format json carries every probe. Invoked by ctest (cli_trace) with ALLOCLAB
 # and WORK.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-execute_process(COMMAND ${ALLOCLAB} trace --figure 3 --svg ${WORK}/fig3.svg
+execute_process(COMMAND ${ALLOCLAB} trace --figure 3 --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "trace --figure 3: exit ${rc}: ${err}")
@@ -20,7 +20,7 @@ endforeach()
 # Rounds printed = rows of the SVG - 1 (the pool before); each row has 16 cells.
 string(REGEX MATCHALL "\nround [0-9]+:" rounds "${out}")
 list(LENGTH rounds n_rounds)
-file(READ ${WORK}/fig3.svg svg)
+file(READ ${WORK}/trace.svg svg)
 string(REGEX MATCHALL "<rect " rects "${svg}")
 list(LENGTH rects n_rects)
 math(EXPR expected_rects "(${n_rounds} + 1) * 16")
