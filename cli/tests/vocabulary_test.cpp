@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -39,7 +40,9 @@ std::string slurp(const std::filesystem::path& p) {
 Ran run(const std::string& args) {
   const auto dir = std::filesystem::path(ALLOCLAB_VOCABULARY_WORK);
   std::filesystem::create_directories(dir);
-  const auto out = dir / "out.txt", err = dir / "err.txt";
+  // ctest runs the test cases as processes side by side: files of this process's own.
+  const std::string me = std::to_string(::getpid());
+  const auto out = dir / (me + ".out"), err = dir / (me + ".err");
   const std::string cmd = std::string("\"") + ALLOCLAB_EXE + "\" " + args + " > \"" + out.string() +
                           "\" 2> \"" + err.string() + "\"";
   const int raw = std::system(cmd.c_str());
@@ -193,7 +196,7 @@ TEST_CASE("each retired spelling exits 2 with one line naming the new one", "[cl
   CHECK(text.err == "alloclab: error: --format text is now --format table\n");
 }
 
-TEST_CASE("--format md is a Markdown table of the same rows", "[cli]") {
+TEST_CASE("format md: a Markdown table of the rows the table format prints", "[cli]") {
   // The model at one point worked by hand: queue, N = 3, TAS = (N + 1) / 2 = 2.
   const Ran md = run("model --allocator queue --N 3 --A 5 --T 100 --format md");
   REQUIRE(md.status == 0);
