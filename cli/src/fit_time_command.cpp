@@ -88,7 +88,7 @@ void run(const FitTimeArgs& a) {
   if (points.empty())
     throw InputError("DIR", csv.string() +
                                 " has no GPU rows with tas, was and kernel_ms (measure "
-                                "with `alloclab sweep --backends gpu`)");
+                                "with `alloclab sweep --backend gpu`)");
   validation::TimeFitSettings settings = a.settings;
   nlohmann::json studies = nlohmann::json::array();
   for (std::size_t i = 0; i < study_points.size(); ++i) {
