@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
       "GPU. Every subcommand takes a grid of N (threads), A or --free (free pages) and T (pages);\n"
       "lists are 'v', 'v1,v2', 'a:b:step' or 'a..b*factor', or a named grid: --grid standard\n"
       "(the validation report's) or --grid figure4 (the paper's Figure 4).\n"
+      "One vocabulary everywhere: --allocator (a list) chooses allocators, --backend backends,\n"
+      "--pool is bytes, --pages pages per request, --threads host threads, --format\n"
+      "table|csv|json|md prints rows, --out DIR writes files; an old spelling (--algo, ...) exits\n"
+      "2 naming the new one.\n"
       "Bad input exits 2 with one line on stderr naming the parameter. Try: alloclab model --help"};
   app.require_subcommand(1);
   alloclab::cli::add_model_command(app);
