@@ -11,10 +11,10 @@ out=${1:?usage: scripts/gpu-bit-choice.sh OUT_DIR [BUILD_DIR]}
 build=${2:-build}
 alloclab="$build/cli/alloclab"
 # T = 10^6: N/T up to 0.26 at half free (N <= A); at 1% free N/A is high but N/T small.
-"$alloclab" sweep --algos rwbm --backends gpu --bit-choice lowest,random,rotated --w 32,64 \
+"$alloclab" sweep --allocator rwbm --backend gpu --bit-choice lowest,random,rotated --w 32,64 \
   --N '1024..262144*2' --free 0.5,0.1,0.01 --T 1e6 --trials 20 --repeats 3 --seed 1 --out "$out"
 # T = 2^25: N up to 2^20 (N/T = 1/32), the standard grid's largest GPU points.
-"$alloclab" sweep --algos rwbm --backends gpu --bit-choice lowest,random,rotated --w 32,64 \
+"$alloclab" sweep --allocator rwbm --backend gpu --bit-choice lowest,random,rotated --w 32,64 \
   --N '65536..1048576*2' --free 0.5,0.1 --T '2^25' --trials 20 --repeats 3 --seed 1 --out "$out"
 # The model needs no device: the report computes it for every point that has measurements.
 "$alloclab" report "$out"

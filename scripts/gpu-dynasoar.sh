@@ -46,8 +46,8 @@ if [ "$STAGE" = apps ]; then
   fi
   stamp "sanitizers on small application runs"
   : >"$OUT/apps_sanitizer.txt"
-  small_wator="wator --backend gpu --width 24 --height 24 --iterations 6 --heap 1MiB"
-  small_ls="linux-scalability --backend gpu --allocator dynasoar,dynasoar-nocoal --heap 256KiB --threads 300"
+  small_wator="wator --backend gpu --width 24 --height 24 --iterations 6 --pool 1MiB"
+  small_ls="linux-scalability --backend gpu --allocator dynasoar,dynasoar-nocoal --pool 256KiB --N 300"
   for c in "memcheck $small_wator" "memcheck $small_ls" "racecheck $small_wator" \
     "synccheck $small_ls"; do
     tool=${c%% *}
@@ -72,12 +72,12 @@ if [ "$STAGE" = apps ]; then
   for seed in 1 2 3; do
     if [ -s "$OUT/apps_heap_sweep.csv" ]; then h="tail -n +2"; else h="cat"; fi
     "$AL" linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc --max-n 64 \
-      --heap 128MiB,512MiB,2GiB,8GiB --seed $seed --format csv 2>>"$OUT/apps_heap_sweep.err" |
+      --pool 128MiB,512MiB,2GiB,8GiB --seed $seed --format csv 2>>"$OUT/apps_heap_sweep.err" |
       $h >>"$OUT/apps_heap_sweep.csv" || failed="$failed heap-sweep"
   done
   cut -c1-200 "$OUT/apps_heap_sweep.csv"
   stamp "Wa-Tor: 300 x 300 cells, 64 MiB, 500 iterations, r = 1, 2, 5"
-  if "$AL" wator --backend gpu --width 300 --height 300 --heap 64MiB --iterations 500 \
+  if "$AL" wator --backend gpu --width 300 --height 300 --pool 64MiB --iterations 500 \
     --retries 1,2,5 --per-iteration --format csv >"$OUT/apps_wator_iterations.csv" \
     2>"$OUT/apps_wator.err"; then
     # The header and the rows of iterations 250 and 500 (the iteration column's value).
@@ -152,11 +152,11 @@ if [ "$STAGE" != measure ]; then
   half="--N 3000 --T 65536 --free 0.5 --pages 1 --repeats 1 --warmup 1"
   churn="--workload churn --N 4096 --size 64 --page-bytes 64 --pool 1MiB --rounds 2 --trials 1"
   cases=()
-  for algo in ${DS//,/ }; do cases+=("memcheck measure --algo $algo $half"); done
-  cases+=("memcheck measure --algo dynasoar --N 3000 --T 65536 --free 1 --pages 3 --repeats 1"
+  for algo in ${DS//,/ }; do cases+=("memcheck measure --allocator $algo $half"); done
+  cases+=("memcheck measure --allocator dynasoar --N 3000 --T 65536 --free 1 --pages 3 --repeats 1"
     "memcheck workload --backend gpu --allocator dynasoar $churn")
   for tool in racecheck synccheck; do
-    cases+=("$tool measure --algo dynasoar $half" "$tool measure --algo bitmap-alloc $half"
+    cases+=("$tool measure --allocator dynasoar $half" "$tool measure --allocator bitmap-alloc $half"
       "$tool workload --backend gpu --allocator dynasoar $churn")
   done
   for c in "${cases[@]}"; do

@@ -44,9 +44,9 @@ if [ "$STAGE" = tests ] || [ "$STAGE" = all ]; then
     for args in "--N 3000 --T 1048576 --free 1 --pages 1" "--N 3000 --T 1048576 --free 1 --pages 16" \
       "--N 5000 --T 4194304 --free 1 --pages 256" "--N 3000 --T 4194304 --free 1 --pages 512" \
       "--N 500 --T 4194304 --free 1 --pages 4096" "--N 10 --T 8388608 --free 1 --pages 1048577"; do
-      echo "### $tool measure --algo gallatin $args" >>"$OUT/sanitizer.txt"
+      echo "### $tool measure --allocator gallatin $args" >>"$OUT/sanitizer.txt"
       # shellcheck disable=SC2086
-      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo gallatin $args \
+      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --allocator gallatin $args \
         --repeats 1 --warmup 1 --format csv >>"$OUT/sanitizer.txt" 2>&1 || bad=1
     done
     # Frees that give blocks and segments back, and allocations after them.

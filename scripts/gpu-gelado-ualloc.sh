@@ -35,8 +35,8 @@ ualloc_tests() {
   stamp "ualloc sanitizers"
   : >"$OUT/sanitizer-ualloc.txt"
   local runs=(
-    "measure --algo gg-ualloc --N 2000 --A 131072 --T 131072 --pages 8 --repeats 1 --warmup 0 --max-steps 100000"
-    "measure --algo gg-malloc --N 600 --A 131072 --T 131072 --pages 256 --repeats 1 --warmup 0 --max-steps 100000"
+    "measure --allocator gg-ualloc --N 2000 --A 131072 --T 131072 --pages 8 --repeats 1 --warmup 0 --max-steps 100000"
+    "measure --allocator gg-malloc --N 600 --A 131072 --T 131072 --pages 256 --repeats 1 --warmup 0 --max-steps 100000"
     "workload --backend gpu --allocator gg-malloc --workload mixed --N 2000 --size 64..16384 --pool 16MiB --warmup 0 --max-steps 100000"
   )
   for tool in memcheck racecheck; do
@@ -74,7 +74,7 @@ ualloc_figure7() {
     start=$(date +%s%N)
     # shellcheck disable=SC2086
     { timeout "$LIMIT" "$AL" workload --backend gpu --format csv --allocator "$algos" \
-      --workload alloc --N "$n" --size "$size" --pool "$pool" --heap-bytes 4GiB --trials 1 \
+      --workload alloc --N "$n" --size "$size" --pool "$pool" --cuda-heap 4GiB --trials 1 \
       --counters "$counters" ${ARENAS:+--arenas $ARENAS} ${CHUNK_MUTEX:+--chunk-mutex $CHUNK_MUTEX} \
       2>>"$OUT/fig7.log" | $h >>"$file"; } &&
       rc=0 || rc=$?

@@ -87,9 +87,9 @@ if [ "$STAGE" = tbuddy ]; then
   bad=0
   for tool in memcheck racecheck synccheck; do
     for args in "--N 3000 --A 8192 --T 16384 --pages 1" "--N 3000 --A 2000 --T 4096 --pages 3"; do
-      echo "### $tool measure --algo gg-tbuddy $args" >>"$OUT/sanitizer-tbuddy.txt"
+      echo "### $tool measure --allocator gg-tbuddy $args" >>"$OUT/sanitizer-tbuddy.txt"
       # shellcheck disable=SC2086
-      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo gg-tbuddy $args \
+      compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --allocator gg-tbuddy $args \
         --repeats 1 --warmup 1 --format csv >>"$OUT/sanitizer-tbuddy.txt" 2>&1 || bad=1
     done
   done

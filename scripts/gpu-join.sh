@@ -4,7 +4,7 @@
 # small join with every page source, then Figure 12's sweep (`alloclab join`): R and S of 16K,
 # 64K, 256K, 1M, 4M and 10M tuples each, Direct Output and every allocator with a page heap,
 # uniform keys and Zipf skew 1, 3 timed joins after a warm-up, one CSV per skew.
-# --pages: Figure 12's 128M pages (2^27 x 256 B = 32 GiB) where the device has that much free
+# The pool (--pool, bytes: PAGES x 256): Figure 12's 128M pages (2^27 x 256 B = 32 GiB) where the device has that much free
 # beside 4 GiB for the tables and the pools (an 80 GB H100 and an H200 do), else the largest
 # power of two that fits; the metadata records the value (PAGES overrides it). gg-tbuddy's pool
 # holds at most 2^22 pages: it runs at that size (its rows' `pages` say so); gg-ualloc and
@@ -34,7 +34,7 @@ if [ "$STAGE" != measure ]; then
   for skew in 0 1; do
     echo "### memcheck join --skew $skew" >>"$OUT/sanitizer.txt"
     compute-sanitizer --tool memcheck --error-exitcode 9 "$AL" join --tuples 20000 \
-      --pages 65536 --skew $skew --repeats 1 --format csv >>"$OUT/sanitizer.txt" 2>&1 || bad=1
+      --pool 16MiB --skew $skew --repeats 1 --format csv >>"$OUT/sanitizer.txt" 2>&1 || bad=1
   done
   grep -E "ERROR SUMMARY" "$OUT/sanitizer.txt" | sort | uniq -c
   [ $bad = 0 ] || fail "memcheck reported an error (see $OUT/sanitizer.txt)"
@@ -49,7 +49,7 @@ if [ -z "${PAGES:-}" ]; then
   while [ $((PAGES / 4096 + 4096)) -gt "$free_mib" ]; do PAGES=$((PAGES / 2)); done
 fi
 echo "{\"pages\": $PAGES}" >"$OUT/pages.json"
-stamp "figure 12: --pages $PAGES"
+stamp "figure 12: $PAGES pages (--pool $((PAGES * 256)))"
 # Every page source the join has (its --help lists them). A search bound of 2^22 steps for all:
 # the blocking allocators' waits are steps (Ouroboros' and gg-tbuddy's semaphores), and a hot
 # partition's threads asking at once wait past the join's default 2^16; the probing allocators
@@ -72,13 +72,13 @@ for skew in 0 1; do
   f=$OUT/figure12-skew$skew.csv
   # One command a skew and pool: the host reference is computed once per table size for all.
   timeout "${LIMIT:-400}" "$AL" join --allocator "$BIG" --tuples $TUPLES --max-steps $BOUND \
-    --pages "$PAGES" --skew $skew --repeats 3 --format csv >"$f" 2>"$OUT/figure12-skew$skew.log" ||
+    --pool "$((PAGES * 256))" --skew $skew --repeats 3 --format csv >"$f" 2>"$OUT/figure12-skew$skew.log" ||
     fail "figure 12, skew $skew (see $OUT/figure12-skew$skew.log)"
   timeout "${LIMIT:-400}" "$AL" join --allocator "$SMALL" --tuples $SMALL_TUPLES \
-    --pages "$SMALL_PAGES" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
+    --pool "$((SMALL_PAGES * 256))" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
     tail -n +2 >>"$f" || fail "figure 12, skew $skew, $SMALL (see $OUT/figure12-skew$skew.log)"
   timeout "${LIMIT:-400}" "$AL" join --allocator "$MID" --tuples "$MID_TUPLES" \
-    --pages "$MID_PAGES" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
+    --pool "$((MID_PAGES * 256))" --max-steps $BOUND --skew $skew --repeats 3 --format csv 2>>"$OUT/figure12-skew$skew.log" |
     tail -n +2 >>"$f" || fail "figure 12, skew $skew, $MID (see $OUT/figure12-skew$skew.log)"
   cut -d, -f1,2,6,7,8,9,10,11,12,14 "$f" | (column -s, -t 2>/dev/null || cat)
 done

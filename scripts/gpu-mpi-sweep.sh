@@ -29,7 +29,7 @@ rm -rf $W && mkdir -p $W
 # Shared memory between the ranks of one host; no ptrace-based single copy in a container.
 MPIRUN=("$MPIEXEC" --oversubscribe --mca pml ob1 --mca btl self,vader
   --mca btl_vader_single_copy_mechanism none)
-GRID=(--algos queue,rw,rwbm,corw --backends gpu --w 32 --N '1024..1048576*2'
+GRID=(--allocator queue,rw,rwbm,corw --backend gpu --w 32 --N '1024..1048576*2'
   --free 0.5,0.1,0.01,0.007,0.005 --T 1e6 --trials 20 --repeats 3 --seed 1)
 secs() { echo $(($(date +%s%N) / 1000000)); }
 declare -A T
@@ -48,14 +48,14 @@ grep -o '"gpu_of_rank": \[[^]]*\]' $W/gpus/sweep.json || python3 -c "import json
 cut -d, -f16 $W/gpus/sweep.csv | sort | uniq -c
 stamp "mixed: model + sim + gpu over $((G + 2)) ranks"
 t=$(secs)
-"${MPIRUN[@]}" -n $((G + 2)) "$AL" sweep --algos rw,rwbm --backends model,sim,gpu \
+"${MPIRUN[@]}" -n $((G + 2)) "$AL" sweep --allocator rw,rwbm --backend model,sim,gpu \
   --N '1024..65536*4' --free 0.5,0.1 --T 1e6 --trials 5 --threads 4 --seed 2 --out $W/mixed \
   2>$W/mixed.err
 T[mixed_ms]=$(($(secs) - t))
 python3 -c "import json;print(json.load(open('$W/mixed/sweep.json'))['mpi'])"
 cut -d, -f2,16 $W/mixed/sweep.csv | sort | uniq -c
 stamp "simulator sweep: ranks against pairs per second"
-SIM=(--algos rw,rwbm,corw,queue --backends sim --N '64..16384*2' --free 0.5,0.1,0.01 --T 1e5,1e6
+SIM=(--allocator rw,rwbm,corw,queue --backend sim --N '64..16384*2' --free 0.5,0.1,0.01 --T 1e5,1e6
   --trials 20 --threads 1 --seed 3)
 cores=$(nproc)
 for k in 1 2 4 8 16 32 64; do

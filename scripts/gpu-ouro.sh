@@ -74,9 +74,9 @@ for tool in memcheck racecheck synccheck; do
   for algo in ${OURO//,/ }; do
   for args in "--N 3000 --T 1e6 --free 1 --pages 1" "--N 3000 --T 262144 --free 1 --pages 64" \
     "--N 10000 --T 8192 --free 1 --pages 1"; do
-    echo "### $tool measure --algo $algo $args" >>"$OUT/sanitizer.txt"
+    echo "### $tool measure --allocator $algo $args" >>"$OUT/sanitizer.txt"
     # shellcheck disable=SC2086
-    compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --algo $algo $args \
+    compute-sanitizer --tool $tool --error-exitcode 9 "$AL" measure --allocator $algo $args \
       --repeats 1 --warmup 1 --format csv >>"$OUT/sanitizer.txt" 2>&1 || bad=1
   done
   done

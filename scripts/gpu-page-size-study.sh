@@ -9,7 +9,7 @@
 # $OUT: study.json (alloclab-page-size-study/1, every point), study.txt (a line per point),
 # metadata.json, log.txt, build.txt; sanitizer.txt only when the study failed (compute-sanitizer
 # memcheck of a small run, to say where). Then commit $OUT under reports/data/<device>/ and fit:
-#   alloclab fit-time reports/standard --study DIR/study.json --bitmap-features -o FILE
+#   alloclab fit-time reports/standard --study DIR/study.json --bitmap-features --out DIR
 # Needs the Debian dev packages of scripts/device-deps.sh in .devdeps/ (carried); set
 # ALLOCLAB_COMMIT / ALLOCLAB_DIRTY when .git does not travel. REPEATS (default 25) and
 # STUDY_TIMEOUT_S (default 150) override the study's repeats and its time limit; the JSON is

@@ -2,7 +2,7 @@
 # The real-hardware pass of gpu/ (run on the device machine from the repository root):
 #   build -> metadata (nvidia-smi, nvcc, date, commit) -> ctest -L gpu -> compute-sanitizer
 #   memcheck + racecheck on small cases -> gpu_bench -> the sweep of every GPU allocator, CUDA
-#   malloc included, over the standard grid (`alloclab sweep --algos all --backends gpu --grid
+#   malloc included, over the standard grid (`alloclab sweep --allocator all --backend gpu --grid
 #   standard`; N <= A for the pools of pages).
 # Usage: scripts/gpu-pass.sh [smoke|full|standard|workloads]   (results under $OUT, default
 #        ./out/gpu-pass)
@@ -69,14 +69,14 @@ sanitize() { # TOOL ARGS...: one alloclab measure under compute-sanitizer
 # memcheck only (its own case below), since racecheck would examine the vendor's heap code, not
 # ours. A new allocator of this repository goes into this list.
 for tool in memcheck racecheck; do
-  sanitize "$tool" measure --algo queue,rw,rwbm,corw,rwmalloc --N 1000 --free 0.1 --T 1e5 \
+  sanitize "$tool" measure --allocator queue,rw,rwbm,corw,rwmalloc --N 1000 --free 0.1 --T 1e5 \
     --repeats 1 --warmup 0 --format csv
-  sanitize "$tool" measure --algo rwmalloc --pages 3 --N 300 --free 0.5 --T 1e5 --repeats 1 \
+  sanitize "$tool" measure --allocator rwmalloc --pages 3 --N 300 --free 0.5 --T 1e5 --repeats 1 \
     --warmup 0 --per-thread 2 --format csv
-  sanitize "$tool" measure --algo rwbm --bit-choice random,rotated --N 1000 --free 0.5 --T 1e4 \
+  sanitize "$tool" measure --allocator rwbm --bit-choice random,rotated --N 1000 --free 0.5 --T 1e4 \
     --repeats 1 --warmup 0 --format csv
 done
-sanitize memcheck measure --algo cudamalloc --N 1000 --A 10 --T 10 --repeats 1 --warmup 0 \
+sanitize memcheck measure --allocator cudamalloc --N 1000 --A 10 --T 10 --repeats 1 --warmup 0 \
   --format csv
 # The workload driver's launches (active masks, per-thread pages, frees of a subset, the
 # verification kernels) on small pools.
@@ -121,7 +121,7 @@ stamp "bench"
 "$BUILD/gpu/gpu_bench" --json "$OUT/bench.json" --repeats 50
 
 if [ "$MODE" = smoke ]; then
-  "$AL" measure --algo all --N 1024,65536 --free 0.5,0.005 --T '2^25' --format table
+  "$AL" measure --allocator all --N 1024,65536 --free 0.5,0.005 --T '2^25' --format table
   stamp "smoke done"
   exit 0
 fi
@@ -131,7 +131,7 @@ stamp "sweep"
 # word width, 2 trials of 5 timed repeats: a first look at a new device (gpu-standard-sweep.sh is
 # the report's run). CUDA's device malloc has no steps to count: kernel time and failures only;
 # the sweep sizes its heap once, for the largest N.
-"$AL" sweep --algos all --backends gpu --grid standard --w 32 --trials 2 --repeats 5 --seed 1 \
+"$AL" sweep --allocator all --backend gpu --grid standard --w 32 --trials 2 --repeats 5 --seed 1 \
   --out "$OUT/sweep"
 # Model curves over the measured points (no device needed for them), figures and tables; the
 # plots need gnuplot, which a bare device machine may lack: then the report is made elsewhere.

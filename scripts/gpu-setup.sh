@@ -84,7 +84,7 @@ meta.update({
   "cuda_runtime_from_nvidia_smi": sh("nvidia-smi | grep -o 'CUDA Version: [0-9.]*'"),
 })
 if "$al":
-  meta["alloclab_device"] = sh("$al measure --algo rwbm --N 32 --A 1000 --T 10000 --repeats 1 --format json")
+  meta["alloclab_device"] = sh("$al measure --allocator rwbm --N 32 --A 1000 --T 10000 --repeats 1 --format json")
 meta.update({"hostname": sh("hostname"), "nvidia_smi_q_clocks": sh("nvidia-smi -q -d CLOCK")})
 json.dump(meta, open(sys.argv[1], "w"), indent=1)
 print(json.dumps({k: meta[k] for k in list(meta)[:12]}, indent=1))

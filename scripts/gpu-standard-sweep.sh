@@ -9,5 +9,5 @@ set -euo pipefail
 build=${1:-build}
 out=${2:-reports/standard}
 # Not `all`: paper 000's one-page allocators, the committed rows (rwmalloc: reports/rwmalloc-gpu).
-"$build/cli/alloclab" sweep --algos queue,rw,rwbm,corw --backends gpu --grid standard \
+"$build/cli/alloclab" sweep --allocator queue,rw,rwbm,corw --backend gpu --grid standard \
   --trials 20 --repeats 3 --seed 1 --out "$out"

@@ -67,7 +67,7 @@ mkdir -p "$out"
 #    choices come from reports/bit-choice/ below).
 step "H200 rows of the standard grid from reports/standard"
 # Not `all`: the allocators reports/standard measured on the GPU (paper 000's one-page ones).
-"$alloclab" sweep --algos queue,rw,rwbm,corw --backends gpu "${measured[@]}" \
+"$alloclab" sweep --allocator queue,rw,rwbm,corw --backend gpu "${measured[@]}" \
   --gpu-from reports/standard --out "$out"
 
 # 2. Models (seconds): the paper's model, the parallel-rounds model (rw, rwbm; not in the paper),
@@ -75,12 +75,12 @@ step "H200 rows of the standard grid from reports/standard"
 #    lacks): RW_malloc's run probabilities, rounds and utilisation for several request sizes n.
 step "models"
 # Not `all`: the paper's model per allocator here; corw and rwmalloc have their own grids below.
-"$alloclab" sweep --algos queue,rw,rwbm --backends model --grid standard --out "$out"
-"$alloclab" sweep --algos rw,rwbm --backends model --modes rounds --grid standard --out "$out"
-"$alloclab" sweep --algos queue,rw,rwbm --backends model --grid figure4 --out "$out"
-"$alloclab" sweep --algos corw --backends model "${corw_model[@]}" --out "$out"
+"$alloclab" sweep --allocator queue,rw,rwbm --backend model --grid standard --out "$out"
+"$alloclab" sweep --allocator rw,rwbm --backend model --modes rounds --grid standard --out "$out"
+"$alloclab" sweep --allocator queue,rw,rwbm --backend model --grid figure4 --out "$out"
+"$alloclab" sweep --allocator corw --backend model "${corw_model[@]}" --out "$out"
 for n in 1 2 3 4 5 8 16 32; do
-  "$alloclab" sweep --algos rwmalloc --backends model --pages "$n" --w 32,64 --N 1024 \
+  "$alloclab" sweep --allocator rwmalloc --backend model --pages "$n" --w 32,64 --N 1024 \
     --free 0.5,0.1,0.01 --T 1e6 --out "$out"
 done
 
@@ -88,10 +88,10 @@ done
 #    sequential and lockstep simulations at T = 10^6 (a 2^25-page pool costs ~2.5 s per trial
 #    to build on one core), 20 trials.
 step "simulations, T = 10^6"
-"$alloclab" sweep --algos rwmalloc --backends model,sim --modes sequential --pages 2 --w 32 \
+"$alloclab" sweep --allocator rwmalloc --backend model,sim --modes sequential --pages 2 --w 32 \
   --N '1024..16384*2' --free 0.5,0.1 --T 1e6 --trials 5 --seed 1 --out "$out"
 # Not `all`: the one-page allocators of the standard report (rwmalloc above; no corw-lockmap).
-"$alloclab" sweep --algos queue,rw,rwbm,corw --backends sim --modes sequential,lockstep \
+"$alloclab" sweep --allocator queue,rw,rwbm,corw --backend sim --modes sequential,lockstep \
   "${simulated[@]}" --trials 20 --seed 1 --out "$out"
 
 if [ "$kind" = full ]; then
@@ -100,9 +100,9 @@ if [ "$kind" = full ]; then
   #    one at a time = the sequential simulation) and the lockstep simulation's (every warp
   #    reads at the start of each round). The two simulations bracket the hardware.
   step "simulations, T = 2^25"
-  "$alloclab" sweep --algos rw --backends sim --modes sequential,lockstep --N '32768..262144*2' \
+  "$alloclab" sweep --allocator rw --backend sim --modes sequential,lockstep --N '32768..262144*2' \
     --free 0.01,0.007,0.005 --T '2^25' --trials 5 --seed 1 --out "$out"
-  "$alloclab" sweep --algos corw --backends sim --modes sequential,lockstep --w 32,64 \
+  "$alloclab" sweep --allocator corw --backend sim --modes sequential,lockstep --w 32,64 \
     --N '32768..1048576*2' --free 0.1,0.01,0.007,0.005 --T '2^25' --trials 3 --seed 1 \
     --out "$out"
 
@@ -111,7 +111,7 @@ if [ "$kind" = full ]; then
   #    `alloclab model --device` reads, is the same fit.
   step "kernel-time fit"
   "$alloclab" fit-time "$out" --device-metadata reports/standard/device_metadata.json \
-    -o "$out/time_fit.json"
+    --out "$out"
 else
   step "kernel-time fit: the committed one (reports/standard/time_fit.json)"
   cp reports/standard/time_fit.json "$out/time_fit.json"
@@ -122,18 +122,18 @@ fi
 #    simulator at high N/T, lockstep and 2 host threads, 5 trials, beside the model.
 step "bit choices"
 if [ "$kind" = full ]; then
-  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+  "$alloclab" sweep --allocator rwbm --backend gpu --bit-choice random,rotated --w 32,64 \
     --N '1024..262144*2' --free 0.5,0.1,0.01 --T 1e6 --gpu-from reports/bit-choice --out "$out"
-  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+  "$alloclab" sweep --allocator rwbm --backend gpu --bit-choice random,rotated --w 32,64 \
     --N '65536..1048576*2' --free 0.5,0.1 --T '2^25' --gpu-from reports/bit-choice --out "$out"
 else
-  "$alloclab" sweep --algos rwbm --backends gpu --bit-choice random,rotated --w 32,64 \
+  "$alloclab" sweep --allocator rwbm --backend gpu --bit-choice random,rotated --w 32,64 \
     --N '1024..262144*4' --free 0.5,0.1,0.01 --T 1e6 --gpu-from reports/bit-choice --out "$out"
 fi
-"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+"$alloclab" sweep --allocator rwbm --backend sim --modes lockstep,threads --threads 2 \
   --bit-choice lowest,random,rotated --w 32,64 --N "65536..262144*$factor" --free 0.5 --T 1e6 \
   --trials 5 --seed 1 --out "$out"
-"$alloclab" sweep --algos rwbm --backends sim --modes lockstep,threads --threads 2 \
+"$alloclab" sweep --allocator rwbm --backend sim --modes lockstep,threads --threads 2 \
   --bit-choice lowest,random,rotated --w 32 --N "1024..8192*$factor" --free 0.01 --T 1e6 \
   --trials 5 --seed 1 --out "$out"
 

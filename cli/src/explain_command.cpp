@@ -1,6 +1,7 @@
 // `alloclab explain`: the model's worked derivation at one point, for teaching (issue 16). What is
 // computed comes from validation::explain_point (the model's explanation, a quick simulation,
-// the errata); this file only parses the point and writes it as text, Markdown or JSON.
+// the errata); this file only parses the point and writes it as text (--format table), Markdown,
+// JSON, or the derivation's lines as CSV rows.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/cli/output.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/model/model_table.hpp"
 #include "alloclab/validation/explain.hpp"
@@ -19,7 +21,8 @@ namespace alloclab::cli {
 namespace {
 
 struct ExplainArgs {
-  std::string algo, schedule = "sequential", format = "text";
+  std::string allocator, schedule = "sequential";
+  Format format = Format::table;
   GridOptions grid;
   std::uint64_t trials = 5;
   unsigned threads = 0;
@@ -189,14 +192,30 @@ void write_json(std::ostream& out, const Scenario& s, const validation::ExplainR
   out << j.dump(2) << '\n';
 }
 
+// The derivation's lines as rows (--format csv): one per formula of each section.
+void write_csv(std::ostream& out, const validation::ExplainResult& x) {
+  std::vector<Record> rows;
+  for (const auto& sec : x.model.sections)
+    for (const auto& l : sec.lines) {
+      Record r;
+      r.set("section", sec.title).set("quantity", l.label).set("formula", l.formula);
+      r.set("with_the_numbers", l.substituted);
+      r.set_quantity("value", l.value, "");
+      r.set("meaning", l.meaning);
+      rows.push_back(std::move(r));
+    }
+  write_records(out, rows, Format::csv);
+}
+
 void run(const ExplainArgs& a) {
-  const auto algo = parse_algorithm(a.algo);
+  if (a.allocator.find(',') != std::string::npos)
+    throw InputError("--allocator", "explain works at one point: give one allocator");
+  const auto algo = parse_algorithm(a.allocator);
   if (!algo)
-    throw InputError("--algo", "unknown algorithm '" + a.algo + "' (" + algorithm_names() + ")");
+    throw InputError("--allocator",
+                     "unknown algorithm '" + a.allocator + "' (" + algorithm_names() + ")");
   if (a.schedule != "sequential" && a.schedule != "rounds")
     throw InputError("--schedule", "unknown schedule '" + a.schedule + "' (sequential|rounds)");
-  if (a.format != "text" && a.format != "md" && a.format != "json")
-    throw InputError("--format", "unknown format '" + a.format + "' (text|md|json)");
   if (a.grid.pages != 1 && caps(*algo).requests != RequestKind::pages)
     throw InputError("--pages", "only allocators of several pages a request take --pages");
   const auto points = expand_grid_points(a.grid, *algo, GridUse::model);
@@ -212,10 +231,12 @@ void run(const ExplainArgs& a) {
   o.trials = a.trials;
   o.host_threads = a.threads;
   const auto x = validation::explain_point(s, o);  // everything before anything is printed
-  if (a.format == "md")
+  if (a.format == Format::md)
     write_markdown(std::cout, s, x);
-  else if (a.format == "json")
+  else if (a.format == Format::json)
     write_json(std::cout, s, x);
+  else if (a.format == Format::csv)
+    write_csv(std::cout, x);
   else
     write_text(std::cout, s, x);
 }
@@ -234,10 +255,12 @@ void add_explain_command(CLI::App& app) {
       "step and what each number means, a quick simulation at the same point beside it, and the "
       "errata of the paper the point touches. The numbers come from the same functions as "
       "`alloclab model`.\n"
-      "Example: alloclab explain --algo rw --N 5000 --free 0.01 --T 1e6\n"
-      "Example: alloclab explain --algo rwbm --N 4096 --A 10000 --T 1e6 --schedule rounds "
+      "Example: alloclab explain --allocator rw --N 5000 --free 0.01 --T 1e6\n"
+      "Example: alloclab explain --allocator rwbm --N 4096 --A 10000 --T 1e6 --schedule rounds "
       "--format md > rwbm.md");
-  cmd->add_option("--algo", args->algo, "the allocator: " + algorithm_names(explained))->required();
+  cmd->add_option("--allocator", args->allocator,
+                  "the allocator (one): " + algorithm_names(explained))
+      ->required();
   add_grid_options(*cmd, args->grid);
   cmd->add_option("--pages", args->grid.pages, "pages per request (rwmalloc)")->default_val(1);
   cmd->add_option("--schedule", args->schedule,
@@ -251,9 +274,12 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--seed", args->grid.seed, "root seed of the simulation")->capture_default_str();
   cmd->add_option("--threads", args->threads, "simulator host threads (0 = all cores)")
       ->capture_default_str();
-  cmd->add_option("--format", args->format,
-                  "text (default), md (Markdown tables, for lecture notes) or json")
-      ->capture_default_str();
+  add_format_option(*cmd, args->format);
+  cmd->get_option("--format")
+      ->description(
+          "table: the derivation as text (default); md: Markdown tables, for lecture notes; json; "
+          "csv: the formulas as rows (section, quantity, formula, with_the_numbers, value, "
+          "meaning)");
   cmd->callback([args] { run(*args); });
 }
 

@@ -19,7 +19,7 @@ namespace alloclab::cli {
 namespace {
 
 struct FitTimeArgs {
-  std::string dir, device, output, device_metadata;
+  std::string dir, device, out, device_metadata;
   std::vector<std::string> studies;  // page-size study JSON files (gpu_page_size_study)
   validation::TimeFitSettings settings;
 };
@@ -88,7 +88,7 @@ void run(const FitTimeArgs& a) {
   if (points.empty())
     throw InputError("DIR", csv.string() +
                                 " has no GPU rows with tas, was and kernel_ms (measure "
-                                "with `alloclab sweep --backends gpu`)");
+                                "with `alloclab sweep --backend gpu`)");
   validation::TimeFitSettings settings = a.settings;
   nlohmann::json studies = nlohmann::json::array();
   for (std::size_t i = 0; i < study_points.size(); ++i) {
@@ -115,11 +115,17 @@ void run(const FitTimeArgs& a) {
   prov.alloclab_commit = ALLOCLAB_GIT_COMMIT;
   const auto j = validation::time_fit_json(fits, settings, prov);
 
-  if (a.output.empty()) {
+  if (a.out.empty()) {
     std::cout << j.dump(1) << '\n';
     return;
   }
-  std::ofstream(a.output) << j.dump(1) << '\n';
+  std::error_code ec;
+  fs::create_directories(a.out, ec);
+  if (ec) throw InputError("--out", "cannot create " + a.out + ": " + ec.message());
+  const std::string output = (fs::path(a.out) / "time_fit.json").string();
+  std::ofstream file(output);
+  file << j.dump(1) << '\n';
+  if (!file) throw InputError("--out", "cannot write " + output);
   std::cout << fmt::format("fit-time: {} points of {} ({} left out: failed requests)\n",
                            points.size(), device_name, skipped);
   std::cout << fmt::format("{:<10} {:>3} {:<30} {:>7} {:>9} {:>9} {:<18} {:>11}\n", "algo", "w",
@@ -135,7 +141,7 @@ void run(const FitTimeArgs& a) {
                              percent(s.kfold, &validation::ErrorSummary::max), m.features.name,
                              percent(g.model_error, &validation::ErrorSummary::median));
   }
-  std::cout << "wrote " << a.output << '\n';
+  std::cout << "wrote " << output << '\n';
 }
 
 }  // namespace
@@ -153,8 +159,12 @@ void add_fit_time_command(CLI::App& app) {
       "collisions is "
       "the model-only fit: `alloclab model ... --device NAME` applies it to the model's TAS/WAS "
       "and prints kernel_ms_predicted. Writes JSON (coefficients, R^2, held-out errors, "
-      "per-point predictions, device, data source, commit) to -o, or to stdout.\n"
-      "Example: alloclab fit-time reports/standard -o reports/data/nvidia-h200/time_fit.json");
+      "per-point predictions, device, data source, commit) to --out DIR as DIR/time_fit.json "
+      "(where "
+      "`alloclab report DIR` and, under reports/data/<device>/, `alloclab model --device` find "
+      "it), "
+      "or to stdout.\n"
+      "Example: alloclab fit-time reports/standard --out reports/data/nvidia-h200");
   cmd->add_option("DIR", args->dir, "a sweep directory with GPU rows (sweep.csv, sweep.json)")
       ->required();
   cmd->add_option("--device", args->device,
@@ -162,7 +172,7 @@ void add_fit_time_command(CLI::App& app) {
   cmd->add_option("--device-metadata", args->device_metadata,
                   "nvidia-smi metadata JSON of the GPU pass (default: DIR/device_metadata.json "
                   "if present)");
-  cmd->add_option("-o,--output", args->output, "write the JSON here (default: stdout)");
+  cmd->add_option("--out", args->out, "DIR: write the fit to DIR/time_fit.json (default: stdout)");
   cmd->add_option("--folds", args->settings.folds, "K of K-fold cross-validation")
       ->capture_default_str();
   cmd->add_option("--seed", args->settings.seed, "seed of the fold assignment")

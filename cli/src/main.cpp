@@ -11,6 +11,7 @@
 #include "alloclab/cli/brief_formatter.hpp"
 #include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/retired_options.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/study.hpp"
 
@@ -26,8 +27,11 @@ int main(int argc, char** argv) {
       "by side, judging papers' claims. Studies: " +
       studies};
   app.footer(
-      "`alloclab <command> --help` explains a command. Bad input exits 2 with one line on\n"
-      "stderr naming the parameter; a run that fails its verification exits 3.");
+      "One vocabulary everywhere: --allocator (a list) chooses allocators, --backend backends,\n"
+      "--pool is bytes, --pages pages per request, --threads host threads, --format\n"
+      "table|csv|json|md prints rows, --out DIR writes files; an old spelling (--algo, ...) exits\n"
+      "2 naming the new one. `alloclab <command> --help` explains a command. Bad input exits 2\n"
+      "with one line on stderr naming the parameter; a run that fails its verification exits 3.");
   app.formatter(std::make_shared<alloclab::cli::BriefFormatter>());
   app.require_subcommand(1);
   // The engine's subcommands and those the studies register (command_table.hpp), each in its
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
   engine(&add_fit_time_command, kReportsGroup);
   engine(&add_explain_command, kTeachingGroup);
   engine(&add_trace_command, kTeachingGroup);
+  add_retired_options(app);  // the old spellings, each failing with its new one
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
@@ -78,6 +83,9 @@ int main(int argc, char** argv) {
     for (char& c : message)
       if (c == '\n') c = ' ';
     std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    return 2;
+  } catch (const alloclab::cli::RetiredSpelling& e) {
+    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
   } catch (const alloclab::InputError& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());

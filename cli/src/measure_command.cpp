@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/family_options.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/sweep_grid.hpp"
@@ -25,17 +26,14 @@ namespace {
 
 struct MeasureArgs {
   GridOptions grid;
-  std::vector<std::string> algos;
+  std::vector<std::string> allocators;
   std::uint64_t trials = 1;
   unsigned per_thread = 1;
   unsigned repeats = 5;
   unsigned warmup = 1;
   std::uint64_t max_steps = 1u << 20;
-  std::uint32_t queue_capacity = 0;
-  std::uint32_t arenas = 0, chunk_bins = 0;
-  std::string chunk_mutex = "collective";
+  FamilyOptions family;
   std::uint64_t page_bytes = 256;
-  std::uint64_t heap_bytes = 0;
   bool no_counters = false;
   Format format = Format::table;
 };
@@ -50,9 +48,9 @@ std::pair<double, std::optional<double>> mean_ci(const std::vector<double>& v) {
 void run(const MeasureArgs& args) {
   // `all`: every allocator the registry declares on the gpu backend.
   const auto algos =
-      parse_algorithm_list(args.algos, static_cast<unsigned>(BackendKind::gpu), "--algo");
+      parse_algorithm_list(args.allocators, static_cast<unsigned>(BackendKind::gpu), "--allocator");
   for (const auto a : algos)
-    if (const auto why = gpu::why_no_gpu_backend(a)) throw InputError("--algo", *why);
+    if (const auto why = gpu::why_no_gpu_backend(a)) throw InputError("--allocator", *why);
   if (args.trials < 1) throw InputError("--trials", "must be >= 1");
 
   gpu::MeasureOptions opt;
@@ -61,26 +59,27 @@ void run(const MeasureArgs& args) {
   opt.warmup = args.warmup;
   opt.counters = !args.no_counters;
   opt.max_steps = args.max_steps;
-  opt.queue_capacity = args.queue_capacity;
-  opt.arenas = args.arenas;
-  opt.chunk_bins = args.chunk_bins;
-  opt.single_chunk_mutex = args.chunk_mutex == "single";
+  opt.queue_capacity = args.family.queue_capacity;
+  opt.arenas = args.family.arenas;
+  opt.chunk_bins = args.family.chunk_bins;
+  opt.single_chunk_mutex = args.family.single_chunk_mutex();
   opt.page_bytes = args.page_bytes;
-  opt.heap_bytes = args.heap_bytes;
+  opt.heap_bytes = args.family.cuda_heap_bytes();
 
   // Expand and check every grid first so that bad input fails before any device work. The device
-  // malloc heap is fixed before the first kernel that calls malloc: without --heap-bytes it is
+  // malloc heap is fixed before the first kernel that calls malloc: without --cuda-heap it is
   // sized for the largest grid point that uses it.
   std::vector<std::vector<Scenario>> work;
-  std::uint64_t heap = args.heap_bytes;
+  std::uint64_t heap = opt.heap_bytes;
   for (auto algo : algos) {
     GridOptions g = args.grid;
-    // With several --algo each runs the bit choices it implements (lowest where none).
+    // With several allocators each runs the bit choices it implements (lowest where none).
     g.bit_choice_where_supported = algos.size() > 1;
     auto grid = expand_grid(g, algo, GridUse::runnable);
     for (const auto& s : grid) {
       gpu::check_input(algo, s, opt);
-      if (args.heap_bytes == 0) heap = std::max(heap, gpu::device_heap_bytes(algo, s, opt));
+      if (args.family.cuda_heap.empty())
+        heap = std::max(heap, gpu::device_heap_bytes(algo, s, opt));
     }
     work.push_back(std::move(grid));
   }
@@ -163,9 +162,9 @@ void add_measure_command(CLI::App& app) {
       "Run the allocators on the GPU: kernel time (CUDA events; warm-up, then the median of "
       "--repeats, each from the same pool), TAS/WAS/percentiles from per-thread counters, and a "
       "verification of every run (exit 3 if it fails). Needs a CUDA build and a device.");
-  cmd->add_option("--algo", args->algos,
-                  "allocator(s): " + algorithm_names(algorithms_on(BackendKind::gpu)) +
-                      " (several: a,b); or `all` alone: every one of them")
+  cmd->add_option("--allocator", args->allocators,
+                  "allocators, a comma list: " + algorithm_names(algorithms_on(BackendKind::gpu)) +
+                      "; or `all` alone: every one of them")
       ->required()
       ->delimiter(',');
   add_grid_options(*cmd, args->grid);
@@ -191,25 +190,10 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "step bound per request; a request reaching it fails (out of memory)")
       ->capture_default_str();
-  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
-      ->capture_default_str();
-  cmd->add_option("--arenas", args->arenas,
-                  "gg-ualloc, gg-malloc: arenas (a thread uses its SM's, modulo the count; at "
-                  "most the SMs); 0 = one per SM, fewer where the pool has under 8 chunks each")
-      ->capture_default_str();
-  cmd->add_option("--chunk-mutex", args->chunk_mutex,
-                  "gg-ualloc, gg-malloc: collective (a warp's growers waiting for the chunk "
-                  "list's mutex served by one acquisition, §4.2.2) or single (each grower alone)")
-      ->check(CLI::IsMember({"collective", "single"}))
-      ->capture_default_str();
-  cmd->add_option("--chunk-bins", args->chunk_bins,
-                  "gg-ualloc, gg-malloc: 4 KB bins per chunk, 64 (256 KB) or 128 (512 KB); 0 = 64")
-      ->capture_default_str();
+  add_family_options(*cmd, args->family, static_cast<unsigned>(BackendKind::gpu));
   cmd->add_option("--page-bytes", args->page_bytes,
                   "allocators of bytes (cudamalloc): bytes per page of a request")
       ->capture_default_str();
-  cmd->add_option("--heap-bytes", args->heap_bytes,
-                  "device malloc heap (cudamalloc; default: sized for the largest grid point)");
   cmd->add_flag("--no-counters", args->no_counters,
                 "time the kernels without per-thread counters (no TAS/WAS)");
   add_format_option(*cmd, args->format);

@@ -8,6 +8,9 @@
 #include <sstream>
 #include <string>
 
+#include "alloclab/cli/retired_options.hpp"
+#include "alloclab/core/errors.hpp"
+
 namespace alloclab::cli {
 namespace {
 
@@ -73,16 +76,41 @@ nlohmann::ordered_json to_json(const Record& r, const std::vector<std::string>& 
 
 }  // namespace
 
-void add_format_option(CLI::App& cmd, Format& format) {
+const char* format_name(Format format) {
+  switch (format) {
+    case Format::table:
+      return "table";
+    case Format::csv:
+      return "csv";
+    case Format::json:
+      return "json";
+    case Format::md:
+      return "md";
+  }
+  return "table";
+}
+
+void add_format_option(CLI::App& cmd, Format& format, std::initializer_list<Format> offered) {
+  std::vector<Format> formats(offered);
+  std::string names;
+  for (const Format f : formats) names += (names.empty() ? "" : "|") + std::string(format_name(f));
+  const bool all = formats.size() == 4;
   cmd.add_option_function<std::string>(
          "--format",
-         [&format](const std::string& v) {
-           format = v == "csv" ? Format::csv : v == "json" ? Format::json : Format::table;
+         [&format, formats, names](const std::string& text) {
+           if (text == "text") throw RetiredSpelling("--format text is now --format table");
+           for (const Format f : formats)
+             if (text == format_name(f)) {
+               format = f;
+               return;
+             }
+           throw InputError("--format", "unknown format '" + text + "' (" + names + ")");
          },
-         "output: table (for people), csv or json (one array)")
-      ->transform(CLI::IsMember({"table", "csv", "json"}, CLI::ignore_case).description(""))
-      ->type_name("table|csv|json")
-      ->default_str("table");
+         all ? "output: table (aligned columns, for people), csv, json (one array) or md (a "
+               "Markdown table)"
+             : "output: " + names)
+      ->type_name(names)
+      ->default_str(format_name(formats.front()));
 }
 
 void stream_csv_row(std::ostream& out, const std::vector<Record>& rows, Format format) {
@@ -110,6 +138,38 @@ void write_records(std::ostream& out, const std::vector<Record>& records, Format
       std::string notes;
       for (const auto& n : r.notes) notes += (notes.empty() ? "" : "; ") + n;
       out << ',' << csv_escape(notes) << '\n';
+    }
+    return;
+  }
+  if (format == Format::md) {
+    auto cell = [](const std::string& text) {  // a '|' would end the cell, a newline the row
+      std::string escaped;
+      for (char c : text)
+        escaped += c == '|' ? std::string("\\|") : std::string(1, c == '\n' ? ' ' : c);
+      return escaped;
+    };
+    out << '|';
+    for (const auto& k : keys) out << ' ' << cell(k) << " |";
+    out << "\n|";
+    for (std::size_t i = 0; i < keys.size(); ++i) out << "---|";
+    out << '\n';
+    std::vector<std::string> notes;
+    for (const auto& r : records) {
+      out << '|';
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        out << ' ' << cell(render(r.find(keys[i]), false));
+        // The notes' numbers in the last cell (text after the row's last '|' is not shown).
+        for (std::size_t n = 0; i + 1 == keys.size() && n < r.notes.size(); ++n) {
+          out << " [" << notes.size() + 1 << "]";
+          notes.push_back(r.notes[n]);
+        }
+        out << " |";
+      }
+      out << '\n';
+    }
+    if (!notes.empty()) {
+      out << '\n';
+      for (std::size_t i = 0; i < notes.size(); ++i) out << i + 1 << ". " << cell(notes[i]) << '\n';
     }
     return;
   }

@@ -19,7 +19,7 @@
 namespace alloclab::cli {
 namespace {
 
-void run(const std::string& dir) {
+void run(const std::string& dir, const std::string& out) {
   namespace fs = std::filesystem;
   const auto csv = (fs::path(dir) / "sweep.csv").string();
   // The workload rows: every DIR/workloads/**.csv, as `alloclab workload --format csv` wrote it
@@ -31,7 +31,7 @@ void run(const std::string& dir) {
                                 "/*.csv (make them with `alloclab sweep --out " + dir +
                                 "` or `alloclab workload ... --format csv`)");
   render::ReportInputs in;
-  in.dir = dir;
+  in.dir = out.empty() ? dir : out;  // where the report goes
   if (fs::exists(csv)) in.rows = validation::read_tidy(csv);
   const auto json_path = fs::path(dir) / "sweep.json";
   if (fs::exists(json_path)) {
@@ -44,11 +44,12 @@ void run(const std::string& dir) {
   in.workload_rows = workload_rows;
   in.provenance.runs = render::sweep_runs(in.metadata);
   in.provenance.writer = sweep_row_writer(in.provenance.runs);
-  in.provenance.report_command = "alloclab report " + dir;
+  in.provenance.report_command = "alloclab report " + dir + (out.empty() ? "" : " --out " + out);
   // The engine's sections; every study's part comes from the study table (render::write_report).
   // Allocators side by side: always there, saying so where DIR has no workload (or GPU) rows.
   in.engine_sections.push_back(render::workloads_section(workload_rows));
-  // The kernel-time model's section, where `alloclab fit-time DIR -o DIR/time_fit.json` ran.
+  // The kernel-time model's section, where `alloclab fit-time DIR --out DIR` (DIR/time_fit.json)
+  // ran.
   if (const auto tf = fs::path(dir) / "time_fit.json"; fs::exists(tf)) {
     std::ifstream f(tf);
     const auto j = nlohmann::json::parse(f, nullptr, false);
@@ -78,6 +79,7 @@ void run(const std::string& dir) {
 
 void add_report_command(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand(
       "report",
       "Write DIR/report.html (self-contained, plots as inline SVG rendered by gnuplot), "
@@ -91,7 +93,10 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("DIR", *dir,
                   "a directory written by `alloclab sweep`, and/or holding workloads/*.csv")
       ->required();
-  cmd->callback([dir] { run(*dir); });
+  cmd->add_option("--out", *out,
+                  "OUT: write report.html, report.md and figures/*.svg there instead of DIR "
+                  "(explorer.html, where the report links to it, is looked for in OUT)");
+  cmd->callback([dir, out] { run(*dir, *out); });
 }
 
 }  // namespace alloclab::cli

@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/family_options.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
+#include "alloclab/cli/sweep_grid.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/cpu_sim/simulator.hpp"
@@ -21,14 +23,12 @@ namespace {
 
 struct SimulateArgs {
   GridOptions grid;
-  std::string algo, mode = "sequential", occupancy = "random";
+  std::vector<std::string> allocators;
+  std::string mode = "sequential", occupancy = "random";
   std::uint64_t trials = 1;
   unsigned threads = 0;
   std::uint64_t max_steps = 0;
-  std::uint32_t queue_capacity = 0;
-  std::uint32_t arenas = 0, chunk_bins = 0;
-  std::string chunk_mutex = "collective";
-  bool preboot = false;
+  FamilyOptions family;
   Format format = Format::table;
 };
 
@@ -51,37 +51,46 @@ std::string multi_page_names() {
 }
 
 void run(const SimulateArgs& a) {
-  const auto algo = parse_algorithm(a.algo);
-  if (!algo)
-    throw InputError("--algo", "unknown algorithm '" + a.algo + "' (" + simulated_names() + ")");
-  if (!caps(*algo).has(BackendKind::sim))
-    throw InputError("--algo",
-                     a.algo + " does not run in the simulator (it runs on: " + backends_of(*algo) +
-                         "; the simulator runs " + simulated_names() + ")");
+  // `all`: every allocator the simulator runs.
+  const auto algos =
+      parse_algorithm_list(a.allocators, static_cast<unsigned>(BackendKind::sim), "--allocator");
+  for (const Algorithm algo : algos) {
+    if (!caps(algo).has(BackendKind::sim))
+      throw InputError("--allocator",
+                       std::string(name(algo)) + " does not run in the simulator (it runs on: " +
+                           backends_of(algo) + "; the simulator runs " + simulated_names() + ")");
+    if (a.grid.pages != 1 && caps(algo).requests != RequestKind::pages)
+      throw InputError("--pages", "requests of more than one page are served by " +
+                                      multi_page_names() + " only");
+  }
   const auto mode = sim::parse_mode(a.mode);
   if (!mode)
     throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
   if (a.occupancy != "random" && a.occupancy != "contiguous")
     throw InputError("--occupancy", "must be random or contiguous");
-  if (a.grid.pages != 1 && caps(*algo).requests != RequestKind::pages)
-    throw InputError(
-        "--pages", "requests of more than one page are served by " + multi_page_names() + " only");
   sim::SimOptions o;
   o.mode = *mode;
   o.host_threads = a.threads;
   o.max_probes_per_request = a.max_steps;
-  o.queue_capacity = a.queue_capacity;
-  o.arenas = a.arenas;
-  o.chunk_bins = a.chunk_bins;
-  o.single_chunk_mutex = a.chunk_mutex == "single";
-  o.preboot = a.preboot;
+  o.queue_capacity = a.family.queue_capacity;
+  o.arenas = a.family.arenas;
+  o.chunk_bins = a.family.chunk_bins;
+  o.single_chunk_mutex = a.family.single_chunk_mutex();
+  o.preboot = a.family.preboot;
   o.occupancy = a.occupancy == "random" ? sim::Occupancy::random : sim::Occupancy::contiguous;
   // Points the simulator cannot run are found before any is run.
-  const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable, [&](const Scenario& s) {
-    sim::check_input(s, o);
-    check_simulator_memory(s, o, a.trials);
-  });
+  std::vector<GridPoint> points;
+  for (const Algorithm algo : algos) {
+    GridOptions g = a.grid;
+    // With several allocators each runs the bit choices it implements (lowest where none).
+    g.bit_choice_where_supported = algos.size() > 1;
+    for (auto& p : expand_grid_points(g, algo, GridUse::runnable, [&](const Scenario& s) {
+           sim::check_input(s, o);
+           check_simulator_memory(s, o, a.trials);
+         }))
+      points.push_back(std::move(p));
+  }
 
   const bool tty = isatty(fileno(stderr));
   std::size_t k = 0;
@@ -138,7 +147,11 @@ void add_simulate_command(CLI::App& app) {
       "simulate",
       "Replay an allocator in the CPU simulator: TAS, WAS, collisions, with --trials K their "
       "mean, sd and 95% CI. Every run is verified (no page twice, pages conserved).");
-  cmd->add_option("--algo", args->algo, "allocator: " + simulated_names())->required();
+  cmd->add_option(
+         "--allocator", args->allocators,
+         "allocators, a comma list: " + simulated_names() + "; or `all` alone: every one of them")
+      ->required()
+      ->delimiter(',');
   cmd->add_option("--mode", args->mode,
                   "sequential (one request at a time, random order: the model), lockstep "
                   "(SIMT rounds), threads (host threads on one atomic bitmap)")
@@ -160,26 +173,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "steps (rounds) before a request gives up; 0 = the documented default")
       ->capture_default_str();
-  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
-      ->capture_default_str();
-  cmd->add_option("--arenas", args->arenas,
-                  "gg-ualloc, gg-malloc: arenas (one per SM, at most 132); thread i uses arena "
-                  "(i / lanes) mod arenas; 0 = 1")
-      ->capture_default_str();
-  cmd->add_option("--chunk-mutex", args->chunk_mutex,
-                  "gg-ualloc, gg-malloc, lockstep: collective (a warp's growers that reach the "
-                  "chunk list's mutex before it is taken served by one acquisition, §4.2.2) or "
-                  "single (each alone)")
-      ->check(CLI::IsMember({"collective", "single"}))
-      ->capture_default_str();
-  cmd->add_option("--chunk-bins", args->chunk_bins,
-                  "gg-ualloc, gg-malloc: bins per chunk, 64 (256 KB; 0 = this default) or 128 "
-                  "(512 KB): the paper's two readings (studies/gelado-garland/ualloc.md)")
-      ->capture_default_str();
-  cmd->add_flag("--preboot", args->preboot,
-                "gallatin: fill the block buffers before the first request, as the paper's init "
-                "and the GPU backend (every class on pools of 64 segments or more, else the "
-                "run's class); default: they fill on demand");
+  add_family_options(*cmd, args->family, static_cast<unsigned>(BackendKind::sim));
   cmd->add_option("--occupancy", args->occupancy,
                   "initial free pages: random (uniform, from the seed) or contiguous (one block)")
       ->capture_default_str();

@@ -30,7 +30,7 @@ namespace {
 
 struct SweepArgs {
   GridOptions grid;
-  std::string algos, backends = "model,sim", modes = "sequential", out, gpu_from;
+  std::string allocators, backends = "model,sim", modes = "sequential", out, gpu_from;
   std::uint64_t trials = 20;
   unsigned host_threads = 0, repeats = 5;
 };
@@ -80,13 +80,13 @@ void run_sweep_command(const SweepArgs& a, std::optional<MpiSweep>& mpi) {
     else if (b == "gpu")
       settings.gpu = true;
     else
-      throw InputError("--backends", "unknown backend '" + b + "' (model, sim, gpu)");
+      throw InputError("--backend", "unknown backend '" + b + "' (model, sim, gpu)");
   }
-  unsigned chosen = 0;  // BackendKind bits, for --algos all
+  unsigned chosen = 0;  // BackendKind bits, for --allocator all
   if (settings.model) chosen |= static_cast<unsigned>(BackendKind::model);
   if (settings.sim) chosen |= static_cast<unsigned>(BackendKind::sim);
   if (settings.gpu) chosen |= static_cast<unsigned>(BackendKind::gpu);
-  const auto algos = parse_algorithm_list(comma_items(a.algos), chosen, "--algos");
+  const auto algos = parse_algorithm_list(comma_items(a.allocators), chosen, "--allocator");
   settings.sim_modes = comma_items(a.modes);
   settings.trials = a.trials;
   settings.host_threads = a.host_threads;
@@ -98,8 +98,8 @@ void run_sweep_command(const SweepArgs& a, std::optional<MpiSweep>& mpi) {
                       (settings.sim && caps(algo).has(BackendKind::sim)) ||
                       (settings.gpu && caps(algo).has(BackendKind::gpu));
     if (!runs)
-      throw InputError("--algos", std::string(name(algo)) + " runs on none of the backends " +
-                                      a.backends + " (it runs on: " + backends_of(algo) + ")");
+      throw InputError("--allocator", std::string(name(algo)) + " runs on none of the backends " +
+                                          a.backends + " (it runs on: " + backends_of(algo) + ")");
   }
 
   std::vector<Scenario> points;
@@ -124,7 +124,7 @@ void run_sweep_command(const SweepArgs& a, std::optional<MpiSweep>& mpi) {
   // --gpu-from: the gpu backend's rows come from an earlier sweep instead of a device.
   std::optional<GpuImport> imported;
   if (!a.gpu_from.empty()) {
-    if (!settings.gpu) throw InputError("--gpu-from", "imports gpu rows: add gpu to --backends");
+    if (!settings.gpu) throw InputError("--gpu-from", "imports gpu rows: add gpu to --backend");
     imported = import_gpu_rows(a.gpu_from, "--gpu-from");
     settings.gpu = false;
   }
@@ -137,9 +137,9 @@ void run_sweep_command(const SweepArgs& a, std::optional<MpiSweep>& mpi) {
       if (mpi->ranks_with_gpu() == 0) {
         std::string why = "no device";
         validation::gpu_available(why);
-        throw InputError("--backends", fmt::format("gpu requested but none of the {} MPI ranks "
-                                                   "has a GPU (rank {}: {})",
-                                                   mpi->size(), mpi->rank(), why));
+        throw InputError("--backend", fmt::format("gpu requested but none of the {} MPI ranks "
+                                                  "has a GPU (rank {}: {})",
+                                                  mpi->size(), mpi->rank(), why));
       }
     }
   }
@@ -261,19 +261,20 @@ void add_sweep_command(CLI::App& app) {
       "(any *.csv under DIR/workloads/, simulator or GPU).\n"
       "Started by `mpirun -n K` (a build with MPI), the (point, backend) jobs are dealt to the K "
       "ranks as they finish: rank 0 writes the one DIR/sweep.csv, the same rows as one process "
-      "writes. With gpu in --backends each rank takes the GPU of its local rank (a rank beyond "
+      "writes. With gpu in --backend each rank takes the GPU of its local rank (a rank beyond "
       "its host's GPUs takes model and simulator jobs only) and each gpu row names its GPU. A "
       "run that is stopped (a rank died, Ctrl-C) lists the jobs it lost in DIR/sweep.journal; "
       "the same command again runs them (docs/commands.md, \"Over MPI ranks\").\n"
-      "Example: alloclab sweep --algos rw,rwbm --backends model,sim --N 1024..8192*2 "
+      "Example: alloclab sweep --allocator rw,rwbm --backend model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
-  cmd->add_option("--algos", args->algos,
-                  "algorithms, a comma list: " + algorithm_names() +
-                      " (each on those of --backends it runs on); or `all` alone: every "
-                      "allocator that runs on at least one of --backends")
+  cmd->add_option("--allocator", args->allocators,
+                  "allocators, a comma list: " + algorithm_names() +
+                      " (each on those of --backend it runs on); or `all` alone: every "
+                      "allocator that runs on at least one of --backend")
       ->required();
-  cmd->add_option("--backends", args->backends,
-                  "model, sim and/or gpu (gpu needs a CUDA build and a device)")
+  cmd->add_option("--backend", args->backends,
+                  "backends, a comma list: model, sim and/or gpu (gpu needs a CUDA build and a "
+                  "device)")
       ->capture_default_str();
   add_grid_options(*cmd, args->grid);
   cmd->add_option("--modes", args->modes,
@@ -303,7 +304,10 @@ void add_sweep_command(CLI::App& app) {
                   "committed reports/standard) instead of running them on a device; the grid "
                   "selects the rows (algorithm, N, A, T, w, bit choice), points DIR lacks are "
                   "counted and left out");
-  cmd->add_option("--out", args->out, "output directory")->required();
+  cmd->add_option("--out", args->out,
+                  "DIR: writes DIR/sweep.csv, DIR/sweep.json and DIR/sweep.journal (the pairs in "
+                  "flight)")
+      ->required();
   cmd->callback([args] { run(*args); });
 }
 

@@ -4,6 +4,7 @@
 // from the simulator (cpu_sim/trace.hpp); this file chooses the case and draws it.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/cli/output.hpp"
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/cpu_sim/corw_share.hpp"
@@ -27,7 +29,8 @@ namespace {
 constexpr std::uint64_t kMaxPages = 512, kMaxThreads = 64;
 
 struct TraceArgs {
-  std::string algo = "rw", format = "text", svg, requests, ops;
+  std::string algo = "rw", out, requests, ops;
+  Format format = Format::table;  // table: the rounds as text; json: every round, every probe
   std::uint32_t slots = 4;
   bool printed_check = false;
   GridOptions grid;
@@ -154,9 +157,12 @@ void write_text(std::ostream& out, const Scenario& s, const sim::LockstepTrace& 
 
 // Rounds as rows of the pool's cells: free blue, used red (the paper's Figure 3 colours), a page
 // taken in that round green, earlier by the run grey.
-void write_svg(const std::string& path, const Scenario& s, const sim::LockstepTrace& t) {
+void write_svg(const std::string& dir, const Scenario& s, const sim::LockstepTrace& t) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (std::filesystem::path(dir) / "trace.svg").string();
   std::ofstream f(path);
-  if (!f) throw InputError("--svg", "cannot write " + path);
+  if (!f) throw InputError("--out", "cannot write " + path);
   const int c = 10, label = 70;
   const auto rows = t.rounds.size() + 1;
   f << fmt::format(
@@ -244,7 +250,7 @@ Scenario figure3(std::uint64_t from_seed, std::string& why) {
 // bits 0-2 (pages P1-P3 = 80-82), lane 2 word 20 with bits 3-4 (P4, P5 = 163, 164), lane 4 word
 // 30 with bit 7 (P6 = 247), lanes 0, 3 and 5 found nothing. The same function the simulator runs
 // (cpu_sim/corw_share.hpp; its test replays the figure value for value).
-void write_figure5(std::ostream& out, const std::string& format) {
+void write_figure5(std::ostream& out, Format format) {
   const std::vector<sim::CorwLaneInput> lanes{{5, 0xff, true},  {10, 0xf8, true}, {20, 0xe7, true},
                                               {40, 0xff, true}, {30, 0x7f, true}, {50, 0xff, true}};
   const auto result = sim::corw_share(lanes, 8, true);
@@ -255,7 +261,7 @@ void write_figure5(std::ostream& out, const std::string& format) {
       if (id == p) return fmt::format("{} ({})", n, p);
     return p < 0 ? "-" : std::to_string(p);
   };
-  if (format == "json") {
+  if (format == Format::json) {
     nlohmann::json j = {{"figure", 5}, {"iterations", nlohmann::json::array()}};
     for (const auto& it : result.trace)
       j["iterations"].push_back(
@@ -302,7 +308,7 @@ void write_tbuddy(std::ostream& out, const TraceArgs& a) {
   if (a.requests.empty())
     throw InputError("--requests", "the pages of each request, e.g. --requests 1,2,1,4");
   const auto t = sim::trace_tbuddy(height, parse_count_list("--requests", a.requests));
-  if (a.format == "json") {
+  if (a.format == Format::json) {
     nlohmann::json j = {{"algo", "gg-tbuddy"}, {"T", Ts[0]}, {"levels_before", t.levels_before}};
     for (const auto& st : t.steps)
       j["steps"].push_back({{"what", st.what},
@@ -360,7 +366,7 @@ void write_tbuddy(std::ostream& out, const TraceArgs& a) {
 void write_index_queue(std::ostream& out, const TraceArgs& a) {
   if (a.ops.empty()) throw InputError("--ops", "the operations, e.g. --ops e,e,e,d,d,e,e,e");
   const auto steps = sim::trace_index_queue(a.slots, a.ops, a.printed_check);
-  if (a.format == "json") {
+  if (a.format == Format::json) {
     nlohmann::json j = {
         {"algo", "ouro-p-s"}, {"slots", a.slots}, {"printed_check", a.printed_check}};
     for (const auto& st : steps)
@@ -395,24 +401,22 @@ void write_index_queue(std::ostream& out, const TraceArgs& a) {
 }
 
 void run(const TraceArgs& a) {
-  if (a.format != "text" && a.format != "json")
-    throw InputError("--format", "unknown format '" + a.format + "' (text|json)");
   if (a.figure != 0 && a.figure != 3 && a.figure != 5)
     throw InputError("--figure", fmt::format("figure {} is not traced (3: RW's Figure 3, 5: "
                                              "CoRW's Figure 5)",
                                              a.figure));
   if (a.figure == 5) {
-    if (!a.svg.empty()) throw InputError("--svg", "Figure 5 is a table of lanes: no SVG");
+    if (!a.out.empty()) throw InputError("--out", "Figure 5 is a table of lanes: no SVG");
     return write_figure5(std::cout, a.format);
   }
   if (a.figure == 0 && a.algo == "ouro-p-s") {
-    if (!a.svg.empty()) throw InputError("--svg", "the queue trace is drawn as text");
+    if (!a.out.empty()) throw InputError("--out", "the queue trace is drawn as text: no SVG");
     return write_index_queue(std::cout, a);
   }
   if (!a.ops.empty() || a.printed_check)
     throw InputError("--ops", "queue operations are traced for ouro-p-s only");
   if (a.figure == 0 && a.algo == "gg-tbuddy") {
-    if (!a.svg.empty()) throw InputError("--svg", "the TBuddy trace is drawn as text");
+    if (!a.out.empty()) throw InputError("--out", "the TBuddy trace is drawn as text: no SVG");
     return write_tbuddy(std::cout, a);
   }
   if (!a.requests.empty())
@@ -424,7 +428,8 @@ void run(const TraceArgs& a) {
   } else {
     const auto algo = parse_algorithm(a.algo);
     if (!algo)
-      throw InputError("--algo", "unknown algorithm '" + a.algo + "' (" + algorithm_names() + ")");
+      throw InputError("--allocator",
+                       "unknown algorithm '" + a.algo + "' (" + algorithm_names() + ")");
     const auto points = expand_grid_points(a.grid, *algo, GridUse::runnable);
     if (points.size() != 1)
       throw InputError("--N",
@@ -451,8 +456,8 @@ void run(const TraceArgs& a) {
                                         "its bound; trace needs a free page for every thread",
                                         s.N, s.A));
   const auto t = sim::trace_lockstep(s);
-  if (!a.svg.empty()) write_svg(a.svg, s, t);
-  if (a.format == "json")
+  if (!a.out.empty()) write_svg(a.out, s, t);
+  if (a.format == Format::json)
     write_json(std::cout, s, t);
   else
     write_text(std::cout, s, t, a, intro);
@@ -466,15 +471,15 @@ void add_trace_command(CLI::App& app) {
       "trace",
       "A small case replayed round by round in the simulator's lockstep mode, for teaching: "
       "each thread's probe, who won a contested page, the pool after each round (rows of cells "
-      "on the terminal; an SVG with --svg), and whether serving the same requests one at a "
+      "on the terminal; an SVG with --out DIR), and whether serving the same requests one at a "
       "time gives the same outcome (paper 000, §3.2.2). rw and rwbm; at most 512 pages and 64 "
       "threads. --figure 5: CoRW's warp sharing of the paper's Figure 5, lane by lane.\n"
       "Example: alloclab trace --figure 3\n"
       "Example: alloclab trace --figure 5\n"
-      "Example: alloclab trace --algo gg-tbuddy --T 16 --requests 1,2,1,4\n"
-      "Example: alloclab trace --algo ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e,d,d,d,d\n"
-      "Example: alloclab trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --svg rwbm.svg");
-  cmd->add_option("--algo", args->algo,
+      "Example: alloclab trace --allocator gg-tbuddy --T 16 --requests 1,2,1,4\n"
+      "Example: alloclab trace --allocator ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e,d,d,d,d\n"
+      "Example: alloclab trace --allocator rwbm --N 12 --A 20 --T 64 --w 8 --out figures");
+  cmd->add_option("--allocator", args->algo,
                   "rw or rwbm (lockstep rounds), gg-tbuddy (TBuddy's splits and merges: --T and "
                   "--requests) or ouro-p-s (its index queue wrapping around: --slots and --ops)")
       ->capture_default_str();
@@ -495,10 +500,13 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("--figure", args->figure,
                   "3: paper 000's Figure 3 (seven RW threads, two crossing at one page); 5: its "
                   "Figure 5 (CoRW's warp sharing, lane by lane, with the printed t' = 5 marked)");
-  cmd->add_option("--svg", args->svg, "also draw the rounds as an SVG file");
+  cmd->add_option("--out", args->out,
+                  "DIR: also draw the rounds (rw, rwbm, --figure 3) as DIR/trace.svg");
   cmd->add_option("--max-rounds", args->max_rounds, "rounds printed (text)")->capture_default_str();
-  cmd->add_option("--format", args->format, "text or json (every round, every probe)")
-      ->capture_default_str();
+  // The rounds are a narrative and a drawing, not rows: no csv or md.
+  add_format_option(*cmd, args->format, {Format::table, Format::json});
+  cmd->get_option("--format")
+      ->description("table (the rounds as text) or json (every round, every probe)");
   cmd->callback([args] { run(*args); });
 }
 

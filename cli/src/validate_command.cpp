@@ -78,6 +78,13 @@ void run(const ValidateArgs& a) {
     std::cout << out.dump(2) << '\n';
   } else if (a.format == Format::csv) {
     write_records(std::cout, verdict_recs, Format::csv);
+  } else if (a.format == Format::md) {
+    std::cout << "## Verdicts\n\n";
+    write_records(std::cout, verdict_recs, Format::md);
+    std::cout << "\n## Theorems 1 and 2, checked numerically\n\n";
+    write_records(std::cout, theorems, Format::md);
+    std::cout << "\n## Errata\n\n";
+    write_records(std::cout, errata, Format::md);
   } else {
     std::size_t pass = 0, dep = 0, fail = 0;
     for (const auto& v : verdicts) {

@@ -15,10 +15,12 @@
 #include <fmt/format.h>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/family_options.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
 #include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/cli/value_list.hpp"
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/dynasoar/types.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
@@ -50,16 +52,12 @@ struct WorkloadArgs {
   unsigned repeats = 1;
   std::uint64_t seed = 1;
   std::uint64_t max_steps = 0;
-  std::uint32_t queue_capacity = 0;
-  bool preboot = false;  // sim, gallatin: SimOptions::preboot
-  std::uint32_t arenas = 0, chunk_bins = 0;
-  std::string chunk_mutex = "collective";
+  FamilyOptions family_options;  // the allocator families' own options (family_options.hpp)
   unsigned threads = 0;
   std::string bit_choice = "lowest";
   std::string counters = "on";
   unsigned warmup = 1;
   bool warm = false;
-  std::string heap_bytes;
   std::string out;
   Format format = Format::table;
 };
@@ -126,12 +124,12 @@ struct Backend {
 Backend make_typed_backend(const WorkloadArgs& a) {
   const std::pair<bool, const char*> page_pool_only[] = {
       {a.max_steps != 0, "--max-steps"},
-      {a.queue_capacity != 0, "--queue-capacity"},
-      {a.preboot, "--preboot"},
-      {a.arenas != 0, "--arenas"},
-      {a.chunk_bins != 0, "--chunk-bins"},
+      {a.family_options.queue_capacity != 0, "--queue-capacity"},
+      {a.family_options.preboot, "--preboot"},
+      {a.family_options.arenas != 0, "--arenas"},
+      {a.family_options.chunk_bins != 0, "--chunk-bins"},
       {a.warm, "--warm"},
-      {!a.heap_bytes.empty(), "--heap-bytes"},
+      {!a.family_options.cuda_heap.empty(), "--cuda-heap"},
       {a.block != 256, "--block"},
       {!a.out.empty(), "--out"}};
   for (const auto& [given, option] : page_pool_only)
@@ -168,7 +166,7 @@ Backend make_typed_backend(const WorkloadArgs& a) {
           return gpu::run_typed_workload_gpu(algo, w, o, t);
         }};
   }
-  throw InputError("--backend", "must be sim or gpu");
+  throw InputError("--backend", "unknown backend '" + a.backend + "' (sim, gpu)");
 }
 
 Backend make_backend(const WorkloadArgs& a) {
@@ -176,10 +174,11 @@ Backend make_backend(const WorkloadArgs& a) {
   if (a.backend != "gpu" && a.warm)
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
-    if (a.arenas || a.chunk_bins || a.chunk_mutex != "collective")
-      throw InputError(a.arenas       ? "--arenas"
-                       : a.chunk_bins ? "--chunk-bins"
-                                      : "--chunk-mutex",
+    if (a.family_options.arenas || a.family_options.chunk_bins ||
+        a.family_options.single_chunk_mutex())
+      throw InputError(a.family_options.arenas       ? "--arenas"
+                       : a.family_options.chunk_bins ? "--chunk-bins"
+                                                     : "--chunk-mutex",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
@@ -188,8 +187,8 @@ Backend make_backend(const WorkloadArgs& a) {
     o.mode = *mode;
     o.host_threads = a.threads;
     o.max_probes_per_request = a.max_steps;
-    o.queue_capacity = a.queue_capacity;
-    o.preboot = a.preboot;
+    o.queue_capacity = a.family_options.queue_capacity;
+    o.preboot = a.family_options.preboot;
     o.repeats = a.repeats;
     // Pre-booted rows are another mode of the simulator: they never mix with the others.
     return {"sim", std::string(sim::mode_name(o.mode)) + (o.preboot ? "-preboot" : ""),
@@ -206,21 +205,21 @@ Backend make_backend(const WorkloadArgs& a) {
       throw InputError("--warm", "needs --warmup >= 1 (a warm pool is one a warm-up has used)");
     if (a.mode != "sequential")
       throw InputError("--mode", "is for --backend sim (the GPU runs the allocator's kernels)");
-    if (a.preboot)
+    if (a.family_options.preboot)
       throw InputError("--preboot", "is for --backend sim (the GPU backend always pre-boots)");
     if (a.counters != "on" && a.counters != "off")
       throw InputError("--counters", "must be on or off");
     gpu::WorkloadOptions o;
     if (a.max_steps) o.max_steps = a.max_steps;
-    o.queue_capacity = a.queue_capacity;
-    o.arenas = a.arenas;
-    o.chunk_bins = a.chunk_bins;
-    o.single_chunk_mutex = a.chunk_mutex == "single";
+    o.queue_capacity = a.family_options.queue_capacity;
+    o.arenas = a.family_options.arenas;
+    o.chunk_bins = a.family_options.chunk_bins;
+    o.single_chunk_mutex = a.family_options.single_chunk_mutex();
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
     o.warm = a.warm;
-    if (!a.heap_bytes.empty()) o.heap_bytes = parse_bytes("--heap-bytes", a.heap_bytes);
+    o.heap_bytes = a.family_options.cuda_heap_bytes();
     // Warm rows are another mode of the GPU backend: they never mix with cold ones.
     return {"gpu", a.warm ? "gpu-warm" : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
@@ -228,10 +227,23 @@ Backend make_backend(const WorkloadArgs& a) {
               return gpu::run_workload(algo, w, o, t);
             }};
   }
-  throw InputError("--backend", "must be sim or gpu");
+  throw InputError("--backend", "unknown backend '" + a.backend + "' (sim, gpu)");
 }
 
-void run(const WorkloadArgs& a) {
+struct Point {
+  Algorithm algo;
+  Workload w;
+};
+
+// One backend's part of a run: the backend, its points (every one checked), the family.
+struct Plan {
+  Backend backend;
+  std::vector<Point> points;
+  WorkloadFamily family;
+};
+
+// Everything before the first measurement: a.backend is one backend here.
+Plan make_plan(const WorkloadArgs& a) {
   Backend backend = make_backend(a);
   const auto allocators = parse_allocators(a.allocators);
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
@@ -280,10 +292,6 @@ void run(const WorkloadArgs& a) {
     sizes = parse_size_list("--size", a.size);
   }
 
-  struct Point {
-    Algorithm algo;
-    Workload w;
-  };
   std::vector<Point> points;
   for (auto algo : allocators)
     for (const auto& size : sizes)
@@ -295,7 +303,7 @@ void run(const WorkloadArgs& a) {
         points.push_back({algo, w});
         if (base.family == WorkloadFamily::oom) break;  // oom runs until full: N plays no part
       }
-  if (backend.source.name == "gpu" && a.heap_bytes.empty() && !a.types_given) {
+  if (backend.source.name == "gpu" && a.family_options.cuda_heap.empty() && !a.types_given) {
     // CUDA's malloc heap is sized once per process, before its first malloc kernel: for the
     // largest point.
     std::uint64_t heap = 0;
@@ -303,16 +311,21 @@ void run(const WorkloadArgs& a) {
       heap = std::max(heap, gpu::workload_heap_bytes(pt.algo, pt.w, gpu::WorkloadOptions{}));
     if (heap) {
       WorkloadArgs sized = a;
-      sized.heap_bytes = std::to_string(heap);
+      sized.family_options.cuda_heap = std::to_string(heap);
       backend = make_backend(sized);
     }
   }
+  return {std::move(backend), std::move(points), base.family};
+}
 
+// Runs a plan's points: their rows appended to --out DIR's file, or to `records`.
+void execute(const WorkloadArgs& a, const Plan& plan, std::vector<Record>& records) {
+  const Backend& backend = plan.backend;
+  const std::vector<Point>& points = plan.points;
   std::optional<WorkloadOutputDir> out;
   if (!a.out.empty())
-    out.emplace(a.out, backend.source.name, std::string(workload_family_name(base.family)));
+    out.emplace(a.out, backend.source.name, std::string(workload_family_name(plan.family)));
   std::uint64_t written = 0, skipped = 0, index = 0;
-  std::vector<Record> records;
   for (const auto& pt : points) {
     ++index;
     const std::string what =
@@ -357,8 +370,24 @@ void run(const WorkloadArgs& a) {
   if (out)
     std::cout << fmt::format("workload: {} points written to {}, {} already there\n", written,
                              out->path(), skipped);
-  else
-    write_records(std::cout, records, a.format);
+}
+
+// --backend sim,gpu: every backend's points checked before the first one runs, then each
+// backend's in turn (their rows printed together, or each to DIR/workloads/<backend>/).
+void run(const WorkloadArgs& a) {
+  std::vector<std::string> names;
+  for (const auto& b : comma_items(a.backend))
+    if (std::find(names.begin(), names.end(), b) == names.end()) names.push_back(b);
+  if (names.empty()) throw InputError("--backend", "no backend given (sim, gpu)");
+  std::vector<Plan> plans;
+  for (const auto& b : names) {
+    WorkloadArgs one = a;
+    one.backend = b;
+    plans.push_back(make_plan(one));
+  }
+  std::vector<Record> records;
+  for (const auto& p : plans) execute(a, p, records);
+  if (a.out.empty()) write_records(std::cout, records, a.format);
 }
 
 }  // namespace
@@ -410,7 +439,9 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("--allocator", args->allocators, "comma list of allocators: " + simulated_names())
       ->required();
   cmd->add_option("--backend", args->backend,
-                  "sim (the CPU simulator) or gpu (the allocator's CUDA kernels; needs a device)")
+                  "sim (the CPU simulator) and/or gpu (the allocator's CUDA kernels; needs a "
+                  "device), a comma list: sim,gpu runs both, one after the other (the options "
+                  "of one backend, e.g. --warm or --preboot, need it alone)")
       ->capture_default_str();
   cmd->add_option("--mode", args->mode,
                   "simulator mode: sequential (one request at a time, random order), lockstep "
@@ -481,23 +512,6 @@ void add_workload_command(CLI::App& app) {
                   "steps before a request gives up; 0 = the default (simulator: its bound for the "
                   "pool and the call; gpu: 2^20)")
       ->capture_default_str();
-  cmd->add_option("--queue-capacity", args->queue_capacity, ouro::queue_capacity_help())
-      ->capture_default_str();
-  cmd->add_flag("--preboot", args->preboot,
-                "sim, gallatin: fill the block buffers before the first request, as the paper's "
-                "init and the GPU backend do; rows get mode <mode>-preboot");
-  cmd->add_option("--arenas", args->arenas,
-                  "gpu, gg-ualloc and gg-malloc: arenas (a thread uses its SM's, modulo the "
-                  "count); 0 = one per SM, fewer where the pool has under 8 chunks each")
-      ->capture_default_str();
-  cmd->add_option("--chunk-mutex", args->chunk_mutex,
-                  "gpu, gg-ualloc and gg-malloc: collective (a warp's growers waiting for the "
-                  "chunk list's mutex served by one acquisition, §4.2.2) or single (each alone)")
-      ->check(CLI::IsMember({"collective", "single"}))
-      ->capture_default_str();
-  cmd->add_option("--chunk-bins", args->chunk_bins,
-                  "gpu, gg-ualloc and gg-malloc: 4 KB bins per chunk, 64 or 128; 0 = 64")
-      ->capture_default_str();
   cmd->add_option("--threads", args->threads, "host threads in threads mode; 0 = all cores")
       ->capture_default_str();
   cmd->add_option("--counters", args->counters,
@@ -513,9 +527,7 @@ void add_workload_command(CLI::App& app) {
                 "gpu: time the phases on the pool as the warm-up left it (everything freed), not "
                 "a pristine one; rows get mode gpu-warm. Matters where a freed pool differs from a "
                 "new one (ouro-*: typed chunks, full queues)");
-  cmd->add_option("--heap-bytes", args->heap_bytes,
-                  "gpu: CUDA's malloc heap (cudamalloc's pool), sized once per process; default "
-                  "the largest --pool of the run");
+  add_family_options(*cmd, args->family_options, BackendKind::sim | BackendKind::gpu);
   cmd->add_option("--out", args->out,
                   "append the rows to DIR/workloads/<backend>/<workload>.csv (what validate DIR "
                   "and report DIR read) instead of printing them; points already there (same "

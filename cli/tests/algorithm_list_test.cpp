@@ -1,5 +1,5 @@
-// The allocator lists of `sweep --algos` and `measure --algo`: names, or `all` alone for every
-// registered allocator on the chosen backends.
+// The allocator lists of `--allocator` (sweep, measure, model, simulate): names, or `all` alone for
+// every registered allocator on the chosen backends.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,7 +24,7 @@ bool contains(const std::vector<Algorithm>& v, Algorithm a) {
 
 std::string rejected(const std::vector<std::string>& items, unsigned backends) {
   try {
-    parse_algorithm_list(items, backends, "--algos");
+    parse_algorithm_list(items, backends, "--allocator");
   } catch (const InputError& e) {
     return e.parameter();
   }
@@ -38,7 +38,7 @@ TEST_CASE("`all` is every registered allocator on at least one chosen backend", 
   for (const unsigned chosen : {backend_bits(BackendKind::model), backend_bits(BackendKind::sim),
                                 backend_bits(BackendKind::gpu), model_sim, kAllBackends}) {
     INFO("backends " << chosen);
-    const auto all = parse_algorithm_list({"all"}, chosen, "--algos");
+    const auto all = parse_algorithm_list({"all"}, chosen, "--allocator");
     for (const auto& a : kAlgorithms) {
       INFO(a.name);
       CHECK(contains(all, a.id) == ((a.caps.backends & chosen) != 0));
@@ -48,29 +48,29 @@ TEST_CASE("`all` is every registered allocator on at least one chosen backend", 
     CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
   }
   // What the registry says of its two one-backend allocators, by hand.
-  const auto gpu = parse_algorithm_list({"all"}, backend_bits(BackendKind::gpu), "--algo");
+  const auto gpu = parse_algorithm_list({"all"}, backend_bits(BackendKind::gpu), "--allocator");
   CHECK(contains(gpu, Algorithm::cudamalloc));
   CHECK_FALSE(contains(gpu, Algorithm::corw_lockmap));
-  const auto cpu = parse_algorithm_list({"all"}, model_sim, "--algos");
+  const auto cpu = parse_algorithm_list({"all"}, model_sim, "--allocator");
   CHECK(contains(cpu, Algorithm::corw_lockmap));
   CHECK_FALSE(contains(cpu, Algorithm::cudamalloc));
-  CHECK(parse_algorithm_list({"all"}, kAllBackends, "--algos").size() == kAlgorithms.size());
+  CHECK(parse_algorithm_list({"all"}, kAllBackends, "--allocator").size() == kAlgorithms.size());
 }
 
 TEST_CASE("names are taken as given, and `all` mixed with names is an input error", "[cli]") {
-  CHECK(parse_algorithm_list({"rwbm", "queue"}, kAllBackends, "--algos") ==
+  CHECK(parse_algorithm_list({"rwbm", "queue"}, kAllBackends, "--allocator") ==
         std::vector<Algorithm>{Algorithm::rwbm, Algorithm::queue});
-  CHECK(rejected({"all", "rw"}, kAllBackends) == "--algos");
-  CHECK(rejected({"rw", "all"}, kAllBackends) == "--algos");
-  CHECK(rejected({"all", "all"}, kAllBackends) == "--algos");
-  CHECK(rejected({"ALL"}, kAllBackends) == "--algos");
-  CHECK(rejected({"nope"}, kAllBackends) == "--algos");
-  CHECK(rejected({}, kAllBackends) == "--algos");
+  CHECK(rejected({"all", "rw"}, kAllBackends) == "--allocator");
+  CHECK(rejected({"rw", "all"}, kAllBackends) == "--allocator");
+  CHECK(rejected({"all", "all"}, kAllBackends) == "--allocator");
+  CHECK(rejected({"ALL"}, kAllBackends) == "--allocator");
+  CHECK(rejected({"nope"}, kAllBackends) == "--allocator");
+  CHECK(rejected({}, kAllBackends) == "--allocator");
   try {
-    parse_algorithm_list({"all", "rw"}, kAllBackends, "--algo");
+    parse_algorithm_list({"all", "rw"}, kAllBackends, "--join-allocators");
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK(e.parameter() == "--algo");  // the option the caller names
+    CHECK(e.parameter() == "--join-allocators");  // the option the caller names
   }
 }
 

@@ -2,7 +2,7 @@
 # has p_0 = 4/8, E[steps_1] = 8/3 and TAS = (2 + 8/3)/2 = 7/3; Eq. (2) = 4 ln 2 = 2.77259. The
 # text, the Markdown and the JSON carry the same numbers. Invoked by ctest (cli_explain).
 function(explain out_var)
-  execute_process(COMMAND ${ALLOCLAB} explain --algo rw --N 2 --A 4 --T 8 --trials 3 ${ARGN}
+  execute_process(COMMAND ${ALLOCLAB} explain --allocator rw --N 2 --A 4 --T 8 --trials 3 ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "explain ${ARGN}: exit ${rc}: ${err}")

@@ -5,7 +5,7 @@
 
 cmake_policy(SET CMP0007 NEW)  # rows end in an empty cell (the device of a sim row)
 
-set(args sweep --algos rw,rwbm,queue --backends model,sim --N 64..1024*2 --free 0.5,0.1
+set(args sweep --allocator rw,rwbm,queue --backend model,sim --N 64..1024*2 --free 0.5,0.1
          --T 1e4 --trials 3 --seed 5)
 set(mpi ${MPIEXEC} --oversubscribe -n 3)
 file(REMOVE_RECURSE "${WORK}")
@@ -77,16 +77,16 @@ if(NOT one STREQUAL resumed)
 endif()
 
 # The gpu backend where no rank has a GPU is refused on rank 0's one line, exit non-zero.
-execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --algos rw --backends gpu --N 64 --A 128
+execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --allocator rw --backend gpu --N 64 --A 128
                         --T 1e4 --out "${WORK}/gpu"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
-if(rc EQUAL 0 OR NOT e MATCHES "--backends: gpu requested but none of the 3 MPI ranks has a GPU")
+if(rc EQUAL 0 OR NOT e MATCHES "--backend: gpu requested but none of the 3 MPI ranks has a GPU")
   message(FATAL_ERROR "gpu over ranks: exit ${rc}, stderr: ${e}")
 endif()
 
 # Rank 0 failing outside the dealing (an output directory it cannot make) ends the whole job at
 # once, not with the workers waiting for it forever.
-execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --algos rw --backends model --N 64 --A 128
+execute_process(COMMAND ${mpi} ${ALLOCLAB} sweep --allocator rw --backend model --N 64 --A 128
                         --T 1e4 --out /dev/null/cannot-be-a-directory
                 RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e TIMEOUT 60)
 if(rc EQUAL 0 OR NOT rc MATCHES "^[0-9]+$" OR NOT e MATCHES "alloclab: error \\(rank 0\\)")

@@ -8,7 +8,7 @@
 set -euo pipefail
 : "${ALLOCLAB:?}" "${MPIEXEC:?}" "${WORK:?}"
 rm -rf "$WORK" && mkdir -p "$WORK"
-args=(sweep --algos rw,rwbm --backends model,sim --N 64..4096*2 --free 0.5,0.1,0.01 --T 1e5
+args=(sweep --allocator rw,rwbm --backend model,sim --N 64..4096*2 --free 0.5,0.1,0.01 --T 1e5
   --trials 20 --seed 5)
 fail() { echo "mpi_sweep_kill: $*" >&2; exit 1; }
 

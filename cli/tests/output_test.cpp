@@ -50,3 +50,25 @@ TEST_CASE("table output marks nulls and lists notes", "[cli]") {
   CHECK(s.str().find("[1] was_bound: infinite at A = N") != std::string::npos);
   CHECK(s.str().find(" -") != std::string::npos);
 }
+
+TEST_CASE("md output: a Markdown table, '|' escaped, nulls as -, notes numbered under it",
+          "[cli]") {
+  std::vector<Record> records = sample();
+  records[1].set("algo", std::string("a|b"));
+  std::ostringstream s;
+  write_records(s, records, Format::md);
+  CHECK(s.str() ==
+        "| algo | N | tas | was_bound |\n"
+        "|---|---|---|---|\n"
+        "| rw | 10 | 1.5 | - [1] |\n"
+        "| a\\|b | 20 | 0.3 | - |\n"
+        "\n"
+        "1. was_bound: infinite at A = N\n");
+}
+
+TEST_CASE("format names: table, csv, json, md", "[cli]") {
+  CHECK(std::string(format_name(Format::table)) == "table");
+  CHECK(std::string(format_name(Format::csv)) == "csv");
+  CHECK(std::string(format_name(Format::json)) == "json");
+  CHECK(std::string(format_name(Format::md)) == "md");
+}

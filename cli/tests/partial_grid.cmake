@@ -30,9 +30,9 @@ endfunction()
 
 # model: N = 8192 exceeds A = 5000 (invalid), not A = 10000.
 run_alloclab("1 of 2 grid points invalid.*--N: N=8192 exceeds A=5000"
-  model --algo rw --N 8192 --A 5000,10000 --T 1e6 --format json)
+  model --allocator rw --N 8192 --A 5000,10000 --T 1e6 --format json)
 set(grid "${out}")
-run_alloclab("" model --algo rw --N 8192 --A 10000 --T 1e6 --format json)
+run_alloclab("" model --allocator rw --N 8192 --A 10000 --T 1e6 --format json)
 set(alone "${out}")
 string(JSON n LENGTH "${grid}")
 expect("model records" "${n}" 2)
@@ -50,7 +50,7 @@ foreach(key tas was was_bound tas_approx)
 endforeach()
 
 # The same in CSV: the invalid point's quantities are empty, its note holds the reason.
-run_alloclab("1 of 2 grid points invalid" model --algo rw --N 8192 --A 5000,10000 --T 1e6
+run_alloclab("1 of 2 grid points invalid" model --allocator rw --N 8192 --A 5000,10000 --T 1e6
   --format csv)
 string(REGEX MATCH "\nrw,8192,5000,[^\n]*" row "${out}")
 if(NOT row MATCHES ",,.*--N: N=8192 exceeds A=5000")
@@ -59,7 +59,7 @@ endif()
 
 # simulate (T outer, A inner): A = 2000 exceeds T = 1000; 2^50 pages do not fit in memory (--T).
 run_alloclab("3 of 4 grid points invalid.*--A: A=2000 exceeds T=1000.*--T"
-  simulate --algo rw --N 100 --A 50,2000 --T 1000,2^50 --format json)
+  simulate --allocator rw --N 100 --A 50,2000 --T 1000,2^50 --format json)
 string(JSON n LENGTH "${out}")
 expect("simulate records" "${n}" 4)
 string(JSON type TYPE "${out}" 0 tas)

@@ -1,5 +1,5 @@
-// End to end: `alloclab sweep --algos all` writes rows for exactly the registry's allocators on the
-// chosen backends (the set is read from the registry here, never listed by hand).
+// End to end: `alloclab sweep --allocator all` writes rows for exactly the registry's allocators on
+// the chosen backends (the set is read from the registry here, never listed by hand).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -28,12 +28,12 @@ std::set<std::string> algos_in(const std::filesystem::path& csv) {
 
 }  // namespace
 
-TEST_CASE("sweep --algos all --backends model,sim: rows for every allocator on model or sim",
+TEST_CASE("sweep --allocator all --backend model,sim: rows for every allocator on model or sim",
           "[cli]") {
   const std::filesystem::path dir = ALLOCLAB_SWEEP_ALL_WORK;
   std::filesystem::remove_all(dir);
   const std::string cmd = std::string("\"") + ALLOCLAB_EXE +
-                          "\" sweep --algos all --backends model,sim --N 4 --A 64 --T 1024 "
+                          "\" sweep --allocator all --backend model,sim --N 4 --A 64 --T 1024 "
                           "--trials 2 --threads 1 --out \"" +
                           dir.string() + "\" > \"" + dir.string() + ".log\" 2>&1";
   REQUIRE(std::system(cmd.c_str()) == 0);

@@ -1,10 +1,10 @@
 # `alloclab trace` end to end (issue 16): Figure 3's case (seven RW threads, two crossing at one
-# page) prints its rounds and the one-at-a-time check, --svg draws one row of cells per round and
-# the pool before, --format json carries every probe. Invoked by ctest (cli_trace) with ALLOCLAB
+# page) prints its rounds and the one-at-a-time check, --out DIR draws one row of cells per round and
+# the pool before in DIR/trace.svg, --format json carries every probe. Invoked by ctest (cli_trace) with ALLOCLAB
 # and WORK.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-execute_process(COMMAND ${ALLOCLAB} trace --figure 3 --svg ${WORK}/fig3.svg
+execute_process(COMMAND ${ALLOCLAB} trace --figure 3 --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "trace --figure 3: exit ${rc}: ${err}")
@@ -20,7 +20,7 @@ endforeach()
 # Rounds printed = rows of the SVG - 1 (the pool before); each row has 16 cells.
 string(REGEX MATCHALL "\nround [0-9]+:" rounds "${out}")
 list(LENGTH rounds n_rounds)
-file(READ ${WORK}/fig3.svg svg)
+file(READ ${WORK}/trace.svg svg)
 string(REGEX MATCHALL "<rect " rects "${svg}")
 list(LENGTH rects n_rects)
 math(EXPR expected_rects "(${n_rounds} + 1) * 16")
@@ -29,7 +29,7 @@ if(n_rounds EQUAL 0 OR NOT n_rects EQUAL expected_rects)
                       "${expected_rects})")
 endif()
 
-execute_process(COMMAND ${ALLOCLAB} trace --algo rwbm --N 12 --A 20 --T 64 --w 8 --format json
+execute_process(COMMAND ${ALLOCLAB} trace --allocator rwbm --N 12 --A 20 --T 64 --w 8 --format json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "trace --format json: exit ${rc}: ${err}")
@@ -68,10 +68,10 @@ endforeach()
 
 # gg-tbuddy: one page of 8 splits the root down to a leaf (the left half kept each time), and
 # its free merges every level back to one free block.
-execute_process(COMMAND ${ALLOCLAB} trace --algo gg-tbuddy --T 8 --requests 1
+execute_process(COMMAND ${ALLOCLAB} trace --allocator gg-tbuddy --T 8 --requests 1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "trace --algo gg-tbuddy: exit ${rc}: ${err}")
+  message(FATAL_ERROR "trace --allocator gg-tbuddy: exit ${rc}: ${err}")
 endif()
 foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 splits"
                  "  order  0 B A B B B B B B \n  sem[0..]: 1 1 1 0"
@@ -79,19 +79,19 @@ foreach(expected "alloc 1 page (order 0: a block of 1 page): pages 0..0, 3 split
                  "  order  3        A        \n  order  2    B       B    ")
   string(FIND "${out}" "${expected}" at)
   if(at EQUAL -1)
-    message(FATAL_ERROR "trace --algo gg-tbuddy lacks '${expected}':\n${out}")
+    message(FATAL_ERROR "trace --allocator gg-tbuddy lacks '${expected}':\n${out}")
   endif()
 endforeach()
 
 # ouro-p-s: its index queue wrapping around a ring of 4 slots, and the printed full check letting
 # a fifth enqueue into four full slots.
-execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e
+execute_process(COMMAND ${ALLOCLAB} trace --allocator ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(FIND "${out}" "enqueue 5: at position 4, slot 0 (the ring wrapped: 4 mod 4)\n  [5][.][3][4]" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)
-  message(FATAL_ERROR "trace --algo ouro-p-s: exit ${rc}: ${err}\n${out}")
+  message(FATAL_ERROR "trace --allocator ouro-p-s: exit ${rc}: ${err}\n${out}")
 endif()
-execute_process(COMMAND ${ALLOCLAB} trace --algo ouro-p-s --slots 4 --ops e,e,e,e,e --printed-check
+execute_process(COMMAND ${ALLOCLAB} trace --allocator ouro-p-s --slots 4 --ops e,e,e,e,e --printed-check
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(FIND "${out}" "admitted, but the slot holds a live index" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)

@@ -14,7 +14,7 @@ void check_linux_scalability(const LinuxScalabilityOptions& o) {
   if (o.heap.types.bytes.size() != 1)
     throw InputError("--types", "linux-scalability allocates one type (the paper's 64 B); got " +
                                     std::to_string(o.heap.types.bytes.size()));
-  if (o.threads == 0) throw InputError("--threads", "at least one thread");
+  if (o.threads == 0) throw InputError("--N", "at least one thread");
 }
 
 LinuxScalabilityRun run_linux_scalability(const LinuxScalabilityOptions& o) {

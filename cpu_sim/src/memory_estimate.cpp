@@ -13,7 +13,7 @@ namespace alloclab::sim {
 MemoryEstimate memory_estimate(const Scenario& s, const SimOptions& options, std::uint64_t trials) {
   const SimEntry* entry = SimTable::instance().find(s.algo);
   if (entry == nullptr)
-    throw InputError("--algo", std::string(name(s.algo)) + " has no simulator backend");
+    throw InputError("--allocator", std::string(name(s.algo)) + " has no simulator backend");
   if (entry->pool_bytes == nullptr)  // sim_table_test checks that every entry has one
     throw std::logic_error(std::string(name(s.algo)) + ": simulator entry without pool_bytes");
   const double page_set = 8 * std::ceil(static_cast<double>(s.T) / 64);  // one bit per page

@@ -11,7 +11,8 @@ namespace alloclab::sim {
 
 void check_input(const Scenario& s, const SimOptions& options) {
   const SimEntry* entry = SimTable::instance().find(s.algo);
-  if (!entry) throw InputError("--algo", std::string(name(s.algo)) + " has no simulator backend");
+  if (!entry)
+    throw InputError("--allocator", std::string(name(s.algo)) + " has no simulator backend");
   if (s.N < 1) throw InputError("--N", "need at least one thread");
   if (s.T < 1) throw InputError("--T", "need at least one page");
   if (s.A > s.T) throw InputError("--A", "more free pages than pages");

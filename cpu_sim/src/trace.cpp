@@ -12,9 +12,9 @@ namespace alloclab::sim {
 
 LockstepTrace trace_lockstep(const Scenario& s, std::uint64_t trial) {
   if (s.algo != Algorithm::rw && s.algo != Algorithm::rwbm)
-    throw InputError("--algo", std::string(name(s.algo)) +
-                                   " is not traced yet (a trace follows rw and rwbm, whose "
-                                   "threads probe on their own)");
+    throw InputError("--allocator", std::string(name(s.algo)) +
+                                        " is not traced yet (a trace follows rw and rwbm, whose "
+                                        "threads probe on their own)");
   LockstepTrace t;
   SimOptions o;
   o.mode = Mode::lockstep;

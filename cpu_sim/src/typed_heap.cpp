@@ -206,13 +206,13 @@ DsCounts free_on_threads(const dynasoar::Heap& h, std::vector<DeallocOp<Atom>>& 
 }  // namespace
 
 void check_typed_heap(const TypedHeapOptions& o) {
-  o.types.blocks_of("--heap", o.heap_bytes);
+  o.types.blocks_of("--pool", o.heap_bytes);
   if (o.retries < 1 || o.retries > 64)
     throw InputError("--retries", "active lookups before the slow path: 1 to 64, got " +
                                       std::to_string(o.retries));
   if (o.host_threads > kMaxTypedHostThreads)
-    throw InputError("--host-threads", "0 (all cores) to " + std::to_string(kMaxTypedHostThreads) +
-                                           ", got " + std::to_string(o.host_threads));
+    throw InputError("--threads", "0 (all cores) to " + std::to_string(kMaxTypedHostThreads) +
+                                      ", got " + std::to_string(o.host_threads));
 }
 
 unsigned typed_host_threads(const TypedHeapOptions& o) {
@@ -221,7 +221,7 @@ unsigned typed_host_threads(const TypedHeapOptions& o) {
 
 TypedHeap::TypedHeap(const TypedHeapOptions& o)
     : opt_(o),
-      storage_((check_typed_heap(o), o.types.blocks_of("--heap", o.heap_bytes)),
+      storage_((check_typed_heap(o), o.types.blocks_of("--pool", o.heap_bytes)),
                o.types.capacities()),
       ref_slots_(storage_.heap.blocks, 0),
       ref_type_(storage_.heap.blocks, 0) {}

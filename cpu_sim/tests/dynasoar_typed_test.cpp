@@ -45,9 +45,9 @@ TEST_CASE("typed sizes: N_T = floor(64 smallest / size) by hand and bad input", 
   CHECK(input_error([] { dynasoar::parse_types("--types", "60,3841"); }) == "--types");
   CHECK(input_error([] { dynasoar::parse_types("--types", ""); }) == "--types");
   CHECK(input_error([] { dynasoar::parse_types("--types", "0"); }) == "--types");
-  CHECK(input_error([&] { t.blocks_of("--heap", 3839); }) == "--heap");
-  CHECK(t.blocks_of("--heap", 3840 * 3 + 100) == 3);
-  CHECK(input_error([] { TypedHeap h(options("60,64", 3000, TypedMode::lockstep)); }) == "--heap");
+  CHECK(input_error([&] { t.blocks_of("--pool", 3839); }) == "--pool");
+  CHECK(t.blocks_of("--pool", 3840 * 3 + 100) == 3);
+  CHECK(input_error([] { TypedHeap h(options("60,64", 3000, TypedMode::lockstep)); }) == "--pool");
 }
 
 TEST_CASE("typed heap: a 64 B type fills 60 slots of a 60 B block and type-bound free slots",

@@ -206,7 +206,7 @@ TEST_CASE("typed threads: Wa-Tor keeps its books and stays within the grid", "[d
 
 TEST_CASE("typed threads: bad host thread counts", "[dynasoar]") {
   CHECK(input_error([] { TypedHeap h(threads_heap("64", 1 << 20, kMaxTypedHostThreads + 1)); }) ==
-        "--host-threads");
+        "--threads");
   CHECK(typed_host_threads(threads_heap("64", 1 << 20, 3)) == 3);
   CHECK(typed_host_threads(threads_heap("64", 1 << 20, 0)) >= 1);  // all cores
   TypedHeapOptions lockstep = threads_heap("64", 1 << 20, 3);

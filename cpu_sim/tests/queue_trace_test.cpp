@@ -1,4 +1,4 @@
-// The index-queue trace of `alloclab trace --algo ouro-p-s` (cpu_sim/queue_trace.hpp) against
+// The index-queue trace of `alloclab trace --allocator ouro-p-s` (cpu_sim/queue_trace.hpp) against
 // Alg. 1 worked by hand on a ring of 4 slots: positions wrap (position mod 4), and the printed
 // full check `old > size` admits a fifth enqueue into four full slots.
 #include <catch2/catch.hpp>

@@ -38,7 +38,7 @@ TEST_CASE("an allocator without a simulator entry is an input error", "[cpu_sim]
       (void)make_allocator(s, SimOptions{}, 1);
       FAIL("make_allocator accepted an allocator that has no simulator backend");
     } catch (const InputError& e) {
-      CHECK(e.parameter() == "--algo");
+      CHECK(e.parameter() == "--allocator");
       CHECK(std::string(e.what()).find("has no simulator backend") != std::string::npos);
     }
   }

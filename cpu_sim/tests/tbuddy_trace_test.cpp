@@ -1,6 +1,6 @@
-// The TBuddy trace of `alloclab trace --algo gg-tbuddy` (cpu_sim/tbuddy_trace.hpp) against a case
-// worked by hand from §4.1 and the core's rules (the splitter keeps the left half): one page from
-// a pool of 8 splits the root down to a leaf, and its free merges every level back.
+// The TBuddy trace of `alloclab trace --allocator gg-tbuddy` (cpu_sim/tbuddy_trace.hpp) against a
+// case worked by hand from §4.1 and the core's rules (the splitter keeps the left half): one page
+// from a pool of 8 splits the root down to a leaf, and its free merges every level back.
 #include <catch2/catch.hpp>
 
 #include "alloclab/core/errors.hpp"

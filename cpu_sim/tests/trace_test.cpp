@@ -87,5 +87,5 @@ TEST_CASE("trace: RW-BM (lowest free bit) replays one at a time to the same page
 
 TEST_CASE("trace: only the per-thread random walks are traced", "[sim][trace]") {
   CHECK_THROWS_WITH(trace_lockstep(small(Algorithm::queue, 2, 4, 8, 32, 1)),
-                    Catch::Contains("--algo"));
+                    Catch::Contains("--allocator"));
 }

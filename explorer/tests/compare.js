@@ -13,7 +13,7 @@ const t = JSON.parse(m[1].replace(/&quot;/g, '"').replace(/&amp;/g, "&"));
 let bad = 0;
 const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.abs(b);
 for (const p of t.points) {
-  const args = ["model", "--algo", p.algo, "--N", String(p.N), "--A", String(p.A), "--T", String(p.T),
+  const args = ["model", "--allocator", p.algo, "--N", String(p.N), "--A", String(p.A), "--T", String(p.T),
                 "--w", String(p.w), "--format", "json"];
   const native = JSON.parse(execFileSync(alloclab, args, { encoding: "utf8" }))[0];
   for (const k of ["tas", "was"]) {
@@ -26,7 +26,7 @@ for (const p of t.points) {
     }
   }
 }
-const native = JSON.parse(execFileSync(alloclab, ["trace", "--algo", "rw", "--N", "7", "--A", "9", "--T", "16", "--format", "json"], { encoding: "utf8" }));
+const native = JSON.parse(execFileSync(alloclab, ["trace", "--allocator", "rw", "--N", "7", "--A", "9", "--T", "16", "--format", "json"], { encoding: "utf8" }));
 const same = JSON.stringify(native.rounds.map(r => r.probes.map(p => [p.thread, p.target, p.won]))) ===
              JSON.stringify(t.figure3.rounds.map(r => r.probes.map(p => [p.thread, p.target, p.won])));
 if (!same) { console.error("Figure 3's trace differs between the page and alloclab trace"); ++bad; }

@@ -18,11 +18,11 @@ void raise_heap(std::size_t bytes) {
   const cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    throw InputError("--heap-bytes",
+    throw InputError("--cuda-heap",
                      "cannot raise the device malloc heap to " + std::to_string(bytes) +
                          " bytes after the first malloc "
                          "kernel (" +
-                         cudaGetErrorString(e) + "); give --heap-bytes for the largest grid point");
+                         cudaGetErrorString(e) + "); give --cuda-heap for the largest grid point");
   }
 }
 

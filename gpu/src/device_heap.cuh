@@ -2,7 +2,7 @@
 // pages * page_bytes bytes; its result slot holds the address, so the driver's sort-and-compare
 // proves the ranges disjoint. A and T do not apply. The heap's size can only be raised before the
 // first kernel that calls malloc, so a process sizes it once, for its largest run
-// (device_heap_bytes; the CLI passes the maximum over its grid as --heap-bytes). The heap cannot
+// (device_heap_bytes; the CLI passes the maximum over its grid as --cuda-heap). The heap cannot
 // be copied back: every run is freed before the next.
 #pragma once
 
@@ -23,13 +23,13 @@ class DeviceHeap final : public PoolPolicy {
  public:
   using View = HeapView;
   static void check(const Scenario& s, const MeasureOptions& o);
-  // --heap-bytes, or twice the bytes of all requests (at least 2 GiB).
+  // --cuda-heap, or twice the bytes of all requests (at least 2 GiB).
   static std::uint64_t device_heap_bytes(const Scenario& s, const MeasureOptions& o);
   DeviceHeap(const Scenario& s, const MeasureOptions& o, const KernelArgs& a);
   View view() const { return {page_bytes_}; }
 
   std::uint64_t device_bytes() const override;
-  const char* size_parameter() const override { return sized_by_user_ ? "--heap-bytes" : "--N"; }
+  const char* size_parameter() const override { return sized_by_user_ ? "--cuda-heap" : "--N"; }
   void set_up() override;
   void reset() override {}
   void verify_allocated(const Allocation&) const override {}

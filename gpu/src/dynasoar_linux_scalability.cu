@@ -111,9 +111,9 @@ bool has_typed_heap(Algorithm algo) {
 
 LinuxScalabilityGpuRun run_linux_scalability_gpu(Algorithm algo,
                                                  const LinuxScalabilityGpuOptions& o) {
-  if (o.threads == 0) throw InputError("--threads", "at least one thread");
+  if (o.threads == 0) throw InputError("--N", "at least one thread");
   if (o.object_bytes == 0 || o.heap_bytes < o.object_bytes)
-    throw InputError("--heap", "a heap of at least one object");
+    throw InputError("--pool", "a heap of at least one object");
   LinuxScalabilityGpuRun out;
   out.typed_heap = detail::has_typed_heap(algo);
   std::unique_ptr<detail::TypedTrials> typed;

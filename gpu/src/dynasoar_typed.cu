@@ -119,7 +119,7 @@ std::vector<Algorithm> typed_heap_algorithms_impl() {
 TypedDeviceHeap::TypedDeviceHeap(Algorithm algo, const TypedHeapGpuOptions& o)
     : name((require_device(), std::string(alloclab::name(algo)))),  // before any CUDA call
       opt(o),
-      M(o.types.blocks_of("--heap", o.heap_bytes)),
+      M(o.types.blocks_of("--pool", o.heap_bytes)),
       free_words(dynasoar::hb_total_words(M)),
       type_words(dynasoar::heap_type_words(M)),
       mirror(M, o.types.capacities()),
@@ -133,7 +133,7 @@ TypedDeviceHeap::TypedDeviceHeap(Algorithm algo, const TypedHeapGpuOptions& o)
     throw InputError("--retries", "active lookups before the slow path: 1 to 64, got " +
                                       std::to_string(o.retries));
   variant = *e;
-  require_device_bytes("--heap", name + "'s typed heap",
+  require_device_bytes("--pool", name + "'s typed heap",
                        {{"the heap's words", (free_words + type_words + M) * 8 + M * 4},
                         {"parallel_do's indices and snapshots", 16 * M + 8 * (M / 64 + 2)}});
   words.resize(free_words + type_words + M);

@@ -18,7 +18,8 @@ std::optional<std::string> why_no_gpu_backend(Algorithm a) {
       use += " or ";
     }
     where += backend_kind_name(b);
-    use += b == BackendKind::model ? "alloclab model --algo " : "alloclab simulate --algo ";
+    use +=
+        b == BackendKind::model ? "alloclab model --allocator " : "alloclab simulate --allocator ";
     use += name(a);
   }
   std::string why = "'";
@@ -34,7 +35,7 @@ void check_registry_input(Algorithm algo, const Scenario& s, const MeasureOption
   if (s.algo != algo)
     throw std::invalid_argument("gpu::measure: the scenario is for '" + std::string(name(s.algo)) +
                                 "', not '" + std::string(name(algo)) + "'");
-  if (const auto why = why_no_gpu_backend(algo)) throw InputError("--algo", *why);
+  if (const auto why = why_no_gpu_backend(algo)) throw InputError("--allocator", *why);
   const Capabilities& c = caps(algo);
   const std::string who(name(algo));
   if (const auto why = why_no_bit_choice(algo, s.bit_choice))

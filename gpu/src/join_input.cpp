@@ -27,9 +27,9 @@ void check_join_input(const JoinOptions& o, const std::vector<std::string>& allo
   if (o.tables.probe > join::kMaxGpuJoinBuild)
     throw InputError("--tuples", std::to_string(o.tables.probe) +
                                      " probe tuples: the GPU join takes at most 2^24");
-  if (o.pages == 0) throw InputError("--pages", "0 output pages");
+  if (o.pages == 0) throw InputError("--pool", "0 output pages");
   if (o.pages >= join::kNoPage)
-    throw InputError("--pages", "page ids are 32-bit: at most 2^32 - 2 pages");
+    throw InputError("--pool", "page ids are 32-bit: at most 2^32 - 2 pages of 256 B");
   if (o.repeats == 0) throw InputError("--repeats", "0 timed joins");
   if (o.tuples_per_thread == 0 || o.tuples_per_thread > 1024)
     throw InputError("--tuples-per-thread", "must lie in [1, 1024]");

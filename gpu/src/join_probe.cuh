@@ -124,7 +124,7 @@ template <class Output>
 JoinRun run_join_with(const JoinOptions& o, const join::JoinOutput& reference) {
   require_device();
   require_device_bytes(
-      "--pages", "the join",
+      "--pool", "the join",
       {{"output pages", o.pages * join::kPageBytes},
        {"tables and partitions", JoinWorkspace::device_bytes(o.tables, o.tuples_per_thread)}});
   JoinWorkspace ws(o.tables, o.tuples_per_thread);

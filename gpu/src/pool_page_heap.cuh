@@ -79,10 +79,10 @@ class PoolPageOutput {
     try {
       Pool::check(s, join_pool_options(o));
     } catch (const InputError& e) {
-      throw InputError("--pages", o.allocator + " holds the " + std::to_string(o.pages) +
-                                      " pages of 256 B as " + std::to_string(s.T) + " units of " +
-                                      std::to_string(Take::kUnitBytes) +
-                                      " B, and then says: " + e.what());
+      throw InputError("--pool", o.allocator + " holds the " + std::to_string(o.pages) +
+                                     " pages of 256 B as " + std::to_string(s.T) + " units of " +
+                                     std::to_string(Take::kUnitBytes) +
+                                     " B, and then says: " + e.what());
     }
   }
 
@@ -93,7 +93,7 @@ class PoolPageOutput {
         args_(kernel_args(scenario_, options_)),
         pool_(scenario_, options_, args_) {
     require_device_bytes(
-        "--pages", o.allocator + "'s page heap",
+        "--pool", o.allocator + "'s page heap",
         {{"its pool", pool_.device_bytes()}, {"the pages' bytes", o.pages * join::kPageBytes}});
     arena_.resize(o.pages * join::kPageBytes);
     pool_.set_up();

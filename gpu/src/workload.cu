@@ -7,7 +7,7 @@
 //    probe streams from its own seed (trial seed and phase).
 //  * Objects of the page allocators live in an arena of the pool's bytes on the device (page p
 //    starts at byte p * page bytes), so the patterns are real writes; CUDA's malloc hands out
-//    addresses in its heap, whose size is the pool (or --heap-bytes).
+//    addresses in its heap, whose size is the pool (or --cuda-heap).
 //  * oom: batches of B threads; batch b fills slots [bB, bB + B); the objects are verified once,
 //    after the batch where a request failed (a sort per batch would make the run quadratic).
 //  * After the last free the pool must hold nothing, and a second identical allocation phase

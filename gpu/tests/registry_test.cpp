@@ -53,11 +53,12 @@ TEST_CASE("an allocator without the gpu backend is an input error that says wher
       REQUIRE(why);
       CHECK(why->find(std::string(a.name)) != std::string::npos);
       CHECK(why->find('\n') == std::string::npos);
-      CHECK(rejected(s) == "--algo");
+      CHECK(rejected(s) == "--allocator");
       // measure() checks before it looks for a device.
-      CHECK(rejected([&] { (void)measure(a.id, s, {}); }) == "--algo");
+      CHECK(rejected([&] { (void)measure(a.id, s, {}); }) == "--allocator");
       if (a.caps.has(BackendKind::sim))
-        CHECK(why->find("alloclab simulate --algo " + std::string(a.name)) != std::string::npos);
+        CHECK(why->find("alloclab simulate --allocator " + std::string(a.name)) !=
+              std::string::npos);
     }
   }
 }
@@ -132,7 +133,7 @@ TEST_CASE("only the device-heap allocator asks for a malloc heap, sized for its 
       CHECK(device_heap_bytes(a, big, o) == 0);
       continue;
     }
-    // Twice the bytes of all requests: 2 * 2^30 * 256 = 2^39; at least 2 GiB; or --heap-bytes.
+    // Twice the bytes of all requests: 2 * 2^30 * 256 = 2^39; at least 2 GiB; or --cuda-heap.
     CHECK(device_heap_bytes(a, big, o) == (1ull << 39));
     CHECK(device_heap_bytes(a, scenario(a, 1000, 1, 1), o) == (1ull << 31));
     MeasureOptions given = o;

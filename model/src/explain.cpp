@@ -68,13 +68,13 @@ std::string explain_number(double v) {
 Explanation explain(const Scenario& s, bool rounds) {
   const ModelEntry* e = ModelTable::instance().find(s.algo);
   if (!e)
-    throw InputError("--algo", std::string(name(s.algo)) + " has no model (the model covers " +
-                                   algorithm_names(modelled_algorithms()) + ")");
+    throw InputError("--allocator", std::string(name(s.algo)) + " has no model (the model covers " +
+                                        algorithm_names(modelled_algorithms()) + ")");
   if (!e->explain)
-    throw InputError("--algo", std::string(name(s.algo)) +
-                                   "'s model has no worked derivation yet; `alloclab model "
-                                   "--algo " +
-                                   std::string(name(s.algo)) + "` prints its quantities");
+    throw InputError("--allocator", std::string(name(s.algo)) +
+                                        "'s model has no worked derivation yet; `alloclab model "
+                                        "--allocator " +
+                                        std::string(name(s.algo)) + "` prints its quantities");
   if (rounds && !e->rounds)
     throw InputError("--schedule", "the rounds schedule models " +
                                        algorithm_names(rounds_algorithms()) + " only");

@@ -153,10 +153,11 @@ DeviceTimeFits load_time_fit(const std::string& data_dir, const std::string& dev
     const auto have = available_time_fit_devices(data_dir);
     std::string list;
     for (const auto& d : have) list += (list.empty() ? "" : ", ") + d;
-    throw InputError("--device",
-                     fmt::format("no kernel-time fit for '{}' ({} not found); available in {}: {} "
-                                 "(make one with `alloclab fit-time SWEEP_DIR -o FILE`)",
-                                 device, path.string(), data_dir, list.empty() ? "none" : list));
+    throw InputError(
+        "--device",
+        fmt::format("no kernel-time fit for '{}' ({} not found); available in {}: {} "
+                    "(make one with `alloclab fit-time SWEEP_DIR --out DIR`, DIR/time_fit.json)",
+                    device, path.string(), data_dir, list.empty() ? "none" : list));
   }
   std::ifstream in(path);
   const auto j = nlohmann::json::parse(in, nullptr, false);

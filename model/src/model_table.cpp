@@ -45,18 +45,19 @@ Record scenario_record(const Scenario& s) {
 Record evaluate(const Scenario& s) {
   const ModelEntry* e = ModelTable::instance().find(s.algo);
   if (!e)
-    throw InputError("--algo", "the analytic model covers " +
-                                   algorithm_names(modelled_algorithms()) + ", not " +
-                                   std::string(name(s.algo)));
+    throw InputError("--allocator", "the analytic model covers " +
+                                        algorithm_names(modelled_algorithms()) + ", not " +
+                                        std::string(name(s.algo)));
   Record r = e->evaluate(s);
   // A point the model evaluates but does not cover (its `applies`: an Ouroboros pool with a
   // chunk for every grower) is an input error, not numbers that would not hold there (the
   // model's own errors, thrown above, are the more precise where they apply).
   if (e->applies && !e->applies(s))
-    throw InputError("--N", fmt::format("N={} requests of {} pages on A={} free of T={} are "
-                                        "outside the {} model's domain (alloclab model --algo {} "
-                                        "--help says what it covers)",
-                                        s.N, s.pages, s.A, s.T, name(s.algo), name(s.algo)));
+    throw InputError("--N",
+                     fmt::format("N={} requests of {} pages on A={} free of T={} are "
+                                 "outside the {} model's domain (alloclab model --allocator {} "
+                                 "--help says what it covers)",
+                                 s.N, s.pages, s.A, s.T, name(s.algo), name(s.algo)));
   return r;
 }
 
@@ -65,9 +66,9 @@ Record evaluate_rounds(const Scenario& s, const RoundsOptions& o) {
   r.set("schedule", std::string("rounds"));
   const ModelEntry* e = ModelTable::instance().find(s.algo);
   if (!e || !e->rounds)
-    throw InputError("--algo", "the rounds schedule covers " +
-                                   algorithm_names(rounds_algorithms()) + ", not " +
-                                   std::string(name(s.algo)));
+    throw InputError("--allocator", "the rounds schedule covers " +
+                                        algorithm_names(rounds_algorithms()) + ", not " +
+                                        std::string(name(s.algo)));
   if (s.N > s.A) {
     const char* why = "N > A: some request never gets a page";
     r.set_quantity("tas", std::nullopt, why);

@@ -97,7 +97,7 @@ TEST_CASE("an allocator without a model entry is an input error", "[model][regis
       (void)evaluate(covered_point(a.id));
       FAIL("the model evaluated an allocator it does not cover");
     } catch (const InputError& e) {
-      CHECK(e.parameter() == "--algo");
+      CHECK(e.parameter() == "--allocator");
     }
   }
 }

@@ -195,7 +195,7 @@ std::vector<Backend> make_backends(const BackendSettings& settings) {
   const auto is_rounds = [](const std::string& m) { return m == "rounds"; };
   if (std::any_of(settings.sim_modes.begin(), settings.sim_modes.end(), is_rounds)) {
     if (!settings.model)
-      throw InputError("--modes", "rounds is a model schedule: add model to --backends");
+      throw InputError("--modes", "rounds is a model schedule: add model to --backend");
     out.push_back(rounds_model_backend());
   }
   if (settings.sim)
@@ -208,7 +208,7 @@ std::vector<Backend> make_backends(const BackendSettings& settings) {
   if (settings.gpu) {
     std::string why;
     if (settings.gpu_here && !gpu_available(why))
-      throw InputError("--backends", "gpu requested but " + why);
+      throw InputError("--backend", "gpu requested but " + why);
     out.push_back(gpu_backend(settings));
   }
   return out;

@@ -1,5 +1,5 @@
 // The parallel-rounds model as a sweep backend: backend "model", mode "rounds". Selected by
-// `alloclab sweep --backends model --modes ...,rounds`; `rounds` is a model schedule, not a
+// `alloclab sweep --backend model --modes ...,rounds`; `rounds` is a model schedule, not a
 // simulator mode, so make_backends routes it here.
 #include "alloclab/validation/rounds_backend.hpp"
 

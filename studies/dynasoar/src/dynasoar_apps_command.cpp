@@ -92,7 +92,7 @@ sim::TypedHeapOptions heap_options(const TypedArgs& a, const std::string& types_
                                    unsigned retries) {
   sim::TypedHeapOptions h;
   h.types = dynasoar::parse_types("--types", a.types.empty() ? types_default : a.types);
-  h.heap_bytes = parse_bytes("--heap", a.heap.empty() ? heap_default : a.heap);
+  h.heap_bytes = parse_bytes("--pool", a.heap.empty() ? heap_default : a.heap);
   h.retries = retries;
   h.variant = variant;
   if (a.mode == "lockstep")
@@ -103,12 +103,14 @@ sim::TypedHeapOptions heap_options(const TypedArgs& a, const std::string& types_
     h.mode = sim::TypedMode::threads;
   else
     throw InputError("--mode", "unknown mode '" + a.mode + "' (lockstep|sequential|threads)");
+  if (a.host_threads != 0 && h.mode != sim::TypedMode::threads)
+    throw InputError("--threads", "host threads, for --mode threads only");
   h.host_threads = a.host_threads;
   h.seed = a.seed;
   return h;
 }
 
-// linux-scalability's --heap: a comma list of byte sizes ("" is the default heap, once).
+// linux-scalability's --pool: a comma list of byte sizes ("" is the default heap, once).
 std::vector<std::string> split_heap_list(const std::string& text) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -119,7 +121,7 @@ std::vector<std::string> split_heap_list(const std::string& text) {
     start = comma + 1;
   }
   for (const std::string& h : out)
-    if (h.empty() && out.size() > 1) throw InputError("--heap", "an empty item in '" + text + "'");
+    if (h.empty() && out.size() > 1) throw InputError("--pool", "an empty item in '" + text + "'");
   return out;
 }
 
@@ -317,8 +319,8 @@ std::vector<Record> scalability_gpu_rows(const ScalabilityArgs& a) {
   if (h.types.bytes.size() != 1)
     throw InputError("--types", "linux-scalability allocates one type (the paper's 64 B); got " +
                                     std::to_string(h.types.bytes.size()));
-  if (a.threads == 0) throw InputError("--threads", "at least one thread");
-  h.types.blocks_of("--heap", h.heap_bytes);
+  if (a.threads == 0) throw InputError("--N", "at least one thread");
+  h.types.blocks_of("--pool", h.heap_bytes);
   if (!gpu::built_with_cuda()) (void)gpu::device_info();  // NoDevice: built without CUDA
   const auto allocators = gpu_allocators(a.allocator, true);
   const std::vector<Algorithm> typed = gpu::typed_heap_algorithms();
@@ -415,15 +417,19 @@ std::vector<Record> scalability_sim_rows(const ScalabilityArgs& a) {
   return rows;
 }
 
-// One run per heap of the --heap list (Fig. 14B: a fixed problem, --max-n, on growing heaps);
+// One run per heap of the --pool list (Fig. 14B: a fixed problem, --max-n, on growing heaps);
 // every heap is checked before the first run.
 void run_scalability_command(const ScalabilityArgs& a) {
+  // --threads was the allocating threads' option before issue 35: say where they went.
+  if (a.host_threads != 0 && a.mode != "threads")
+    throw InputError("--threads",
+                     "host threads, for --mode threads only (the threads that allocate are --N)");
   std::vector<ScalabilityArgs> runs;
   for (const std::string& heap : split_heap_list(a.heap)) {
     ScalabilityArgs one = a;
     one.heap = heap;
     const sim::TypedHeapOptions h = heap_options(one, "64", "1GiB", {}, 1);
-    h.types.blocks_of("--heap", h.heap_bytes);
+    h.types.blocks_of("--pool", h.heap_bytes);
     runs.push_back(one);
   }
   std::vector<Record> rows;
@@ -447,8 +453,9 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
                               "smallest / size); a type more than 64x the smallest is an error",
                               types_default));
   cmd->add_option(
-      "--heap", a.heap,
-      fmt::format("heap bytes (default {}), whole blocks of 64 x the smallest type", heap_default));
+      "--pool", a.heap,
+      fmt::format("the typed heap's bytes (default {}), whole blocks of 64 x the smallest type",
+                  heap_default));
   cmd->add_option("--retries", a.retries,
                   "r, active-block lookups before the slow path (list, e.g. 1,2,5; the paper's 5)")
       ->capture_default_str();
@@ -459,9 +466,9 @@ void add_typed_options(CLI::App* cmd, TypedArgs& a, const char* types_default,
                   "thread at a time; NOT deterministic: the slots, F and Wa-Tor's populations vary "
                   "from run to run; lockstep and sequential are the same on every run)")
       ->capture_default_str();
-  cmd->add_option("--host-threads", a.host_threads,
-                  fmt::format("--mode threads: host threads (0 = all cores, at most {}); "
-                              "ignored in the other modes",
+  cmd->add_option("--threads", a.host_threads,
+                  fmt::format("host threads of --mode threads (0 = all cores, at most {}); an "
+                              "error in the other modes",
                               sim::kMaxTypedHostThreads))
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every draw (Philox)")->capture_default_str();
@@ -490,7 +497,7 @@ std::vector<CLI::App*> add_dynasoar_app_commands(CLI::App& app) {
       "Example: alloclab wator --retries 1,2,5\n"
       "Example: alloclab wator --width 32 --height 32 --iterations 100 --per-iteration "
       "--format csv\n"
-      "Example: alloclab wator --backend gpu --width 300 --height 300 --heap 64MiB --retries "
+      "Example: alloclab wator --backend gpu --width 300 --height 300 --pool 64MiB --retries "
       "1,2,5");
   add_typed_options(cmd, *w, "60,64 (fish, shark)", "4MiB");
   cmd->add_option("--width", w->width, "cells across")->capture_default_str();
@@ -518,27 +525,30 @@ std::vector<CLI::App*> add_dynasoar_app_commands(CLI::App& app) {
   auto* ls = app.add_subcommand(
       "linux-scalability",
       "DynaSOAr's linux-scalability test in the simulator or on the GPU (ECOOP'19 §6.4, Fig. "
-      "14A): --threads "
+      "14A): --N "
       "threads each allocate objects of one type, one batch per object, until a batch is not "
       "served whole; n_max, the objects a thread got with every thread served, gives the "
       "utilisation threads x n_max x size / heap (the paper: DynaSOAr 96.9%, BitmapAlloc 98.4% "
       "at 64 B, 1 GiB). Then every object is freed in one batch, which must leave every block "
       "free. Every batch is verified.\n"
-      "Example: alloclab linux-scalability --heap 16MiB --threads 1024\n"
+      "Example: alloclab linux-scalability --pool 16MiB --N 1024\n"
       "Example: alloclab linux-scalability   # 16384 threads, 64 B, 1 GiB (minutes)\n"
       "On the GPU (--backend gpu) each n is ONE kernel in which every thread allocates n "
       "objects, then one free kernel, on a fresh heap; the largest n is found by doubling and "
       "bisection. Allocators without a typed heap (bitmap-alloc) run through measure, one object "
       "a page.\n"
       "Example: alloclab linux-scalability --backend gpu --allocator dynasoar,bitmap-alloc\n"
-      "Fig. 14B (a fixed problem on growing heaps): --heap takes a comma list and --max-n fixes "
+      "Fig. 14B (a fixed problem on growing heaps): --pool takes a comma list and --max-n fixes "
       "the objects a thread, one row per heap.\n"
-      "Example: alloclab linux-scalability --backend gpu --max-n 64 --heap 256MiB,1GiB,4GiB");
+      "Example: alloclab linux-scalability --backend gpu --max-n 64 --pool 256MiB,1GiB,4GiB");
   add_typed_options(ls, *s, "64", "1GiB");
-  ls->get_option("--heap")->description(
-      "heap bytes (default 1GiB), whole blocks of 64 x the object size; a comma list runs each "
+  ls->get_option("--pool")->description(
+      "the typed heap's bytes (default 1GiB), whole blocks of 64 x the object size; a comma list "
+      "runs each "
       "heap in turn (Fig. 14B)");
-  ls->add_option("--threads", s->threads, "threads, one object each a batch")
+  ls->add_option("--N", s->threads,
+                 "threads (of the device, or simulated), one object each a batch; host threads "
+                 "are --threads")
       ->capture_default_str();
   ls->add_option("--max-n", s->max_n, "stop after this many objects a thread (0: until one fails)")
       ->capture_default_str();

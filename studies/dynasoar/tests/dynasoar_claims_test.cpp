@@ -239,7 +239,7 @@ TEST_CASE("dynasoar claims: Wa-Tor's GPU rows in part and against", "[validation
 
 namespace {
 
-// A row of `alloclab linux-scalability --backend gpu --max-n 64 --heap ...`: stopped by --max-n.
+// A row of `alloclab linux-scalability --backend gpu --max-n 64 --pool ...`: stopped by --max-n.
 Record heap_sweep(double heap_mib, double alloc_ms) {
   Record r = app_scalability("dynasoar", 64, 0);
   r.set("heap_bytes", heap_mib * 1048576);

@@ -16,7 +16,9 @@
 #include "alloclab/cli/value_list.hpp"
 #include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/join/pages.hpp"
 #include "alloclab/core/join/reference.hpp"
+#include "alloclab/core/workload.hpp"
 #include "alloclab/gpu/join.hpp"
 
 namespace alloclab::cli {
@@ -24,7 +26,9 @@ namespace {
 
 struct JoinArgs {
   std::string allocators, tuples = "16384,65536,262144,1048576,4194304,10000000";
-  std::uint64_t pages = std::uint64_t{1} << 27, key_range = 0, seed = 1;
+  std::string pool = "32GiB";  // --pool: the output pages' bytes (Figure 12's 2^27 pages)
+  std::uint64_t pages = 0;     // the pool's pages of 256 B (from --pool)
+  std::uint64_t key_range = 0, seed = 1;
   std::uint64_t max_steps = std::uint64_t{1} << 16;
   double skew = 0;
   unsigned repeats = 3, tuples_per_thread = 1;
@@ -87,7 +91,18 @@ Record row(const gpu::JoinOptions& o, const gpu::JoinRun& run, const join::JoinO
   return r;
 }
 
-void run(const JoinArgs& a) {
+// --pool in pages of 256 B (a whole number of them).
+std::uint64_t pool_pages(const std::string& pool) {
+  const std::uint64_t bytes = parse_bytes("--pool", pool);
+  if (bytes % join::kPageBytes != 0)
+    throw InputError("--pool", fmt::format("{} bytes is not a whole number of {}-byte pages", bytes,
+                                           join::kPageBytes));
+  return bytes / join::kPageBytes;
+}
+
+void run(const JoinArgs& args) {
+  JoinArgs a = args;
+  a.pages = pool_pages(a.pool);
   std::vector<std::string> allocators =
       comma_items(a.allocators.empty() ? all_allocators() : a.allocators);
   if (allocators.empty()) throw InputError("--allocator", "no allocator given");
@@ -160,10 +175,10 @@ std::vector<CLI::App*> add_join_command(CLI::App& app) {
                   "tuples of R and of S, equal as in the paper (list: 'v', 'v1,v2', "
                   "'a..b*factor'); at most 2^24")
       ->capture_default_str();
-  cmd->add_option("--pages", args->pages,
-                  "output pages of 256 B in the pool. The default is Figure 12's 128M (2^27 "
-                  "pages, 32 GiB), which fits an 80 GB H100 or an H200; a device with less "
-                  "memory says so (exit 2): lower it there")
+  cmd->add_option("--pool", args->pool,
+                  "bytes of the output pages' pool, whole pages of 256 B (e.g. 32GiB, 512MiB). "
+                  "The default is Figure 12's 128M pages (2^27 pages, 32GiB), which fits an 80 GB "
+                  "H100 or an H200; a device with less memory says so (exit 2): lower it there")
       ->capture_default_str();
   cmd->add_option("--skew", args->skew,
                   "Zipf exponent of S's keys in [0, 4]; 0 = uniform (the hottest keys all have "

@@ -471,7 +471,7 @@ std::vector<Erratum> ouroboros_errata() {
                  "4 words: front, back, old and the count of chunks between old and front that "
                  "deferred reclamation needs (the public code keeps it too)",
                  fmt::format("the model's static bytes of one VL class: {:.0f} ({:.0f} words of "
-                             "4 B; `alloclab model --algo ouro-p-vl`)",
+                             "4 B; `alloclab model --allocator ouro-p-vl`)",
                              vl, vl / 4),
                  "ouro-vlq-static"});
   return out;

@@ -25,7 +25,7 @@ std::vector<Erratum> paper000_errata() {
          "has expectation 32(N+1)/33 exactly.",
          fmt::format("N = {}: Eq. (1) = {:.4f}, exact 32(N+1)/33 = {:.4f} (difference {:.4f}, "
                      "tending to (3L+1)/(2(L+1)) = 97/66 = {:.4f} as N grows; "
-                     "`alloclab model --algo queue --N 1024 --A 1024 --T 1024`)",
+                     "`alloclab model --allocator queue --N 1024 --A 1024 --T 1024`)",
                      N, eq1, exact, exact - eq1, 97.0 / 66),
          "eq1"});
   }
@@ -45,7 +45,7 @@ std::vector<Erratum> paper000_errata() {
   out.push_back({"Sec. 3.2.2, text on Figure 4(a)", "\"we plot the value of formula (4)\"",
                  "Figure 4(a) shows RW's TAS, i.e. formula (2) (or its exact harmonic form); "
                  "formula (4) is RW-BM's TAS, introduced only in Sec. 4.1.",
-                 "Figure 4(a) reproduced by `alloclab model --algo rw --N 500:5000:500 --free "
+                 "Figure 4(a) reproduced by `alloclab model --allocator rw --N 500:5000:500 --free "
                  "0.5,0.1,0.01,0.007,0.005 --T 1e6` matches the paper's curves",
                  "figure4a"});
   {  // Eq. (4): RW-BM's TAS under the sequential assumption.
@@ -75,7 +75,7 @@ std::vector<Erratum> paper000_errata() {
                      "process (a plain bitmap and std::mt19937_64, no simulator code; the test "
                      "validation/tests/rwbm_clumping_test.cpp, run by ctest) puts Eq. (4) below "
                      "its 95% CI and agrees with the simulation within the CIs. "
-                     "(`alloclab simulate --algo rwbm --mode sequential --N 4096 --A "
+                     "(`alloclab simulate --allocator rwbm --mode sequential --N 4096 --A "
                      "10000 --T 1e6 --trials 40`)",
                      eq4, r.tas.mean, r.tas.ci95.value_or(0), 100 * (r.tas.mean / eq4 - 1)),
          "eq4-clumping"});
@@ -112,7 +112,7 @@ std::vector<Erratum> paper000_errata() {
          "The log approximation is infinite at A = N, where the TAS of the sequential model, "
          "T/N (H_A - H_{A-N}), is finite; alloclab's tas is the exact form everywhere.",
          fmt::format("N = A = {}, T = 10^6: Eq. (2) {}; exact T/N (H_A - H_(A-N)) = {:.2f} "
-                     "(`alloclab model --algo rw --N 5000 --A 5000 --T 1e6`)",
+                     "(`alloclab model --allocator rw --N 5000 --A 5000 --T 1e6`)",
                      N, approx ? fmt::format("= {:.6g}", *approx) : std::string("is infinite"),
                      model::rw_tas_exact(N, A, T)),
          "eq2-at-a-equals-n"});
@@ -122,9 +122,10 @@ std::vector<Erratum> paper000_errata() {
        "The birthday count N(N-1)/(2T) at N = 5000, T = 10^6 is 12.4975 (12.5 is N^2/(2T)). It "
        "counts pairs of threads drawing the same page, not failed atomic claims, which RW-BM "
        "makes per word: see the collisions model in the report.",
-       fmt::format("N(N-1)/(2T) = {:.4f} (`alloclab model --algo rw --N 5000 --free 0.5 --T 1e6`, "
-                   "collisions_expected)",
-                   model::collisions_expected(5000, 1000000)),
+       fmt::format(
+           "N(N-1)/(2T) = {:.4f} (`alloclab model --allocator rw --N 5000 --free 0.5 --T 1e6`, "
+           "collisions_expected)",
+           model::collisions_expected(5000, 1000000)),
        "collisions-12.5"});
   out.push_back({"Figure 5 (CoRW, lane 2)", "t' = 5 for lane 2",
                  "The figure's own line 13 (fks(hasMask, 3) - 1 with hasMask = {1, 2, 4}) and the "

@@ -1,4 +1,4 @@
-// What `alloclab sweep` runs for each allocator of --algos, shared by the sweep itself
+// What `alloclab sweep` runs for each allocator of --allocator, shared by the sweep itself
 // (sweep_command.cpp) and by the report's provenance, which expands recorded sweep command lines
 // into the rows they wrote (sweep_provenance.cpp): both must adjust the grid alike, or a row is
 // traced to the wrong run.
@@ -17,11 +17,11 @@ namespace alloclab::cli {
 // requests are not `pages`, pages = 1; the bit choice is an axis of RW-BM only.
 std::vector<Scenario> sweep_points(const GridOptions& grid, Algorithm algo);
 
-// The allocators of an allocator list (sweep --algos, measure --algo): registry names, or `all`
-// alone, which stands for every registered allocator that runs on at least one of `backends`
-// (BackendKind bits), so scripts need not know the names. `all` mixed with names, an unknown
-// name or an empty list is an InputError naming `option`. Whether a named allocator runs on the
-// chosen backends is the caller's check.
+// The allocators of an allocator list (--allocator of sweep, measure, model, simulate): registry
+// names, or `all` alone, which stands for every registered allocator that runs on at least one of
+// `backends` (BackendKind bits), so scripts need not know the names. `all` mixed with names, an
+// unknown name or an empty list is an InputError naming `option`. Whether a named allocator runs on
+// the chosen backends is the caller's check.
 std::vector<Algorithm> parse_algorithm_list(const std::vector<std::string>& items,
                                             unsigned backends, const std::string& option);
 

@@ -26,7 +26,7 @@ struct MemoryEstimate {
 // From the simulator's data structures (cpu_sim/src): the initial free set and the before/after
 // used-page sets take one bit per page; per thread: steps (4 B), first page (8 B), service order
 // and its sort keys (sequential) or the active list and claim candidates (lockstep), plus what
-// the allocator's entry adds per thread. Throws InputError naming --algo for an allocator
+// the allocator's entry adds per thread. Throws InputError naming --allocator for an allocator
 // without a simulator entry.
 MemoryEstimate memory_estimate(const Scenario& s, const SimOptions& options, std::uint64_t trials);
 

@@ -43,7 +43,7 @@ struct ReplayedRequest {
 std::vector<ReplayedRequest> replay_one_at_a_time(const Scenario& s, const LockstepTrace& t);
 
 // One lockstep trial of s (trial_seed(s.seed, trial), verified as `simulate` verifies it),
-// recorded. RW and RW-BM only (InputError "--algo" otherwise).
+// recorded. RW and RW-BM only (InputError "--allocator" otherwise).
 LockstepTrace trace_lockstep(const Scenario& s, std::uint64_t trial = 0);
 
 }  // namespace alloclab::sim

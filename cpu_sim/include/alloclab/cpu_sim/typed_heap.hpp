@@ -64,8 +64,8 @@ struct TypedHeapOptions {
 
 inline constexpr unsigned kMaxTypedHostThreads = 1024;
 
-// InputError naming the parameter: --heap below one block, --retries 0 or above 64,
-// --host-threads above kMaxTypedHostThreads.
+// InputError naming the parameter: --pool below one block, --retries 0 or above 64,
+// --threads above kMaxTypedHostThreads.
 void check_typed_heap(const TypedHeapOptions& o);
 // The host threads a batch runs on: threads mode's host_threads (0: all cores), else 1.
 unsigned typed_host_threads(const TypedHeapOptions& o);

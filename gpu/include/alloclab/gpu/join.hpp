@@ -60,7 +60,7 @@ struct JoinRun {
 std::vector<std::string> join_allocators();
 
 // InputError naming the parameter (no device needed): the tables (--tuples, --key-range,
-// --skew), --tuples above the GPU join's 2^24, --pages 0 or >= 2^32 - 1, --repeats 0,
+// --skew), --tuples above the GPU join's 2^24, --pool of 0 or >= 2^32 - 1 pages, --repeats 0,
 // --tuples-per-thread 0, --max-steps, an allocator without a page heap (listing those with one).
 void check_join(const JoinOptions& o);
 

@@ -143,7 +143,7 @@ TheoremCheck check_theorem2(std::uint64_t N, std::uint64_t A, std::uint64_t T, u
 // All quantities of the sequential schedule for one grid point: the record of the allocator's
 // entry in the model table (model_table.hpp; e.g. rw: tas, tas_approx, was_bound, was,
 // collisions_expected, collisions_bound; undefined quantities are null with a note). An
-// allocator without a model throws InputError ("--algo"). The parallel-rounds schedule:
+// allocator without a model throws InputError ("--allocator"). The parallel-rounds schedule:
 // rounds.hpp, evaluate_rounds.
 Record evaluate(const Scenario& s);
 

@@ -89,7 +89,7 @@ double profile_state_estimate(std::uint64_t T, unsigned w);
 // The record of `alloclab model --schedule rounds`: the scenario, schedule = rounds, then what
 // the allocator's model-table entry adds (model_table.hpp: tas, was, rounds, method and the
 // collisions of the same process). Null tas/was/rounds with a note where N > A. An allocator
-// without a rounds model throws InputError ("--algo").
+// without a rounds model throws InputError ("--allocator").
 Record evaluate_rounds(const Scenario& s, const RoundsOptions& options = {});
 
 }  // namespace alloclab::model

@@ -79,7 +79,7 @@ SequentialWarps sequential_average(
     const std::function<WarpRounds(unsigned, std::uint64_t)>& warp_model,
     std::uint64_t exact_limit = ~std::uint64_t{0});
 
-// Model record for --algo corw (keys: tas, was, tas_first_warp, was_first_warp); defined in
+// Model record for --allocator corw (keys: tas, was, tas_first_warp, was_first_warp); defined in
 // model/src/corw.cpp, which registers it in the model table.
 Record evaluate_corw(const Scenario& s);
 
@@ -110,7 +110,7 @@ WarpRounds rwmalloc_warp(unsigned m, unsigned lanes, unsigned w, unsigned n, dou
 // n floor(w/n) / w exactly (0 for n > w).
 double rwmalloc_utilisation_in_word(unsigned w, unsigned n);
 
-// Model record for --algo rwmalloc (keys: p_word, p_window, p_window_in_word, tas, was,
+// Model record for --allocator rwmalloc (keys: p_word, p_window, p_window_in_word, tas, was,
 // tas_in_word, was_in_word, utilisation_in_word); model/src/rwmalloc.cpp, which registers it in
 // the model table.
 Record evaluate_rwmalloc(const Scenario& s);
