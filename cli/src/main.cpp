@@ -11,6 +11,7 @@
 #include "alloclab/cli/brief_formatter.hpp"
 #include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/help_markdown.hpp"
 #include "alloclab/cli/retired_options.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/study.hpp"
@@ -54,6 +55,11 @@ int main(int argc, char** argv) {
   engine(&add_explain_command, kTeachingGroup);
   engine(&add_trace_command, kTeachingGroup);
   add_retired_options(app);  // the old spellings, each failing with its new one
+  // docs/commands.md, from these definitions (the build target docs_commands; not in --help).
+  if (argc == 2 && std::string(argv[1]) == "--help-markdown") {
+    std::cout << help_markdown(app);
+    return 0;
+  }
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

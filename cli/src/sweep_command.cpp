@@ -264,7 +264,7 @@ void add_sweep_command(CLI::App& app) {
       "writes. With gpu in --backend each rank takes the GPU of its local rank (a rank beyond "
       "its host's GPUs takes model and simulator jobs only) and each gpu row names its GPU. A "
       "run that is stopped (a rank died, Ctrl-C) lists the jobs it lost in DIR/sweep.journal; "
-      "the same command again runs them (docs/commands.md, \"Over MPI ranks\").\n"
+      "the same command again runs them (docs/sweep-mpi.md).\n"
       "Example: alloclab sweep --allocator rw,rwbm --backend model,sim --N 1024..8192*2 "
       "--free 0.5,0.01 --T 1e6 --trials 20 --out runs/demo");
   cmd->add_option("--allocator", args->allocators,
