@@ -71,9 +71,8 @@ std::vector<Record> allocator_records(const ListArgs& a) {
   // Bit i of each set: the i-th name (BackendKind's bits are 1, 2, 4: model, sim, gpu).
   const auto backends = parse_set("--backend", a.backends, {"model", "sim", "gpu"});
   const auto requests = parse_set("--requests", a.requests, {"one_page", "pages", "bytes"});
-  const auto choices =
-      parse_set("--bit-choice", a.bit_choices, {kBitChoiceNames[0], kBitChoiceNames[1],
-                                                kBitChoiceNames[2]});
+  const auto choices = parse_set("--bit-choice", a.bit_choices,
+                                 {kBitChoiceNames[0], kBitChoiceNames[1], kBitChoiceNames[2]});
   std::vector<Record> out;
   for (const auto& info : kAlgorithms) {
     const Capabilities& c = info.caps;
@@ -132,10 +131,10 @@ std::vector<Record> command_records(const CLI::App& parent) {
 void run(const ListArgs& a) {
   const std::string what = a.studies ? "studies" : a.commands ? "commands" : a.what;
   if (what != "allocators") {
-    for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--backend",
-                                                                                 &a.backends},
-                                        {"--requests", &a.requests},
-                                        {"--bit-choice", &a.bit_choices}})
+    for (const auto& [option, value] :
+         {std::pair<const char*, const std::string*>{"--backend", &a.backends},
+          {"--requests", &a.requests},
+          {"--bit-choice", &a.bit_choices}})
       if (!value->empty())
         throw InputError(option, "filters allocators; listing " + what + " takes no filter");
   }

@@ -11,7 +11,8 @@
 // pool), and the rows still to come skipped once --max-seconds (45 s) have passed. The slow ones
 // are opt-in (--full, or --allocator with --n and --T): one launch of theirs at this workload
 // takes seconds, or their pool cannot hold it. An allocator whose checks refuse the scenario
-// gets a line saying why instead of a row.
+// gets a line saying why instead of a row; one whose run fails its verification, a line and exit
+// status 3 after the other rows.
 // Usage: gpu_bench [--json FILE] [--repeats R] [--full | --allocator NAME[,NAME...]]
 //                  [--skip NAME[,NAME...]] [--n N] [--T T] [--max-seconds S]
 #include <algorithm>
@@ -220,6 +221,7 @@ int main(int argc, char** argv) {
     };
     std::vector<Row> rows;
     std::vector<std::string> not_run;
+    unsigned failed = 0;  // rows whose run failed its verification
     const double floor_philox = atomic_floor_ms(N, T, true, opt.repeats);
     const double floor_hash = atomic_floor_ms(N, T, false, opt.repeats);
     rows.push_back({"floor: atomicOr, Philox word", floor_philox, 0, 0, opt.repeats});
@@ -264,6 +266,11 @@ int main(int argc, char** argv) {
           // The allocator's own limits (a pool it cannot hold, more memory than is free).
           not_run.push_back(label + ": not run at this scenario: " + e.what());
           continue;
+        } catch (const VerificationError& e) {
+          // A broken run: said, the other rows still timed, and the exit status 3.
+          not_run.push_back(label + ": FAILED verification: " + e.what());
+          ++failed;
+          continue;
         }
         rows.push_back({label, r.kernel_ms, counters ? r.tas : 0, counters ? r.was : 0, o.repeats});
         std::fprintf(stderr, "gpu_bench: %s: %.4f ms, median of %u (%.1f s so far)\n",
@@ -307,6 +314,10 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < not_run.size(); ++i)
         out << (i ? ", " : "") << json_string(not_run[i]);
       out << "]}\n";
+    }
+    if (failed > 0) {
+      std::fprintf(stderr, "gpu_bench: %u row(s) failed verification (listed above)\n", failed);
+      return 3;
     }
   } catch (const NoDevice& e) {
     std::fprintf(stderr, "gpu_bench: %s\n", e.what());
