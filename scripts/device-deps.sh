@@ -11,7 +11,7 @@ cd .devdeps
 apt-get download libeigen3-dev libboost1.74-dev catch2 libcli11-dev nlohmann-json3-dev \
   libfmt-dev libfmt9 librandom123-dev
 # Open MPI 4.1 and the libraries it loads (8 MB), for `mpirun alloclab sweep` over the GPUs of a
-# machine of several (scripts/gpu-mpi-sweep.sh); gpu-setup.sh points OPAL_PREFIX at the copy.
+# machine of several (scripts/gpu.sh engine mpi-sweep); gpu-setup.sh points OPAL_PREFIX at the copy.
 apt-get download openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libhwloc15 \
   libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libpmix2 libfabric1 libucx0 \
   libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libpsm2-2 libpsm-infinipath1 libnuma1 \

@@ -6,8 +6,8 @@
 # written either way, with the verdicts), and non-zero as soon as any step fails.
 #
 # The hardware rows come from committed sweeps measured on an H200 (no GPU needed here):
-# reports/standard/ (scripts/gpu-standard-sweep.sh) and reports/bit-choice/
-# (scripts/gpu-bit-choice.sh), selected by `alloclab sweep --gpu-from DIR` on the grid asked for.
+# reports/standard/ (scripts/gpu.sh engine standard) and reports/bit-choice/ (scripts/gpu.sh
+# engine bit-choice), selected by `alloclab sweep --gpu-from DIR` on the grid asked for.
 # To them the job adds fresh model values, fresh simulations, validates and reports.
 #
 # quick (default; about 75-100 s on 2 cores): the hardware rows at T = 10^6 and N = 4^k * 1024,
@@ -118,7 +118,7 @@ else
 fi
 
 # 6. Collisions: RW-BM's bit choices (lowest, random, rotated) on the H200 (the grids of
-#    scripts/gpu-bit-choice.sh; its lowest rows would repeat the standard grid's) and in the
+#    scripts/gpu.sh engine bit-choice; its lowest rows would repeat the standard grid's) and in the
 #    simulator at high N/T, lockstep and 2 host threads, 5 trials, beside the model.
 step "bit choices"
 if [ "$kind" = full ]; then
@@ -179,9 +179,9 @@ for sem_rows in reports/data/*/semaphore; do
   cp "$sem_rows"/*.csv "$out/semaphore/$gpu/"
 done
 
-# Gelado & Garland's Figure 7 on the GPUs (`scripts/gpu-gelado.sh OUT ualloc`, issue 13): every
-# run's fig7*.csv to $out/ualloc/<gpu>/, each name starting with its run's date, so that a later
-# run's row of a size comes after an earlier one's (runs continue each other: FIG7_FROM).
+# Gelado & Garland's Figure 7 on the GPUs (`scripts/gpu.sh gelado-garland ualloc`, issue 13):
+# every run's fig7*.csv to $out/ualloc/<gpu>/, each name starting with its run's date, so that a
+# later run's row of a size comes after an earlier one's (runs continue each other: FIG7_FROM).
 for run in reports/data/*/ualloc-*; do
   compgen -G "$run/fig7*.csv" >/dev/null || continue
   gpu=$(basename "$(dirname "$run")")
@@ -235,19 +235,19 @@ copy_newest() {
   done
 }
 
-# The hash join's Figure 12 on the GPUs (`scripts/gpu-join.sh`, issue 17), for the report's case
-# study.
+# The hash join's Figure 12 on the GPUs (`scripts/gpu.sh hash-join all`, issue 17), for the
+# report's case study.
 copy_newest join 'figure12-*.csv' join plain
-# DynaSOAr's alloc rows on the GPUs (`scripts/gpu-dynasoar.sh`), for the report's claims of
+# DynaSOAr's alloc rows on the GPUs (`scripts/gpu.sh dynasoar measure`), for the report's claims of
 # seed 004 (rotation, coalescing).
 copy_newest dynasoar alloc.csv dynasoar run
 # DynaSOAr's linux-scalability at the paper's size on the GPUs (`alloclab measure --per-thread
 # 1024` and 1025), beside the alloc rows (the claims tell the two apart by their columns).
 copy_newest dynasoar 'linux_scalability_*.csv' dynasoar run
-# DynaSOAr's applications on the GPUs' typed heap (`scripts/gpu-dynasoar.sh OUT apps`:
+# DynaSOAr's applications on the GPUs' typed heap (`scripts/gpu.sh dynasoar apps`:
 # linux-scalability at the paper's size, Wa-Tor's fragmentation per iteration for r = 1, 2, 5).
 copy_newest dynasoar 'apps_*.csv' dynasoar run
-# Gallatin on the GPUs (`scripts/gpu-gallatin.sh OUT all`), for the report's claims of seed 003
+# Gallatin on the GPUs (`scripts/gpu.sh gallatin all`), for the report's claims of seed 003
 # (utilisation, initialisation, warm-up, fragmentation) and issue 14's speed against the public
 # Gallatin: the run with the claims stage, and its alloc.csv.
 copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
@@ -255,8 +255,8 @@ copy_newest gallatin 'claims_*.csv' gallatin plain alloc.csv
 # 2 GiB of 16 B slices): scripts/sim-gallatin-claims.sh's newest committed run,
 # reports/data/cpu-simulator/gallatin-claims-*/, to $out/gallatin/cpu-simulator/.
 copy_newest gallatin-claims 'sim_claims_*.csv' gallatin plain
-# Gelado & Garland's Figure 6 on the GPUs (`scripts/gpu-gelado.sh OUT rcu`, its OUT committed as
-# reports/data/<gpu>/rcu-<commit>/), for the report's claim of RCU delegation (DIR/rcu/).
+# Gelado & Garland's Figure 6 on the GPUs (`scripts/gpu.sh gelado-garland rcu`, its OUT committed
+# as reports/data/<gpu>/rcu-<commit>/), for the report's claim of RCU delegation (DIR/rcu/).
 copy_newest rcu figure6.csv rcu plain
 
 # 8. Validate, then write the report whatever the verdicts (it shows them).

@@ -185,7 +185,7 @@ void add_fit_time_command(CLI::App& app) {
                   "the device's L2 size in bytes for N*TAS*miss (default: the first --study's)");
   cmd->add_option("--study", args->studies,
                   "a page-size study of the same device (gpu_page_size_study --json; "
-                  "scripts/gpu-page-size-study.sh): its lowest-bit allocator rows with counters "
+                  "scripts/gpu.sh engine page-size): its lowest-bit allocator rows with counters "
                   "become points too (repeatable)");
   cmd->callback([args] { run(*args); });
 }

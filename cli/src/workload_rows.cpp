@@ -73,8 +73,12 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
     rec.set_int("N", w.N);
   if (w.typed()) {  // --types 60,64: the types are the sizes
     std::string types;
-    for (const std::uint64_t b : w.type_bytes)
-      types += (types.empty() ? "" : ",") + std::to_string(b);
+    for (const std::uint64_t b : w.type_bytes) {
+      // Appended in two steps: GCC 12 sees a false overlap (-Wrestrict) in "," + to_string(b)
+      // when this file shares its unity batch with some others.
+      if (!types.empty()) types += ',';
+      types += std::to_string(b);
+    }
     rec.set("size", types);
   } else if (w.size.is_range())
     rec.set("size", w.size.text());

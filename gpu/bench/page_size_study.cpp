@@ -1,4 +1,4 @@
-// The page-size study (target gpu_page_size_study; scripts/gpu-page-size-study.sh runs it on a
+// The page-size study (target gpu_page_size_study; scripts/gpu.sh engine page-size runs it on a
 // device): why the bitmap allocators are slower at 16 B and 4096 B pages than at 256 B pages of
 // an 8 GiB pool. A fresh pool (A = T, every page free) and N = 2^20 threads, one page each; T
 // pages from 2^21 (4096 B pages: 65,536 32-bit words, 16 threads per word) to 2^31 (4 B pages:

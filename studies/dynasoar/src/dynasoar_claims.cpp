@@ -27,10 +27,10 @@ using sim::TypedMode;
 using sim::TypedRequest;
 
 const char* const kNoDynasoarGpuRows =
-    "no GPU rows here (DIR/dynasoar/**.csv: `scripts/gpu-dynasoar.sh OUT measure`'s alloc.csv)";
+    "no GPU rows here (DIR/dynasoar/**.csv: `scripts/gpu.sh dynasoar measure OUT`'s alloc.csv)";
 const char* const kNoWatorRows =
-    "not measured on a GPU here (DIR/dynasoar/**/*apps_wator*.csv: `scripts/gpu-dynasoar.sh OUT "
-    "apps`, `alloclab wator --backend gpu`)";
+    "not measured on a GPU here (DIR/dynasoar/**/*apps_wator*.csv: `scripts/gpu.sh dynasoar "
+    "apps OUT`, `alloclab wator --backend gpu`)";
 
 sim::TypedHeapOptions heap_of(const std::string& types, std::uint64_t blocks, TypedMode mode) {
   sim::TypedHeapOptions o;

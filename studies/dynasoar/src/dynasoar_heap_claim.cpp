@@ -6,7 +6,7 @@
 //    (bitmap and block loads and atomics) an allocation, which the model says grow by at most a
 //    level's load and atomic per 64x.
 //  * hardware: the GPU's `linux-scalability --max-n N --pool H1,H2,...` rows (DIR/dynasoar/**.csv,
-//    scripts/gpu-dynasoar.sh OUT apps's apps_heap_sweep.csv): the alloc kernel's median time per
+//    scripts/gpu.sh dynasoar apps OUT's apps_heap_sweep.csv): the alloc kernel's median time per
 //    heap. The claim holds where the slowest heap's median is within 25% of the fastest's.
 #include <fmt/format.h>
 
@@ -103,7 +103,7 @@ ClaimCheck dynasoar_heap_size_claim(const std::vector<Record>& dir_rows) {
   if (ms.size() < 2) {
     c.hardware =
         "not measured: no GPU rows of a fixed n on two heaps or more (DIR/dynasoar/**.csv: "
-        "`scripts/gpu-dynasoar.sh OUT apps`'s apps_heap_sweep.csv, `alloclab linux-scalability "
+        "`scripts/gpu.sh dynasoar apps OUT`'s apps_heap_sweep.csv, `alloclab linux-scalability "
         "--backend gpu --max-n 64 --pool 256MiB,1GiB,...`)";
     c.verdict = fmt::format("{} in the simulator (operations {:.2f}x apart); not measured on a GPU",
                             sim_spread <= kFlatSpread ? "holds" : "does not hold", sim_spread);

@@ -22,7 +22,7 @@ namespace g = alloclab::gallatin;
 
 const char* const kNoRows =
     "not measured: no GPU rows of Gallatin here (DIR/gallatin/**.csv: scripts/main-job.sh copies "
-    "reports/data/<gpu>/gallatin-*/claims_*.csv and alloc.csv; scripts/gpu-gallatin.sh OUT all "
+    "reports/data/<gpu>/gallatin-*/claims_*.csv and alloc.csv; scripts/gpu.sh gallatin all OUT "
     "makes them)";
 const char* const kNoTime = "- (the simulator counts steps and atomics, not time)";
 // The simulator's rows of these claims take minutes (2 GiB of 64 B slices is 2^25 requests), so

@@ -23,7 +23,7 @@ using gelado::SemaphoreKind;
 
 const char* const kNoGpuRows =
     "no GPU semaphore rows here (`alloclab semaphore --backend gpu --format csv` into "
-    "DIR/semaphore/, `scripts/gpu-gelado.sh`)";
+    "DIR/semaphore/, `scripts/gpu.sh gelado-garland all OUT`)";
 
 std::uint64_t count_of(const Record& r, const std::string& key) {
   return static_cast<std::uint64_t>(r.number(key).value_or(0));
@@ -328,8 +328,8 @@ std::vector<ClaimCheck> gelado_claims(const std::vector<Record>& rows,
                   fig.device, fig.verified_runs,
                   fig.any_unverified ? "; some runs were not verified" : "")
             : "not measured: no gg-malloc rows of Figure 7 here (DIR/ualloc/: "
-              "scripts/gpu-gelado.sh "
-              "OUT ualloc)";
+              "scripts/gpu.sh gelado-garland "
+              "ualloc OUT)";
     Scenario s;
     s.algo = Algorithm::gg_tbuddy;
     s.N = 256;

@@ -1,8 +1,8 @@
 // Figure 7 of seed 001 (Gelado & Garland §5.3) on the GPU: the rows of
-// scripts/gpu-gelado.sh's ualloc stage (`alloclab workload --backend gpu --workload alloc`, each
-// thread one malloc of a fixed size, gg-malloc and CUDA's malloc), as the report is given them
-// (DIR/ualloc/<gpu>/*.csv, every committed run's fig7*.csv, their names starting with the run's
-// date so that a later run's row of a size comes after an earlier one's). Internal to the
+// the ualloc stage of scripts/gpu.sh gelado-garland (`alloclab workload --backend gpu --workload
+// alloc`, each thread one malloc of a fixed size, gg-malloc and CUDA's malloc), as the report is
+// given them (DIR/ualloc/<gpu>/*.csv, every committed run's fig7*.csv, their names starting with
+// the run's date so that a later run's row of a size comes after an earlier one's). Internal to the
 // validation module (gelado_malloc_claims.cpp).
 #pragma once
 

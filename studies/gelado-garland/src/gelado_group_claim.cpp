@@ -58,7 +58,7 @@ ClaimCheck collective_mutex_claim(const gelado_fig7::Figure& fig) {
   }
   c.hardware = cells.empty()
                    ? "not measured: no counted gg-malloc rows with chunk_locks (DIR/ualloc/: "
-                     "scripts/gpu-gelado.sh OUT ualloc's fig7-counts.csv)"
+                     "scripts/gpu.sh gelado-garland ualloc's fig7-counts.csv)"
                    : fmt::format("{}, Figure 7's counted rows, growers an acquisition: {}",
                                  fig.device, cells);
   // Where growers are rare (8 B: one a bin of 512 requests) a group is one grower and there is

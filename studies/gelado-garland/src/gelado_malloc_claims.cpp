@@ -24,8 +24,8 @@ namespace {
 
 constexpr std::uint64_t kPool = 1 << 20;  // 4 chunks of 256 KB, 2 of 512 KB
 const char* const kNoGpu =
-    "not measured: no gg-malloc rows of Figure 7 here (DIR/ualloc/: scripts/gpu-gelado.sh OUT "
-    "ualloc)";
+    "not measured: no gg-malloc rows of Figure 7 here (DIR/ualloc/: scripts/gpu.sh gelado-garland "
+    "ualloc OUT)";
 
 // Figure 7's shape in the simulator: pool / bytes requests of `bytes`, sequential, every unit
 // free. Returns the failed fraction.

@@ -3,7 +3,7 @@
 // the speed-up of the writers' barrier time is about the writers arriving during one barrier's
 // hold), the simulator (`alloclab rcu` in lockstep with a bounded residency, both barriers, the
 // model's barrier count for the arrivals seen beside the run's), and the GPU rows of `alloclab
-// rcu --backend gpu` under DIR/rcu/ (scripts/gpu-gelado.sh OUT rcu).
+// rcu --backend gpu` under DIR/rcu/ (scripts/gpu.sh gelado-garland rcu OUT).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,7 +93,7 @@ ClaimCheck rcu_delegation_claim(const std::vector<Record>& rows) {
                          device, gpu_points, gpu_worst, gpu_best,
                          gpu_bad ? fmt::format("; {} rows NOT verified", gpu_bad) : "")
                    : "no GPU rows here (`alloclab rcu --backend gpu --format csv` into DIR/rcu/, "
-                     "scripts/gpu-gelado.sh OUT rcu)";
+                     "scripts/gpu.sh gelado-garland rcu OUT)";
   const bool sim_shape = verified && model_agrees && worst >= 0.99 && best >= 14;
   std::string v = sim_shape ? fmt::format(
                                   "holds in shape (simulator, rounds): never slower "

@@ -54,7 +54,8 @@ std::optional<Figure> semaphore_figure(const std::vector<Record>& rows) {
       "for the warp's 32 (warp aggregation, not in the paper). Every launch verified.",
       device.empty() ? std::string("a GPU") : device);
   f.svg = render_svg(p);
-  f.made_by = "alloclab semaphore --backend gpu --format csv (scripts/gpu-gelado.sh)";
+  f.made_by =
+      "alloclab semaphore --backend gpu --format csv (scripts/gpu.sh gelado-garland measure)";
   return f;
 }
 

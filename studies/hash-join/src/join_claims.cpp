@@ -17,7 +17,8 @@ namespace alloclab::validation {
 namespace {
 
 const char* const kNoRows =
-    "no GPU join rows here (`alloclab join --format csv` into DIR/join/, `scripts/gpu-join.sh`)";
+    "no GPU join rows here (`alloclab join --format csv` into DIR/join/, `scripts/gpu.sh hash-join "
+    "measure OUT`)";
 using join_detail::Source;
 
 // A true/false column, as the CSV reader gives it (a bool) or as text.

@@ -87,7 +87,8 @@ std::optional<Figure> join_figure(const std::vector<Record>& rows,
       device.empty() ? std::string("a GPU") : device,
       skew == 0 ? std::string("uniform") : fmt::format("Zipf {}", skew));
   f.svg = render_svg(spec, 640, 480);
-  f.made_by = "alloclab join --format csv (scripts/gpu-join.sh), predictions: alloclab report";
+  f.made_by =
+      "alloclab join --format csv (scripts/gpu.sh hash-join measure), predictions: alloclab report";
   return f;
 }
 

@@ -111,7 +111,7 @@ ClaimCheck against_cuda_malloc(const std::vector<WorkloadRow>& rows) {
   if (hw.empty()) {
     c.hardware =
         "no GPU rows of ouro-p-s, ouro-c-s and cudamalloc, warm, at N = 10000 and 100000 "
-        "(`scripts/gpu-ouro.sh OUT claims`)";
+        "(`scripts/gpu.sh ouroboros claims OUT`)";
     c.verdict = "not measured on a GPU here";
     c.judgement = Judgement::not_measured;
     return c;

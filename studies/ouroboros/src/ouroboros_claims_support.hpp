@@ -26,7 +26,7 @@ inline constexpr Algorithm kP[] = {Algorithm::ouro_p_s, Algorithm::ouro_p_va, Al
 inline constexpr Algorithm kC[] = {Algorithm::ouro_c_s, Algorithm::ouro_c_va, Algorithm::ouro_c_vl};
 inline const char* const kNoGpuRows =
     "no GPU rows of this allocator here (`alloclab workload --backend gpu`, "
-    "`scripts/gpu-ouro.sh`)";
+    "`scripts/gpu.sh ouroboros measure OUT`)";
 
 inline bool is_ouroboros(Algorithm a) {
   return caps(a).size_classes;

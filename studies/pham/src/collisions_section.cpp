@@ -275,8 +275,8 @@ void bit_choices(const std::vector<TidyRow>& rows, const CollisionRows& t, Secti
       "collision counts (about 0) are listed, not plotted.");
   if (table.empty())
     sec.paragraph(
-        "No bit-choice rows in this sweep (run scripts/main-job.sh, or scripts/gpu-bit-choice.sh "
-        "on a GPU).");
+        "No bit-choice rows in this sweep (run scripts/main-job.sh, or scripts/gpu.sh engine "
+        "bit-choice on a GPU).");
   else
     sec.table(std::move(table));
 

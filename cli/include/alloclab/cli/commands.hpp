@@ -16,6 +16,7 @@ void add_validate_command(CLI::App& app);  // validate_command.cpp
 void add_report_command(CLI::App& app);    // report_command.cpp
 void add_fit_time_command(CLI::App& app);  // fit_time_command.cpp (kernel-time model)
 void add_workload_command(CLI::App& app);  // workload_command.cpp (sizes, frees, churn, oom)
+void add_list_command(CLI::App& app);      // list_command.cpp     (allocators, studies, commands)
 void add_explain_command(CLI::App& app);   // explain_command.cpp  (teaching: a worked derivation)
 void add_trace_command(
     CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)

@@ -28,7 +28,7 @@ struct GridPreset {
 };
 
 inline constexpr std::array<GridPreset, 2> kGridPresets{{
-    {"standard", "the validation report's grid (reports/standard/, scripts/gpu-standard-sweep.sh)",
+    {"standard", "the validation report's grid (reports/standard/, scripts/gpu.sh engine standard)",
      "1024..1048576*2", "0.5,0.1,0.01,0.007,0.005", "1e6,2^25", "32,64"},
     {"figure4", "the paper's Figure 4", "500:5000:500", "0.5,0.1,0.01,0.007,0.005", "1e6", "32"},
 }};

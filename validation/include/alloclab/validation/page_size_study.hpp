@@ -1,4 +1,4 @@
-// The page-size study of a GPU (gpu/bench/page_size_study.cpp, scripts/gpu-page-size-study.sh:
+// The page-size study of a GPU (gpu/bench/page_size_study.cpp, scripts/gpu.sh engine page-size:
 // a fresh pool, 2^20 threads, T from 2^21 to 2^31 pages, the atomic floor and the bitmap
 // allocators) as points of the kernel-time fit (time_fit.hpp): `alloclab fit-time DIR --study
 // FILE` adds them to a sweep's points, so that the bitmap features (bitmap bytes against the L2,

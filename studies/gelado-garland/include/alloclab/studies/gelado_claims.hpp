@@ -21,7 +21,7 @@ namespace alloclab::validation {
 inline constexpr const char* kSemaphoreDir = "semaphore";
 
 // The directory under a report's DIR that holds Figure 7's GPU rows (`alloclab workload --backend
-// gpu --workload alloc` of gg-malloc and cudamalloc: scripts/gpu-gelado.sh OUT ualloc), every
+// gpu --workload alloc` of gg-malloc and cudamalloc: scripts/gpu.sh gelado-garland ualloc), every
 // committed run's, copied by scripts/main-job.sh with the run's date first in each file's name.
 inline constexpr const char* kUAllocDir = "ualloc";
 
