@@ -8,11 +8,20 @@
 #include <string>
 
 #include "alloclab/cli/commands.hpp"
+#include "alloclab/cli/option_values.hpp"
 #include "alloclab/core/errors.hpp"
 
 namespace {
 std::string g_command_line;
+
+// An error message as one line: a value typed with a newline or other control character (echoed
+// by the message) becomes a space, so stderr keeps one line per error.
+std::string one_line(std::string message) {
+  for (char& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return message;
 }
+}  // namespace
 
 const std::string& alloclab::cli::command_line() {
   return g_command_line;
@@ -46,6 +55,7 @@ int main(int argc, char** argv) {
   alloclab::cli::add_rcu_command(app);
   alloclab::cli::add_join_command(app);
   alloclab::cli::add_dynasoar_app_commands(app);
+  alloclab::cli::check_option_values(app);  // "-1", 2^64, nan: errors, never wrapped values
   // An unknown subcommand: say so, with the known ones (CLI11 would list it as an extra).
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;
@@ -55,8 +65,8 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n", argv[1],
-                   known.c_str());
+      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n",
+                   one_line(argv[1]).c_str(), known.c_str());
       return 2;
     }
   }
@@ -71,25 +81,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Bad input like any other: one line on stderr (CLI11 names the option), nothing on stdout,
     // exit 2 (not CLI11's own codes, 100 and up).
-    std::string message = e.what();
-    for (char& c : message)
-      if (c == '\n') c = ' ';
-    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", one_line(e.what()).c_str());
     return 2;
   } catch (const alloclab::InputError& e) {
-    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: error: %s\n", one_line(e.what()).c_str());
     return 2;
   } catch (const alloclab::ValidationFailed&) {
     return 1;  // the verdict table already says what failed
   } catch (const alloclab::VerificationError& e) {
-    std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: verification failed: %s\n", one_line(e.what()).c_str());
     return 3;
   } catch (const std::bad_alloc&) {
     // Input the checks let through (they cover the simulator's pool and per-thread data).
     std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: error: %s\n", one_line(e.what()).c_str());
     return 1;
   }
   return 0;

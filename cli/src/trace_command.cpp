@@ -499,6 +499,14 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("--max-rounds", args->max_rounds, "rounds printed (text)")->capture_default_str();
   cmd->add_option("--format", args->format, "text or json (every round, every probe)")
       ->capture_default_str();
+  // A figure is a case of its own: an option that defines a case is not taken beside it (it
+  // would be ignored).
+  CLI::Option* figure = cmd->get_option("--figure");
+  for (CLI::Option* o : cmd->get_options())
+    if (o != figure && o != cmd->get_help_ptr() &&
+        !(o->check_name("--seed") || o->check_name("--svg") || o->check_name("--max-rounds") ||
+          o->check_name("--format")))
+      figure->excludes(o);
   cmd->callback([args] { run(*args); });
 }
 

@@ -89,7 +89,7 @@ set(cases
   "--backoff-max-ns|rcu --backend gpu --N 64 --backoff-max-ns 1"
   "--N|explain --algo rw --N 10 --A 5 --T 100"
   "--algo|explain --algo gg-tbuddy --N 1 --A 5 --T 100"
-  "--N|explain --algo ouro-p-s --N 1 --A 5 --T 100"
+  "--A|explain --algo ouro-p-s --N 1 --A 5 --T 100"
   "--algo|explain --algo nope --N 1 --A 5 --T 100"
   "--format|explain --algo rw --N 1 --A 5 --T 100 --format xml"
   "--schedule|explain --algo queue --schedule rounds --N 1 --A 5 --T 100"
@@ -226,7 +226,44 @@ set(cases
   "--bit-choice|workload --allocator corw --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice random"
   "--bit-choice|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice rotated"
   "--bit-choice|workload --allocator rwbm --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice best"
-  "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296")
+  "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296"
+  # Counts and sizes never wrap (option_values.hpp): CLI11 read -1 into a 64-bit count as
+  # 2^64 - 1 (a run without end, a memory estimate in zettabytes).
+  "--trials|workload --allocator rw --workload alloc --N 5 --size 16 --pool 64KiB --trials -1"
+  "--trials|simulate --algo rw --N 10 --A 100 --T 1000 --trials -1"
+  "--seed|simulate --algo rw --N 10 --A 100 --T 1000 --seed 18446744073709551616"
+  "--lanes|model --algo rw --N 4 --A 8 --T 16 --lanes 4294967296"
+  "--max-rounds|trace --algo rw --N 4 --A 8 --T 16 --max-rounds 0x10"
+  "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction nan"
+  "--fish|wator --iterations 1 --fish inf"
+  "--figure|trace --figure 99999999999"
+  # A model's domain: the condition that fails, not N <= A where that holds.
+  "--A|explain --algo gallatin --N 1024 --free 0.5 --T 1e6"
+  "--A|explain --algo ouro-p-s --N 1024 --free 0.5 --T 1e6"
+  "--T|explain --algo gallatin --N 1024 --free 1 --T 1e6"
+  "--T|model --algo gallatin --N 1024 --free 1 --T 1e6"
+  # Lists and grids: bounded before they are expanded.
+  "--N|model --algo rw --N 1:1e9:1 --A 8 --T 16"
+  "--N|model --algo rw --N 1..1e300*1.0000001 --A 8 --T 16"
+  "--A|model --algo rw --N 1:1000:1 --A 1000:2000:1 --T 1e6"
+  "--N|semaphore --N 1:1000:1 --batch 1:1000:1"
+  # Host threads and requests per call: an input error, not std::bad_alloc or a failed thread.
+  "--threads|simulate --algo rw --mode threads --N 4 --A 8 --T 16 --threads 4294967295"
+  "--threads|workload --allocator rw --mode threads --workload alloc --N 5 --size 16 --pool 64KiB --threads 5000"
+  "--batch|workload --allocator rw --workload oom --size 16 --pool 64KiB --batch 4294967295"
+  "--trials|explain --algo rw --N 4 --A 8 --T 16 --trials 18446744073709551615"
+  # 64KiB of 64 B objects: 1024 slots, so 1025 threads are never served once.
+  "--threads|linux-scalability --heap 64KiB --threads 1025"
+  "--width|wator --width 65536 --height 65536 --iterations 1"
+  "--height|wator --height 0 --iterations 1"
+  "--shark-breed|wator --shark-breed 0 --iterations 1"
+  "--shark-energy|wator --shark-energy 0 --iterations 1"
+  # 2 + 2 x 2^30 passes 2^31 - 1: a shark's int energy would overflow.
+  "--fish-energy|wator --iterations 2 --fish-energy 1073741824"
+  # A figure is a case of its own: an option that would be ignored beside it is refused.
+  "--algo|trace --figure 3 --algo nosuch"
+  "--N|trace --figure 5 --N 5:1:1"
+  "--study|fit-time . --study .")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)
