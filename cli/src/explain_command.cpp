@@ -13,7 +13,9 @@
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
+#include "alloclab/cli/resource_limits.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
 #include "alloclab/model/model_table.hpp"
 #include "alloclab/validation/explain.hpp"
 
@@ -226,6 +228,18 @@ void run(const ExplainArgs& a) {
   if (points[0].invalid) throw *points[0].invalid;
   Scenario s = points[0].scenario;
   s.seed = a.grid.seed;
+  // The quick simulations' input and memory, where the model covers the point (explain_point
+  // says why it does not, before any simulation).
+  const model::ModelEntry* entry = model::ModelTable::instance().find(*algo);
+  if (a.trials > 0 && caps(*algo).has(BackendKind::sim) && entry && entry->applies(s)) {
+    sim::SimOptions so;
+    so.host_threads = a.threads;
+    for (sim::Mode mode : {sim::Mode::sequential, sim::Mode::lockstep}) {
+      so.mode = mode;
+      sim::check_input(s, so);
+      check_simulator_memory(s, so, a.trials);
+    }
+  }
   validation::ExplainOptions o;
   o.rounds = a.schedule == "rounds";
   o.trials = a.trials;

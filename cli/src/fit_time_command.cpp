@@ -25,6 +25,9 @@ struct FitTimeArgs {
 };
 
 nlohmann::json read_json(const std::filesystem::path& path, const std::string& option) {
+  // A directory opens as a stream whose first read throws (basic_filebuf::underflow).
+  if (!std::filesystem::is_regular_file(path))
+    throw InputError(option, path.string() + ": not a file");
   std::ifstream in(path);
   if (!in) throw InputError(option, path.string() + ": cannot open");
   auto j = nlohmann::json::parse(in, nullptr, false);

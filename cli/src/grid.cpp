@@ -165,6 +165,11 @@ std::vector<GridPoint> expand_grid_points(const GridOptions& options, Algorithm 
       if (!(f > 0 && f <= 1)) throw InputError("--free", "fractions must be in (0, 1]");
   }
 
+  check_grid_size({{"--bit-choice", choices.size()},
+                   {"--w", widths.size()},
+                   {"--T", Ts.size()},
+                   {As.empty() ? "--free" : "--A", As.empty() ? fractions.size() : As.size()},
+                   {"--N", Ns.size()}});
   std::vector<GridPoint> out;
   for (auto choice : choices)
     for (auto w : widths)

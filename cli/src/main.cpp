@@ -12,9 +12,21 @@
 #include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/help_markdown.hpp"
+#include "alloclab/cli/option_values.hpp"
 #include "alloclab/cli/retired_options.hpp"
 #include "alloclab/core/errors.hpp"
 #include "alloclab/validation/study.hpp"
+
+namespace {
+
+// An error message as one line: a value typed with a newline or other control character (echoed
+// by the message) becomes a space, so stderr keeps one line per error.
+std::string one_line(std::string message) {
+  for (char& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return message;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   alloclab::cli::record_command_line(argc, argv);
@@ -55,6 +67,7 @@ int main(int argc, char** argv) {
   engine(&add_fit_time_command, kReportsGroup);
   engine(&add_explain_command, kTeachingGroup);
   engine(&add_trace_command, kTeachingGroup);
+  check_option_values(app);  // "-1", 2^64, nan: errors, never wrapped values
   add_retired_options(app);  // the old spellings, each failing with its new one
   // docs/commands.md, from these definitions (the build target docs_commands; not in --help).
   if (argc == 2 && std::string(argv[1]) == "--help-markdown") {
@@ -70,8 +83,8 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n", argv[1],
-                   known.c_str());
+      std::fprintf(stderr, "alloclab: error: subcommand: unknown '%s' (%s)\n",
+                   one_line(argv[1]).c_str(), known.c_str());
       return 2;
     }
   }
@@ -86,28 +99,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Bad input like any other: one line on stderr (CLI11 names the option), nothing on stdout,
     // exit 2 (not CLI11's own codes, 100 and up).
-    std::string message = e.what();
-    for (char& c : message)
-      if (c == '\n') c = ' ';
-    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", message.c_str());
+    std::fprintf(stderr, "alloclab: error: %s (see --help)\n", one_line(e.what()).c_str());
     return 2;
   } catch (const alloclab::cli::RetiredSpelling& e) {
     std::fprintf(stderr, "alloclab: error: %s\n", e.what());
     return 2;
   } catch (const alloclab::InputError& e) {
-    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: error: %s\n", one_line(e.what()).c_str());
     return 2;
   } catch (const alloclab::ValidationFailed&) {
     return 1;  // the verdict table already says what failed
   } catch (const alloclab::VerificationError& e) {
-    std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: verification failed: %s\n", one_line(e.what()).c_str());
     return 3;
   } catch (const std::bad_alloc&) {
     // Input the checks let through (they cover the simulator's pool and per-thread data).
     std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "alloclab: error: %s\n", e.what());
+    std::fprintf(stderr, "alloclab: error: %s\n", one_line(e.what()).c_str());
     return 1;
   }
   return 0;

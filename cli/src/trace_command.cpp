@@ -507,6 +507,14 @@ void add_trace_command(CLI::App& app) {
   add_format_option(*cmd, args->format, {Format::table, Format::json});
   cmd->get_option("--format")
       ->description("table (the rounds as text) or json (every round, every probe)");
+  // A figure is a case of its own: an option that defines a case is not taken beside it (it
+  // would be ignored).
+  CLI::Option* figure = cmd->get_option("--figure");
+  for (CLI::Option* o : cmd->get_options())
+    if (o != figure && o != cmd->get_help_ptr() &&
+        !(o->check_name("--seed") || o->check_name("--out") || o->check_name("--max-rounds") ||
+          o->check_name("--format")))
+      figure->excludes(o);
   cmd->callback([args] { run(*args); });
 }
 

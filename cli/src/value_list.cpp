@@ -38,7 +38,15 @@ double parse_number(const std::string& parameter, const std::string& raw) {
   return v;
 }
 
-constexpr std::size_t kMaxListLength = 10'000'000;
+// A range of `count` values after `before` values of its list: within kMaxListValues, or an
+// input error before one is made.
+void check_list_length(const std::string& parameter, const std::string& item, double count,
+                       std::size_t before) {
+  if (count + static_cast<double>(before) > static_cast<double>(kMaxListValues))
+    throw InputError(parameter,
+                     fmt::format("range '{}' makes {:.4g} values; a list holds at most {}", item,
+                                 count, kMaxListValues));
+}
 
 void append_range(const std::string& parameter, const std::string& item, std::vector<double>& out) {
   const auto dots = item.find("..");
@@ -53,11 +61,11 @@ void append_range(const std::string& parameter, const std::string& item, std::ve
     if (a <= 0) throw InputError(parameter, "geometric range '" + item + "' must start above 0");
     if (f <= 1) throw InputError(parameter, "geometric range '" + item + "' needs a factor > 1");
     if (b < a) throw InputError(parameter, "range '" + item + "' ends before it starts");
-    // Tolerate rounding so that 1024..1048576*2 includes 1048576.
-    for (double v = a; v <= b * (1 + 1e-12); v *= f) {
-      out.push_back(v);
-      if (out.size() > kMaxListLength) throw InputError(parameter, "list longer than 10^7 values");
-    }
+    // Counted before any is made (1..1e300*1.0000001 is 7e8 values); rounding tolerated so that
+    // 1024..1048576*2 includes 1048576.
+    const double count = std::floor(std::log(b / a) / std::log(f) + 1e-9) + 1;
+    check_list_length(parameter, item, count, out.size());
+    for (double v = a; v <= b * (1 + 1e-12); v *= f) out.push_back(v);
     return;
   }
   if (colon != std::string::npos) {  // arithmetic: a:b:step
@@ -70,8 +78,7 @@ void append_range(const std::string& parameter, const std::string& item, std::ve
     if (step <= 0) throw InputError(parameter, "range '" + item + "' needs a step > 0");
     if (b < a) throw InputError(parameter, "range '" + item + "' ends before it starts");
     const double count = std::floor((b - a) / step * (1 + 1e-12)) + 1;
-    if (count > static_cast<double>(kMaxListLength))
-      throw InputError(parameter, "list longer than 10^7 values");
+    check_list_length(parameter, item, count, out.size());
     for (double i = 0; i < count; ++i) out.push_back(a + i * step);
     return;
   }
@@ -87,6 +94,8 @@ std::vector<double> parse_real_list(const std::string& parameter, const std::str
   while (true) {
     const auto comma = text.find(',', start);
     append_range(parameter, text.substr(start, comma - start), out);
+    if (out.size() > kMaxListValues)
+      throw InputError(parameter, fmt::format("a list holds at most {} values", kMaxListValues));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -98,12 +107,28 @@ std::vector<std::uint64_t> parse_count_list(const std::string& parameter, const 
   for (double v : parse_real_list(parameter, text)) {
     if (v < 1)
       throw InputError(parameter, fmt::format("values must be positive integers, got {:.15g}", v));
-    if (v > 9.007199254740992e15 || std::floor(v) != v)
-      throw InputError(parameter,
-                       fmt::format("values must be integers below 2^53, got {:.15g}", v));
+    if (std::floor(v) != v)
+      throw InputError(parameter, fmt::format("values must be whole numbers, got {:.15g}", v));
+    if (v > 9.007199254740992e15)
+      throw InputError(parameter, fmt::format("values must be at most 2^53, got {:.15g}", v));
     out.push_back(static_cast<std::uint64_t>(v));
   }
   return out;
+}
+
+void check_grid_size(const std::vector<std::pair<std::string, std::size_t>>& axes) {
+  double points = 1;
+  std::string product;
+  const std::pair<std::string, std::size_t>* longest = nullptr;
+  for (const auto& axis : axes) {
+    points *= static_cast<double>(axis.second);
+    if (axis.second > 1)
+      product += fmt::format("{}{} {}", product.empty() ? "" : " x ", axis.second, axis.first);
+    if (!longest || axis.second > longest->second) longest = &axis;
+  }
+  if (longest && points > static_cast<double>(kMaxGridPoints))
+    throw InputError(longest->first, fmt::format("the grid has {:.4g} points ({}); at most {}",
+                                                 points, product, kMaxGridPoints));
 }
 
 }  // namespace alloclab::cli

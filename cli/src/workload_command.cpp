@@ -92,9 +92,11 @@ std::vector<Algorithm> parse_allocators(const std::string& text) {
   return out;
 }
 
-// A pool the host cannot hold is bad input on --pool (the simulator's own estimate for a pool of
-// T pages, resource_limits.hpp), checked before anything is built.
+// A pool (or a call's requests: --N, oom's --batch) the host cannot hold is bad input (the
+// simulator's own estimate for a pool of T pages, resource_limits.hpp), checked before anything
+// is built.
 void check_workload_memory(Algorithm algo, const Workload& w, const sim::WorkloadOptions& o) {
+  if (!caps(algo).has(BackendKind::sim)) return;  // sim::check_workload_input names --allocator
   Scenario s;
   s.algo = algo;
   s.N = w.family == WorkloadFamily::oom ? w.batch : w.N;
@@ -106,6 +108,8 @@ void check_workload_memory(Algorithm algo, const Workload& w, const sim::Workloa
   try {
     check_simulator_memory(s, so, 1);
   } catch (const InputError& e) {
+    if (e.parameter() == "--N" && w.family == WorkloadFamily::oom)  // oom's requests: a batch
+      throw InputError("--batch", std::string(e.what()).substr(e.parameter().size() + 2));
     if (e.parameter() != "--T") throw;
     throw InputError("--pool", std::to_string(w.pool_bytes) + " bytes in pages of " +
                                    std::to_string(w.page_bytes) +
@@ -193,8 +197,8 @@ Backend make_backend(const WorkloadArgs& a) {
     // Pre-booted rows are another mode of the simulator: they never mix with the others.
     return {"sim", std::string(sim::mode_name(o.mode)) + (o.preboot ? "-preboot" : ""),
             [o](Algorithm algo, const Workload& w) {
+              check_workload_memory(algo, w, o);  // first: the input check allocates per request
               sim::check_workload_input(algo, w, o);
-              check_workload_memory(algo, w, o);
             },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return sim::run_workload(algo, w, o, t);
@@ -292,6 +296,13 @@ Plan make_plan(const WorkloadArgs& a) {
     sizes = parse_size_list("--size", a.size);
   }
 
+  check_grid_size({{"--allocator", allocators.size()},
+                   {"--size", sizes.size()},
+                   {"--N", base.family == WorkloadFamily::oom ? 1 : Ns.size()}});
+  struct Point {
+    Algorithm algo;
+    Workload w;
+  };
   std::vector<Point> points;
   for (auto algo : allocators)
     for (const auto& size : sizes)

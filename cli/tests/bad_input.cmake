@@ -94,7 +94,7 @@ set(cases
   "--backoff-max-ns|rcu --backend gpu --N 64 --backoff-max-ns 1"
   "--N|explain --allocator rw --N 10 --A 5 --T 100"
   "--allocator|explain --allocator gg-tbuddy --N 1 --A 5 --T 100"
-  "--N|explain --allocator ouro-p-s --N 1 --A 5 --T 100"
+  "--A|explain --allocator ouro-p-s --N 1 --A 5 --T 100"
   "--allocator|explain --allocator nope --N 1 --A 5 --T 100"
   "--format|explain --allocator rw --N 1 --A 5 --T 100 --format xml"
   "--schedule|explain --allocator queue --schedule rounds --N 1 --A 5 --T 100"
@@ -231,7 +231,44 @@ set(cases
   "--bit-choice|workload --allocator corw --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice random"
   "--bit-choice|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice rotated"
   "--bit-choice|workload --allocator rwbm --workload alloc --N 10 --size 256 --pool 1MiB --bit-choice best"
-  "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296")
+  "--max-steps|workload --allocator rw --backend gpu --workload alloc --N 10 --size 256 --pool 1MiB --max-steps 4294967296"
+  # Counts and sizes never wrap (option_values.hpp): CLI11 read -1 into a 64-bit count as
+  # 2^64 - 1 (a run without end, a memory estimate in zettabytes).
+  "--trials|workload --allocator rw --workload alloc --N 5 --size 16 --pool 64KiB --trials -1"
+  "--trials|simulate --allocator rw --N 10 --A 100 --T 1000 --trials -1"
+  "--seed|simulate --allocator rw --N 10 --A 100 --T 1000 --seed 18446744073709551616"
+  "--lanes|model --allocator rw --N 4 --A 8 --T 16 --lanes 4294967296"
+  "--max-rounds|trace --allocator rw --N 4 --A 8 --T 16 --max-rounds 0x10"
+  "--free-fraction|workload --allocator queue --workload churn --N 10 --size 256 --pool 1MiB --free-fraction nan"
+  "--fish|wator --iterations 1 --fish inf"
+  "--figure|trace --figure 99999999999"
+  # A model's domain: the condition that fails, not N <= A where that holds.
+  "--A|explain --allocator gallatin --N 1024 --free 0.5 --T 1e6"
+  "--A|explain --allocator ouro-p-s --N 1024 --free 0.5 --T 1e6"
+  "--T|explain --allocator gallatin --N 1024 --free 1 --T 1e6"
+  "--T|model --allocator gallatin --N 1024 --free 1 --T 1e6"
+  # Lists and grids: bounded before they are expanded.
+  "--N|model --allocator rw --N 1:1e9:1 --A 8 --T 16"
+  "--N|model --allocator rw --N 1..1e300*1.0000001 --A 8 --T 16"
+  "--A|model --allocator rw --N 1:1000:1 --A 1000:2000:1 --T 1e6"
+  "--N|semaphore --N 1:1000:1 --batch 1:1000:1"
+  # Host threads and requests per call: an input error, not std::bad_alloc or a failed thread.
+  "--threads|simulate --allocator rw --mode threads --N 4 --A 8 --T 16 --threads 4294967295"
+  "--threads|workload --allocator rw --mode threads --workload alloc --N 5 --size 16 --pool 64KiB --threads 5000"
+  "--batch|workload --allocator rw --workload oom --size 16 --pool 64KiB --batch 4294967295"
+  "--trials|explain --allocator rw --N 4 --A 8 --T 16 --trials 18446744073709551615"
+  # 64KiB of 64 B objects: 1024 slots, so 1025 threads are never served once.
+  "--N|linux-scalability --pool 64KiB --N 1025"
+  "--width|wator --width 65536 --height 65536 --iterations 1"
+  "--height|wator --height 0 --iterations 1"
+  "--shark-breed|wator --shark-breed 0 --iterations 1"
+  "--shark-energy|wator --shark-energy 0 --iterations 1"
+  # 2 + 2 x 2^30 passes 2^31 - 1: a shark's int energy would overflow.
+  "--fish-energy|wator --iterations 2 --fish-energy 1073741824"
+  # A figure is a case of its own: an option that would be ignored beside it is refused.
+  "--allocator|trace --figure 3 --allocator nosuch"
+  "--N|trace --figure 5 --N 5:1:1"
+  "--study|fit-time . --study .")
 foreach(case IN LISTS cases)
   string(FIND "${case}" "|" bar)
   string(SUBSTRING "${case}" 0 ${bar} param)

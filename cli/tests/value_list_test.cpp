@@ -66,3 +66,53 @@ TEST_CASE("grids expand to the product and reject impossible points", "[cli]") {
   CHECK_THROWS_WITH(expand_grid(h, alloclab::Algorithm::rw, GridUse::model),
                     Catch::StartsWith("--w:"));
 }
+
+namespace {
+
+// The InputError of `f`, as (parameter, message); ("", "") where it throws none.
+template <class F>
+std::pair<std::string, std::string> input_error(F f) {
+  try {
+    f();
+  } catch (const alloclab::InputError& e) {
+    return {e.parameter(), e.what()};
+  }
+  return {"", ""};
+}
+
+}  // namespace
+
+TEST_CASE("a list holds at most 100000 values, counted before any is made", "[cli]") {
+  // 1:100000:1 is 100000 values, 1:100001:1 one more; 1..2^16*2 is 17 (2^0 .. 2^16).
+  CHECK(parse_count_list("--N", "1:100000:1").size() == 100000);
+  auto [parameter, message] = input_error([] { parse_count_list("--N", "1:100001:1"); });
+  CHECK(parameter == "--N");
+  CHECK(message.find("makes 1e+05 values; a list holds at most 100000") != std::string::npos);
+  CHECK(parse_count_list("--N", "1..65536*2").size() == 17);
+  // 1..1e300*1.0000001 is ln(1e300) / ln(1.0000001) = 6.9e9 values: refused without making one.
+  std::tie(parameter, message) = input_error([] { parse_count_list("--T", "1..1e300*1.0000001"); });
+  CHECK(parameter == "--T");
+  CHECK(message.find("6.908e+09 values") != std::string::npos);
+  // Two ranges of 60000 each: the second passes the limit.
+  std::tie(parameter, message) =
+      input_error([] { parse_count_list("--N", "1:60000:1,1:60000:1"); });
+  CHECK(parameter == "--N");
+}
+
+TEST_CASE("a grid of more than 100000 points names its longest axis", "[cli]") {
+  CHECK(input_error([] { check_grid_size({{"--N", 1000}, {"--T", 100}}); }).first.empty());
+  const auto [parameter, message] = input_error([] {
+    check_grid_size({{"--N", 1000}, {"--A", 1001}, {"--w", 1}});
+  });
+  CHECK(parameter == "--A");
+  CHECK(message == "--A: the grid has 1.001e+06 points (1000 --N x 1001 --A); at most 100000");
+}
+
+TEST_CASE("count lists: each value's condition is named", "[cli]") {
+  CHECK(input_error([] { parse_count_list("--N", "-4"); }).second ==
+        "--N: values must be positive integers, got -4");
+  CHECK(input_error([] { parse_count_list("--N", "2.5"); }).second ==
+        "--N: values must be whole numbers, got 2.5");
+  CHECK(input_error([] { parse_count_list("--N", "1e20"); }).second ==
+        "--N: values must be at most 2^53, got 1e+20");
+}

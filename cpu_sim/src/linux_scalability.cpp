@@ -15,6 +15,14 @@ void check_linux_scalability(const LinuxScalabilityOptions& o) {
     throw InputError("--types", "linux-scalability allocates one type (the paper's 64 B); got " +
                                     std::to_string(o.heap.types.bytes.size()));
   if (o.threads == 0) throw InputError("--N", "at least one thread");
+  // A batch holds one object a thread: more threads than the heap has slots are never served
+  // once (n_max = 0), and their batch alone could exhaust the host's memory.
+  const std::uint64_t slots =
+      o.heap.types.blocks_of("--pool", o.heap.heap_bytes) * o.heap.types.capacity(1);
+  if (o.threads > slots)
+    throw InputError("--N", "a batch takes one object a thread: at most the heap's " +
+                                      std::to_string(slots) + " slots, got " +
+                                      std::to_string(o.threads));
 }
 
 LinuxScalabilityRun run_linux_scalability(const LinuxScalabilityOptions& o) {

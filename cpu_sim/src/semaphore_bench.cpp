@@ -8,6 +8,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
+#include "alloclab/cpu_sim/simulator.hpp"
 
 namespace alloclab::sim {
 namespace {
@@ -118,6 +119,7 @@ void check_semaphore_bench(const SemaphoreBenchOptions& o) {
                                 " (its time grows as threads squared); use --mode threads or "
                                 "--backend gpu for more");
   if (o.config.batch == 0) throw InputError("--batch", "a batch size of 0");
+  check_host_threads("--threads", o.host_threads);
   if (o.warp && o.threads % 32 != 0)
     throw InputError("--N", std::to_string(o.threads) + " threads: with --warp, a multiple of 32");
   if (o.warp && o.config.batch < 32)

@@ -9,6 +9,13 @@
 
 namespace alloclab::sim {
 
+void check_host_threads(const std::string& parameter, unsigned requested) {
+  if (requested > kMaxHostThreads)
+    throw InputError(parameter, "host threads: 0 (all cores) to " +
+                                    std::to_string(kMaxHostThreads) + ", got " +
+                                    std::to_string(requested));
+}
+
 void check_input(const Scenario& s, const SimOptions& options) {
   const SimEntry* entry = SimTable::instance().find(s.algo);
   if (!entry)
@@ -18,6 +25,7 @@ void check_input(const Scenario& s, const SimOptions& options) {
   if (s.A > s.T) throw InputError("--A", "more free pages than pages");
   if (s.w < 1 || s.w > 64) throw InputError("--w", "word width must be in 1..64");
   if (s.lanes < 1 || s.lanes > 64) throw InputError("--lanes", "lanes must be in 1..64");
+  check_host_threads("--threads", options.host_threads);
   if (!options.pages_per_thread.empty() && options.pages_per_thread.size() != s.N)
     throw InputError("--pages", "pages_per_thread must have N entries");
   if (caps(s.algo).requests != RequestKind::pages &&

@@ -3,6 +3,8 @@
 // field would; the heap decides which objects exist and in what order parallel_do meets them.
 #include <array>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -218,14 +220,26 @@ void check_wator(const WatorOptions& o) {
   if (o.heap.types.bytes.size() != 2)
     throw InputError("--types", "Wa-Tor has two types, fish and shark (e.g. 60,64); got " +
                                     std::to_string(o.heap.types.bytes.size()));
-  if (o.width == 0 || o.height == 0) throw InputError("--grid", "a grid of no cells");
+  if (o.width == 0 || o.height == 0)
+    throw InputError(o.width == 0 ? "--width" : "--height", "a grid of no cells");
+  if (std::uint64_t{o.width} * o.height >= (std::uint64_t{1} << 32))  // as on the GPU
+    throw InputError("--width", "at most 2^32 - 1 cells (width x height)");
   if (!(o.fish_fraction >= 0 && o.shark_fraction >= 0 && o.fish_fraction + o.shark_fraction <= 1))
     throw InputError("--fish", "the fish and shark fractions must be in [0, 1] with a sum <= 1");
   if (o.iterations == 0) throw InputError("--iterations", "at least one");
   if (o.fish_breed == 0 || o.shark_breed == 0)
-    throw InputError("--breed", "breeding times are at least one iteration");
+    throw InputError(o.fish_breed == 0 ? "--fish-breed" : "--shark-breed",
+                     "breeding times are at least one iteration");
   if (o.shark_energy <= 0 || o.fish_energy <= 0)
-    throw InputError("--energy", "a shark's energy and a fish's worth are positive");
+    throw InputError(o.shark_energy <= 0 ? "--shark-energy" : "--fish-energy",
+                     "a shark's energy and a fish's worth are positive");
+  // A shark that eats every iteration ends with shark_energy + iterations x fish_energy: an int
+  // here and on the GPU, which must not overflow.
+  if (std::int64_t{o.shark_energy} + std::int64_t{o.iterations} * o.fish_energy >
+      std::numeric_limits<std::int32_t>::max())
+    throw InputError("--fish-energy",
+                     "a shark's energy could pass 2^31 - 1: --shark-energy + "
+                     "--iterations x --fish-energy must stay below it");
 }
 
 WatorRun run_wator(const WatorOptions& o) {

@@ -440,6 +440,7 @@ void check_workload_input(Algorithm algo, const Workload& given, const WorkloadO
     throw InputError("--batch", "at most 2^32 objects per batch");
   if (w.N > (std::uint64_t{1} << 32)) throw InputError("--N", "at most 2^32 threads");
   if (o.repeats < 1) throw InputError("--repeats", "need at least one repeat");
+  check_host_threads("--threads", o.host_threads);
   Setup st = make_setup(algo, w, o, w.seed);
   // Every trial draws its own sizes: check the largest for every request.
   if (!st.so.pages_per_thread.empty())

@@ -77,7 +77,7 @@ constexpr std::string_view kCorwHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::corw,
-                        (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
+                        (ModelEntry{.uncovered = &uncovered_without_a_page_each,
                                     .evaluate = &evaluate_corw,
                                     .probed_word_bits = [](const Scenario& s) { return s.w; },
                                     .metrics = {"tas", "was", "tas_first_warp", "was_first_warp"},

@@ -78,10 +78,10 @@ Explanation explain(const Scenario& s, bool rounds) {
   if (rounds && !e->rounds)
     throw InputError("--schedule", "the rounds schedule models " +
                                        algorithm_names(rounds_algorithms()) + " only");
-  if (!e->applies(s))
-    throw InputError("--N", fmt::format("the model of {} does not cover N={} A={} T={} (it needs "
-                                        "a free page for every request: N <= A)",
-                                        name(s.algo), s.N, s.A, s.T));
+  if (const auto why = e->uncovered ? e->uncovered(s) : std::nullopt)
+    throw InputError(why->parameter(),
+                     fmt::format("the model of {} does not cover N={} A={} T={}: {}", name(s.algo),
+                                 s.N, s.A, s.T, reason_of(*why)));
   Explanation x = e->explain(s);
   if (rounds) x.sections.push_back(rounds_section(s));
   return x;

@@ -102,20 +102,47 @@ gallatin::Route route_of(const Scenario& s) {
 // segments (one vEB level): m = ceil(size / 16 MiB) segments a request, claimed alone with m
 // leaf atomics and the in-flight count's two; floor(segments / m) requests fit; utilisation
 // size / (16 MiB m).
-bool segment_path_applies(const Scenario& s) {
-  const std::uint64_t segments = s.T / kPagesPerSegment;
-  return route_of(s).kind == gallatin::RouteKind::segments && segments <= 64 &&
-         s.N * route_of(s).count <= segments;
+std::optional<InputError> segment_path_uncovered(const Scenario& s) {
+  const std::uint64_t segments = s.T / kPagesPerSegment, m = route_of(s).count;
+  if (route_of(s).kind != gallatin::RouteKind::segments)
+    return InputError("--pages", fmt::format("it needs requests of 16 B to 4096 B (slices, pages "
+                                             "1..256) or above 16 MiB (whole segments); {} B "
+                                             "takes blocks",
+                                             std::uint64_t{s.pages} * 16));
+  if (segments > 64)
+    return InputError("--T", fmt::format("requests above 16 MiB are modelled on pools of at most "
+                                         "64 segments (one vEB level); T holds {}",
+                                         segments));
+  if (s.N > segments / m)  // N x m > segments, without the product
+    return InputError("--N", fmt::format("it needs {} segments for each request: N x {} <= the "
+                                         "pool's {} segments (here N={})",
+                                         m, m, segments, s.N));
+  return std::nullopt;
 }
 
 // An empty pool of whole segments, slices of 16 B - 4096 B, and segments for every refill; or
 // the segment path.
-bool applies(const Scenario& s) {
-  if (s.A != s.T || s.T < kPagesPerSegment || s.T % kPagesPerSegment != 0) return false;
-  if (s.pages > gallatin::kMaxSliceBytes / 16) return segment_path_applies(s);
-  if (s.pages < 1 || s.lanes < 1) return false;
-  if (s.N * s.pages > s.A) return false;
-  return segments_needed(s) <= s.T / kPagesPerSegment;
+std::optional<InputError> uncovered(const Scenario& s) {
+  if (s.A != s.T)
+    return InputError("--A", fmt::format("it needs an empty pool: A = T (--free 1); here A={} of "
+                                         "T={}",
+                                         s.A, s.T));
+  if (s.T < kPagesPerSegment || s.T % kPagesPerSegment != 0)
+    return InputError("--T", fmt::format("it needs whole 16 MiB segments: T a multiple of {} "
+                                         "pages of 16 B; here T={}",
+                                         kPagesPerSegment, s.T));
+  if (s.pages > gallatin::kMaxSliceBytes / 16) return segment_path_uncovered(s);
+  if (s.pages < 1) return InputError("--pages", "it needs requests of at least one page");
+  if (s.lanes < 1) return InputError("--lanes", "it needs warps of at least one lane");
+  if (s.N > 0 && s.pages > s.A / s.N)  // N x pages > A, without the product
+    return InputError("--N", fmt::format("it needs a free page for every page requested: N x "
+                                         "pages <= A (here {} x {} > A={})",
+                                         s.N, s.pages, s.A));
+  if (segments_needed(s) > s.T / kPagesPerSegment)
+    return InputError("--N", fmt::format("it needs a segment for every block refill: the "
+                                         "requests take {} segments, the pool has {}",
+                                         segments_needed(s), s.T / kPagesPerSegment));
+  return std::nullopt;
 }
 
 Record evaluate(const Scenario& s) {
@@ -232,7 +259,7 @@ constexpr std::string_view kHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::gallatin,
-                        (ModelEntry{.applies = &applies,
+                        (ModelEntry{.uncovered = &uncovered,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "atomics_per_request",
                                                 "block_refills", "segments_formatted"},

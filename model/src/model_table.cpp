@@ -24,6 +24,10 @@ std::vector<Algorithm> registered_where(Pred pred) {
 
 }  // namespace
 
+std::string reason_of(const InputError& e) {
+  return std::string(e.what()).substr(e.parameter().size() + 2);
+}
+
 std::vector<Algorithm> modelled_algorithms() {
   return ModelTable::instance().registered();
 }
@@ -32,6 +36,14 @@ std::vector<Algorithm> rounds_algorithms() {
 }
 std::vector<Algorithm> theorem_algorithms() {
   return registered_where([](const ModelEntry& e) { return e.theorems; });
+}
+
+std::optional<InputError> uncovered_without_a_page_each(const Scenario& s) {
+  if (s.N > s.A)
+    return InputError("--N", fmt::format("it needs a free page for every request: N <= A (here "
+                                         "N={} > A={})",
+                                         s.N, s.A));
+  return std::nullopt;
 }
 
 Record scenario_record(const Scenario& s) {
@@ -52,12 +64,11 @@ Record evaluate(const Scenario& s) {
   // A point the model evaluates but does not cover (its `applies`: an Ouroboros pool with a
   // chunk for every grower) is an input error, not numbers that would not hold there (the
   // model's own errors, thrown above, are the more precise where they apply).
-  if (e->applies && !e->applies(s))
-    throw InputError("--N",
-                     fmt::format("N={} requests of {} pages on A={} free of T={} are "
-                                 "outside the {} model's domain (alloclab model --allocator {} "
-                                 "--help says what it covers)",
-                                 s.N, s.pages, s.A, s.T, name(s.algo), name(s.algo)));
+  if (const auto why = e->uncovered ? e->uncovered(s) : std::nullopt)
+    throw InputError(why->parameter(),
+                     fmt::format("N={} requests of {} pages on A={} free of T={} are outside the "
+                                 "{} model's domain: {}",
+                                 s.N, s.pages, s.A, s.T, name(s.algo), reason_of(*why)));
   return r;
 }
 

@@ -29,8 +29,8 @@ namespace alloclab::model {
 namespace {
 
 // An empty pool (A = T) with a chunk for every grower, within the class's 2^20 pages.
-bool applies(const Scenario& s) {
-  return ouro_c_applies(s, 0);
+std::optional<InputError> uncovered(const Scenario& s) {
+  return ouro_c_uncovered(s, 0);
 }
 
 Record evaluate(const Scenario& s) {
@@ -68,7 +68,7 @@ Explanation explain(const Scenario& s) {
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_s,
                         (ModelEntry{
-                            .applies = &applies,
+                            .uncovered = &uncovered,
                             .evaluate = &evaluate,
                             .metrics = {"tas", "was", "chunks", "traversal", "static_queue_bytes"},
                             .help = kHelp,

@@ -40,8 +40,8 @@ std::uint64_t reserve(const Scenario& s) {
 
 // An empty pool (A = T) with a chunk for every grower beside the queue's reserve, within the
 // class's 2^20 pages.
-bool applies(const Scenario& s) {
-  return ouro_c_applies(s, reserve(s));
+std::optional<InputError> uncovered(const Scenario& s) {
+  return ouro_c_uncovered(s, reserve(s));
 }
 
 std::uint64_t steps_of(std::uint64_t r, std::uint64_t p, std::uint64_t W) {
@@ -87,7 +87,7 @@ Explanation explain(const Scenario& s) {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_c_va,
-                        (ModelEntry{.applies = &applies,
+                        (ModelEntry{.uncovered = &uncovered,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks",
                                                 "queue_chunks_reserved", "static_queue_bytes"},

@@ -32,13 +32,11 @@ std::uint64_t growers(const Scenario& s) {
 }
 
 // An empty pool (A = T) with a chunk for every grower and a ring for every page.
-bool applies(const Scenario& s) {
-  if (s.A != s.T || s.T < ouro::kUnitsPerChunk || s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
-    return false;
+std::optional<InputError> uncovered(const Scenario& s) {
+  if (auto why = ouro_one_class_empty_pool_uncovered(s)) return why;
   const std::uint64_t p = pages_per_chunk_of(s);
   const unsigned k = ouro::page_class_of_units(s.pages);
-  return growers(s) <= ouro::chunk_count_of_units(s.T) &&
-         growers(s) * p <= ouro::ring_capacity(s.T, k);
+  return ouro_chunks_uncovered(s, growers(s), 0, growers(s) * p, ouro::ring_capacity(s.T, k));
 }
 
 Record evaluate(const Scenario& s) {
@@ -88,7 +86,7 @@ Explanation explain(const Scenario& s) {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_s,
-                        (ModelEntry{.applies = &applies,
+                        (ModelEntry{.uncovered = &uncovered,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "static_queue_bytes"},
                                     .help = kHelp,

@@ -33,12 +33,12 @@ namespace {
 
 // An empty pool (A = T) with a chunk for every grower beside the queue's reserve, and a queue
 // for every page.
-bool applies(const Scenario& s) {
-  if (!ouro_one_class_empty_pool(s)) return false;
+std::optional<InputError> uncovered(const Scenario& s) {
+  if (auto why = ouro_one_class_empty_pool_uncovered(s)) return why;
   const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k), G = ouro_growers(s);
-  return G + ouro::queue_chunks_reserved(G * p) <= ouro::chunk_count_of_units(s.T) &&
-         G * p <= ouro::ring_capacity(s.T, k);
+  return ouro_chunks_uncovered(s, G, ouro::queue_chunks_reserved(G * p), G * p,
+                               ouro::ring_capacity(s.T, k));
 }
 
 // Steps of the request served r-th.
@@ -90,7 +90,7 @@ Explanation explain(const Scenario& s) {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_va,
-                        (ModelEntry{.applies = &applies,
+                        (ModelEntry{.uncovered = &uncovered,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks_reserved",
                                                 "static_queue_bytes"},

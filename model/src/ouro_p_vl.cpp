@@ -37,12 +37,12 @@ namespace {
 constexpr std::uint64_t kItems = ouro::kQueueChunkItems;
 constexpr std::uint64_t kTrail = ouro::kVlTrail;
 
-bool applies(const Scenario& s) {
-  if (!ouro_one_class_empty_pool(s)) return false;
+std::optional<InputError> uncovered(const Scenario& s) {
+  if (auto why = ouro_one_class_empty_pool_uncovered(s)) return why;
   const unsigned k = ouro_class_of(s);
   const std::uint64_t p = ouro::pages_per_chunk(k), G = ouro_growers(s);
-  return G + ouro::queue_chunks_reserved(G * p, kTrail) <= ouro::chunk_count_of_units(s.T) &&
-         G * p <= ouro::ring_capacity(s.T, k);
+  return ouro_chunks_uncovered(s, G, ouro::queue_chunks_reserved(G * p, kTrail), G * p,
+                               ouro::ring_capacity(s.T, k));
 }
 
 // The write of position x by a grower.
@@ -105,7 +105,7 @@ Explanation explain(const Scenario& s) {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::ouro_p_vl,
-                        (ModelEntry{.applies = &applies,
+                        (ModelEntry{.uncovered = &uncovered,
                                     .evaluate = &evaluate,
                                     .metrics = {"tas", "was", "chunks", "queue_chunks_reserved",
                                                 "static_queue_bytes"},

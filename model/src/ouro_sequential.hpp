@@ -12,7 +12,10 @@
 #include "alloclab/core/ouroboros/config.hpp"
 #include "alloclab/core/ouroboros/layout.hpp"
 
+#include <optional>
 #include <string>
+
+#include "alloclab/core/errors.hpp"
 
 #include "alloclab/model/explain.hpp"
 #include "alloclab/model/model.hpp"
@@ -24,10 +27,41 @@ inline unsigned ouro_class_of(const Scenario& s) {
 }
 
 // What every model here assumes: an empty pool (A = T) of at least one chunk, and requests of
-// 1 .. 512 units (one class).
-inline bool ouro_one_class_empty_pool(const Scenario& s) {
-  return s.A == s.T && s.T >= ouro::kUnitsPerChunk && s.pages >= 1 &&
-         s.pages <= ouro::kUnitsPerChunk;
+// 1 .. 512 units (one class). Why a point is not such a case (model_table.hpp's `uncovered`).
+inline std::optional<InputError> ouro_one_class_empty_pool_uncovered(const Scenario& s) {
+  if (s.A != s.T)
+    return InputError("--A", fmt::format("it needs an empty pool: A = T (--free 1); here A={} of "
+                                         "T={}",
+                                         s.A, s.T));
+  if (s.T < ouro::kUnitsPerChunk)
+    return InputError("--T", fmt::format("it needs a pool of at least one chunk: T >= {} units; "
+                                         "here T={}",
+                                         ouro::kUnitsPerChunk, s.T));
+  if (s.pages < 1 || s.pages > ouro::kUnitsPerChunk)
+    return InputError("--pages", fmt::format("it needs requests of one size class: pages in "
+                                             "1..{} units; here {}",
+                                             ouro::kUnitsPerChunk, s.pages));
+  return std::nullopt;
+}
+
+// Why `growers` growers, each taking a chunk, with `kept` chunks kept for the queue, and `pages`
+// pages in the class's queue of `capacity` pages do not fit (variants P and C alike).
+inline std::optional<InputError> ouro_chunks_uncovered(const Scenario& s, std::uint64_t growers,
+                                                       std::uint64_t kept, std::uint64_t pages,
+                                                       std::uint64_t capacity) {
+  const std::uint64_t chunks = ouro::chunk_count_of_units(s.T);
+  if (growers + kept > chunks)
+    return InputError(
+        "--N",
+        fmt::format("it needs a chunk for every grower: ceil(N / p){} <= "
+                    "chunks; here {} growers{} and {} chunks",
+                    kept ? " + the queue's chunks" : "", growers,
+                    kept ? fmt::format(" + {} for the queue", kept) : std::string(), chunks));
+  if (pages > capacity)
+    return InputError("--N", fmt::format("it needs the class's queue to hold the pages of every "
+                                         "grown chunk: ceil(N / p) p <= its capacity; here {} > {}",
+                                         pages, capacity));
+  return std::nullopt;
 }
 
 // Requests that grow their class by a chunk: ceil(N / p).
@@ -44,11 +78,11 @@ inline std::uint64_t ouro_c_s_steps(std::uint64_t r, std::uint64_t p, std::uint6
 
 // Variant C's domain: one class on an empty pool with a chunk for every grower beside the `kept`
 // chunks its queue keeps, within the class's 2^20 pages.
-inline bool ouro_c_applies(const Scenario& s, std::uint64_t kept) {
-  if (!ouro_one_class_empty_pool(s)) return false;
+inline std::optional<InputError> ouro_c_uncovered(const Scenario& s, std::uint64_t kept) {
+  if (auto why = ouro_one_class_empty_pool_uncovered(s)) return why;
   const std::uint64_t p = ouro::pages_per_chunk(ouro_class_of(s));
-  return ouro_growers(s) + kept <= ouro::chunk_count_of_units(s.T) &&
-         ouro_growers(s) * p <= ouro::kDefaultQueueCapacity;
+  return ouro_chunks_uncovered(s, ouro_growers(s), kept, ouro_growers(s) * p,
+                               ouro::kDefaultQueueCapacity);
 }
 
 // Variant C over VA or VL: the Queue-Chunks a class keeps in the pool, for ouro-c-s's ring.

@@ -117,7 +117,7 @@ constexpr std::string_view kQueueHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::queue,
-                        (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
+                        (ModelEntry{.uncovered = &uncovered_without_a_page_each,
                                     .evaluate = &queue_record,
                                     .metrics = {"tas", "was", "was_eq1"},
                                     .help = kQueueHelp,

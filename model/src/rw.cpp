@@ -143,7 +143,7 @@ constexpr std::string_view kRwHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rw,
-                        (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
+                        (ModelEntry{.uncovered = &uncovered_without_a_page_each,
                                     .evaluate = &rw_record,
                                     .rounds = &rw_rounds_quantities,
                                     .theorems = true,

@@ -121,7 +121,7 @@ constexpr std::string_view kRwbmHelp =
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rwbm,
-                        (ModelEntry{.applies = [](const Scenario& s) { return s.N <= s.A; },
+                        (ModelEntry{.uncovered = &uncovered_without_a_page_each,
                                     .evaluate = &rwbm_record,
                                     .rounds = &rwbm_rounds_quantities,
                                     .theorems = true,

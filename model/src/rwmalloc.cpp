@@ -101,6 +101,19 @@ Explanation rwmalloc_explain(const Scenario& s) {
   return x;
 }
 
+// A free page for every page requested, and a request no larger than a warp's window of words.
+std::optional<InputError> uncovered(const Scenario& s) {
+  if (s.N > 0 && s.pages > s.A / s.N)  // N x pages > A, without the product (past 2^64)
+    return InputError("--N", fmt::format("it needs a free page for every page requested: N x "
+                                         "pages <= A (here {} x {} > A={})",
+                                         s.N, s.pages, s.A));
+  if (s.pages > s.lanes * s.w)
+    return InputError("--pages", fmt::format("it needs a request within a warp's window of words: "
+                                             "pages <= lanes x w (here {} > {} x {})",
+                                             s.pages, s.lanes, s.w));
+  return std::nullopt;
+}
+
 constexpr std::string_view kRwmallocHelp =
     "--pages n. A warp serves its needing lanes in rounds; the capacity of a round is\n"
     "C = sum over the free runs of the warp's window of --lanes consecutive words of\n"
@@ -114,10 +127,7 @@ constexpr std::string_view kRwmallocHelp =
 
 ALLOCLAB_REGISTER_ENTRY(ModelTable, Algorithm::rwmalloc,
                         (ModelEntry{
-                            .applies =
-                                [](const Scenario& s) {
-                                  return s.N * s.pages <= s.A && s.pages <= s.lanes * s.w;
-                                },
+                            .uncovered = &uncovered,
                             .evaluate = &evaluate_rwmalloc,
                             .probed_word_bits = [](const Scenario& s) { return s.w; },
                             .metrics = {"tas", "was", "p_word", "p_window", "p_window_in_word",

@@ -41,7 +41,7 @@ TEST_CASE("exactly the allocators the registry models have a model entry", "[mod
     const ModelEntry* e = ModelTable::instance().find(a.id);
     CHECK(a.caps.has(BackendKind::model) == (e != nullptr));
     if (!e) continue;
-    CHECK(e->applies != nullptr);
+    CHECK(e->uncovered != nullptr);
     CHECK(e->evaluate != nullptr);
     CHECK(!e->metrics.empty());
     CHECK(!e->help.empty());
@@ -100,4 +100,65 @@ TEST_CASE("an allocator without a model entry is an input error", "[model][regis
       CHECK(e.parameter() == "--allocator");
     }
   }
+}
+
+namespace {
+
+// The parameter and message of the entry's reason for not covering s ("" where it covers it).
+std::pair<std::string, std::string> why_uncovered(const Scenario& s) {
+  const auto why = ModelTable::instance().find(s.algo)->uncovered(s);
+  return why ? std::pair(why->parameter(), std::string(why->what())) : std::pair("", "");
+}
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a point outside a model's domain is named by the condition that fails", "[model]") {
+  // rw at N = 8192 > A = 5000: a free page for every request.
+  Scenario s = covered_point(Algorithm::rw);
+  s.N = 8192;
+  auto [parameter, message] = why_uncovered(s);
+  CHECK(parameter == "--N");
+  CHECK(mentions(message, "N <= A (here N=8192 > A=5000)"));
+
+  // Gallatin (the reported case: --N 1024 --free 0.5 --T 1e6): N <= A holds; its pool is neither
+  // empty (A = T) nor whole 16 MiB segments (2^20 units of 16 B), and the first is named.
+  s = covered_point(Algorithm::gallatin);
+  s.N = 1024;
+  s.T = 1000000;
+  s.A = 500000;
+  std::tie(parameter, message) = why_uncovered(s);
+  CHECK(parameter == "--A");
+  CHECK(mentions(message, "empty pool: A = T"));
+  CHECK_FALSE(mentions(message, "N <= A"));
+  s.A = s.T;
+  std::tie(parameter, message) = why_uncovered(s);
+  CHECK(parameter == "--T");
+  CHECK(mentions(message, "a multiple of 1048576"));
+  // One segment (2^20 units) holds 2^20 / 256 = 4096 blocks of 4096 slices of 16 B, and
+  // 2^20 requests of one page need a free page each: 2^20 + 1 do not fit.
+  s.T = s.A = std::uint64_t{1} << 20;
+  s.N = s.A + 1;
+  std::tie(parameter, message) = why_uncovered(s);
+  CHECK(parameter == "--N");
+  CHECK(mentions(message, "N x pages <= A"));
+
+  // ouro-p-s (the same reported case): an empty pool first; then, on 10240 units (20 chunks of
+  // 512), requests of one unit fill 512 pages a chunk: 20 chunks hold 20 growers' 10240.
+  s = covered_point(Algorithm::ouro_p_s);
+  s.pages = 1;
+  s.A = s.T / 2;
+  std::tie(parameter, message) = why_uncovered(s);
+  CHECK(parameter == "--A");
+  CHECK(mentions(message, "empty pool"));
+  s.A = s.T;
+  s.N = 20 * 512;
+  CHECK(why_uncovered(s).first.empty());
+  s.N = 20 * 512 + 1;  // a 21st grower
+  std::tie(parameter, message) = why_uncovered(s);
+  CHECK(parameter == "--N");
+  CHECK(mentions(message, "21 growers and 20 chunks"));
 }

@@ -182,6 +182,10 @@ void run(const RcuArgs& a) {
   for (std::uint64_t b : parse_count_list("--block", a.block))
     blocks.push_back(rcu_u32("--block", b));
   if (!gpu) blocks = {0};
+  check_grid_size({{"--barrier", barriers.size()},
+                   {"--N", ns.size()},
+                   {"--ratio", ratios.size()},
+                   {"--block", blocks.size()}});
   // Every point's input checked before the first one runs.
   for (std::uint32_t n : ns)
     for (std::uint32_t ratio : ratios)

@@ -172,6 +172,10 @@ void run(const SemaphoreArgs& a) {
   for (std::uint64_t b : parse_count_list("--block", a.block))
     blocks.push_back(as_u32("--block", b));
   if (!gpu) blocks = {0};
+  check_grid_size({{"--primitive", kinds.size()},
+                   {"--N", ns.size()},
+                   {"--batch", batches.size()},
+                   {"--block", blocks.size()}});
   // Every point's input checked before the first one runs.
   for (SemaphoreKind k : kinds)
     for (std::uint64_t n : ns)

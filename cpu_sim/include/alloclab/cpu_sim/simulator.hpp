@@ -166,6 +166,12 @@ class Allocator {
 // The allocator of s.algo over the pool of `pool_seed`, after check_input.
 std::unique_ptr<Allocator> make_allocator(const Scenario& s, const SimOptions& options,
                                           std::uint64_t pool_seed);
+// The most host threads a simulation runs on (--threads; 0 = all cores): more is an input error,
+// not thousands of std::threads started by a typo (or 2^32 - 1 of them, which fail to start).
+inline constexpr unsigned kMaxHostThreads = 1024;
+// Throws InputError naming `parameter` where `requested` exceeds kMaxHostThreads.
+void check_host_threads(const std::string& parameter, unsigned requested);
+
 // Throws InputError (naming the parameter) for a point the simulator cannot run: an allocator
 // without a simulator backend, out-of-range sizes, or what the allocator's own entry rejects
 // (sim_table.hpp). Cheap: commands call it on every grid point before running any.

@@ -66,7 +66,7 @@ struct LinuxScalabilityOptions {
   std::uint64_t max_n = 0;  // stop after this many objects a thread (0: until one fails)
 };
 
-// InputError naming the parameter: --threads 0, --types not one type.
+// InputError naming the parameter: --threads 0 or above the heap's slots, --types not one type.
 void check_linux_scalability(const LinuxScalabilityOptions& o);
 
 struct LinuxScalabilityRun {

@@ -10,11 +10,13 @@
 // (model/tests/model_table_test.cpp) checks that exactly those have an entry.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "alloclab/core/backend_table.hpp"
+#include "alloclab/core/errors.hpp"
 #include "alloclab/core/result.hpp"
 #include "alloclab/core/scenario.hpp"
 #include "alloclab/model/explain.hpp"
@@ -23,8 +25,13 @@
 namespace alloclab::model {
 
 struct ModelEntry {
-  // Whether the model covers the point (sweeps skip the others as "not applicable").
-  bool (*applies)(const Scenario& s) = nullptr;
+  // Why the model does not cover the point: an InputError naming the parameter to change, its
+  // message the condition of the model's domain that fails ("--A: it needs an empty pool, A = T
+  // (--free 1); here A=500000 of T=1000000"); nullopt where it covers the point. Null: it covers
+  // every point. Sweeps skip the points not covered as "not applicable"; `model` and `explain`
+  // print the reason.
+  std::optional<InputError> (*uncovered)(const Scenario& s) = nullptr;
+  bool applies(const Scenario& s) const { return !uncovered || !uncovered(s); }
   // The sequential schedule's record (starts with scenario_record(s)); throws InputError on a
   // point it cannot evaluate.
   Record (*evaluate)(const Scenario& s) = nullptr;
@@ -48,6 +55,12 @@ struct ModelEntry {
 };
 
 using ModelTable = BackendTable<ModelEntry>;
+
+// The domain of the models of one page a request from A free pages (queue, rw, rwbm, corw):
+// N <= A, a free page for every request.
+std::optional<InputError> uncovered_without_a_page_each(const Scenario& s);
+// An InputError's message without its "--parameter: " prefix.
+std::string reason_of(const InputError& e);
 
 // The allocators with a model, and those of them with a rounds schedule / the theorem checks
 // (registry order).
