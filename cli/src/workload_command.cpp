@@ -299,10 +299,6 @@ Plan make_plan(const WorkloadArgs& a) {
   check_grid_size({{"--allocator", allocators.size()},
                    {"--size", sizes.size()},
                    {"--N", base.family == WorkloadFamily::oom ? 1 : Ns.size()}});
-  struct Point {
-    Algorithm algo;
-    Workload w;
-  };
   std::vector<Point> points;
   for (auto algo : allocators)
     for (const auto& size : sizes)

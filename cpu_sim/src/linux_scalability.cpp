@@ -21,8 +21,7 @@ void check_linux_scalability(const LinuxScalabilityOptions& o) {
       o.heap.types.blocks_of("--pool", o.heap.heap_bytes) * o.heap.types.capacity(1);
   if (o.threads > slots)
     throw InputError("--N", "a batch takes one object a thread: at most the heap's " +
-                                      std::to_string(slots) + " slots, got " +
-                                      std::to_string(o.threads));
+                                std::to_string(slots) + " slots, got " + std::to_string(o.threads));
 }
 
 LinuxScalabilityRun run_linux_scalability(const LinuxScalabilityOptions& o) {
