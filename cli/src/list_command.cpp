@@ -173,7 +173,7 @@ void add_list_command(CLI::App& app) {
   commands->excludes(what);
   cmd->add_option("--backend", args->backends,
                   "allocators that run on any of these backends (model, sim, gpu): the ones "
-                  "`sweep --algos all --backends` would run");
+                  "`sweep --allocator all --backend` would run");
   cmd->add_option("--requests", args->requests,
                   "allocators whose requests are any of one_page, pages (n consecutive pages) or "
                   "bytes");

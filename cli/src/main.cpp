@@ -39,12 +39,6 @@ int main(int argc, char** argv) {
       "side\n"
       "by side, judging papers' claims. Studies: " +
       studies};
-  app.footer(
-      "One vocabulary everywhere: --allocator (a list) chooses allocators, --backend backends,\n"
-      "--pool is bytes, --pages pages per request, --threads host threads, --format\n"
-      "table|csv|json|md prints rows, --out DIR writes files; an old spelling (--algo, ...) exits\n"
-      "2 naming the new one. `alloclab <command> --help` explains a command. Bad input exits 2\n"
-      "with one line on stderr naming the parameter; a run that fails its verification exits 3.");
   app.formatter(std::make_shared<alloclab::cli::BriefFormatter>());
   app.require_subcommand(1);
   // The engine's subcommands and those the studies register (command_table.hpp), each in its
@@ -67,6 +61,13 @@ int main(int argc, char** argv) {
   engine(&add_fit_time_command, kReportsGroup);
   engine(&add_explain_command, kTeachingGroup);
   engine(&add_trace_command, kTeachingGroup);
+  // The top-level help's footer, set after the subcommands so that theirs stay their own.
+  app.footer(
+      "One vocabulary everywhere: --allocator (a list) chooses allocators, --backend backends,\n"
+      "--pool is bytes, --pages pages per request, --threads host threads, --format\n"
+      "table|csv|json|md prints rows, --out DIR writes files; a retired spelling exits 2\n"
+      "naming the new one. `alloclab <command> --help` explains a command. Bad input exits 2\n"
+      "with one line on stderr naming the parameter; a run that fails its verification exits 3.");
   check_option_values(app);  // "-1", 2^64, nan: errors, never wrapped values
   add_retired_options(app);  // the old spellings, each failing with its new one
   // docs/commands.md, from these definitions (the build target docs_commands; not in --help).

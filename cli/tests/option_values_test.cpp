@@ -90,7 +90,7 @@ TEST_CASE("real numbers: nan, inf and overflow are errors", "[cli]") {
   CHECK(error_of(NumberKind::real, t).empty());
 }
 
-TEST_CASE("through CLI11: each option's type bounds it; a bad value never reaches the variable",
+TEST_CASE("through CLI11: each option's type bounds it, and a bad value never reaches the variable",
           "[cli]") {
   std::uint64_t wide = 7;
   unsigned narrow = 7;

@@ -64,16 +64,16 @@ TEST_CASE("join input errors name the parameter without a device", "[gpu][join]"
   };
   CHECK(parameter_of(join_options("cudamalloc", t, 4096)) == "--allocator");  // no page heap
   if (built_with_cuda()) {  // the allocator's own pool checks, in the join's words
-    CHECK(parameter_of(join_options("gallatin", t, 4096)) == "--pages");  // not whole segments
-    CHECK(parameter_of(join_options("ouro-p-s", t, 16)) == "--pages");    // below one chunk
-    CHECK(parameter_of(join_options("gg-tbuddy", t, std::uint64_t{1} << 23)) == "--pages");
+    CHECK(parameter_of(join_options("gallatin", t, 4096)) == "--pool");  // not whole segments
+    CHECK(parameter_of(join_options("ouro-p-s", t, 16)) == "--pool");    // below one chunk
+    CHECK(parameter_of(join_options("gg-tbuddy", t, std::uint64_t{1} << 23)) == "--pool");
     // UAlloc's pool is whole chunks of 256 KB (1024 pages of 256 B) under TBuddy's 2^22 pages
     // of 4 KB (2^26 pages of 256 B).
-    CHECK(parameter_of(join_options("gg-ualloc", t, 1000)) == "--pages");
-    CHECK(parameter_of(join_options("gg-malloc", t, std::uint64_t{1} << 27)) == "--pages");
+    CHECK(parameter_of(join_options("gg-ualloc", t, 1000)) == "--pool");
+    CHECK(parameter_of(join_options("gg-malloc", t, std::uint64_t{1} << 27)) == "--pool");
     CHECK(parameter_of(join_options("gg-malloc", t, std::uint64_t{1} << 26)) == "");
   }
-  CHECK(parameter_of(join_options("direct", t, 0)) == "--pages");
+  CHECK(parameter_of(join_options("direct", t, 0)) == "--pool");
   join::JoinTables skewed = t;
   skewed.skew = 4.5;
   CHECK(parameter_of(join_options("direct", skewed, 4096)) == "--skew");
@@ -142,7 +142,7 @@ TEST_CASE("join on the GPU: a pool too small is reported as out of memory", "[gp
     try {
       check_join(join_options(a, t, pages));
     } catch (const InputError& e) {
-      CHECK(e.parameter() == "--pages");
+      CHECK(e.parameter() == "--pool");
       pages = 65536;
     }
     const JoinRun run = run_join(join_options(a, t, pages), want);
