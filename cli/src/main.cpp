@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "alloclab/cli/command_table.hpp"
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/gpu/measure.hpp"
 #include "alloclab/validation/study.hpp"
 
 int main(int argc, char** argv) {
@@ -87,6 +89,13 @@ int main(int argc, char** argv) {
   } catch (const alloclab::VerificationError& e) {
     std::fprintf(stderr, "alloclab: verification failed: %s\n", e.what());
     return 3;
+  } catch (const alloclab::gpu::KernelHung& e) {
+    // The kernel still runs: leave at once, without the exit handlers that would wait for the
+    // device (the process's end destroys its context, which stops the kernel).
+    std::fprintf(stderr, "alloclab: hung: %s\n", e.what());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(5);
   } catch (const std::bad_alloc&) {
     // Input the checks let through (they cover the simulator's pool and per-thread data).
     std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");

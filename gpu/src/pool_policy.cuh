@@ -55,6 +55,12 @@ class PoolPolicy {
   // pool without pages (the device heap).
   virtual std::optional<std::vector<std::uint64_t>> free_pages() const = 0;
   virtual std::vector<std::string> notes() const { return {}; }
+  // Workloads, allocators of bytes: the device addresses [first, first + bytes) every object must
+  // lie in (a plug-in's pool); nullopt where the pool does not say (CUDA's malloc heap).
+  struct ByteRange {
+    std::uint64_t first = 0, bytes = 0;
+  };
+  virtual std::optional<ByteRange> object_bounds() const { return std::nullopt; }
 };
 
 }  // namespace alloclab::gpu::detail
