@@ -62,6 +62,13 @@ inline int registers_of(const void* kernel) {
   return attributes.numRegs;
 }
 
+// The registers of an allocator whose allocation kernel is `with` or `without` the counters
+// (pointers to the __global__ instantiations) and whose free kernel is `free`.
+inline KernelRegisters kernel_registers(bool counters, const void* with, const void* without,
+                                        const void* free) {
+  return {registers_of(counters ? with : without), registers_of(free)};
+}
+
 // One allocator bound to its pool for one measure() call.
 class GpuAllocator {
  public:
