@@ -8,15 +8,20 @@
 #   compare   ext-bump, ext-bump-warp, ext-corw and the registry's corw in every workload family,
 #             the four in one invocation per family (one process, one device state), then
 #             $OUT/comparison.txt: ext-corw against corw point by point (counts, time ratio)
-#   reference every GPU allocator of the registry and the plug-ins on the reference workload of
-#             reports/peers/ (2^20 threads x 16 / 256 / 4096 B, 8 GiB, counters off), each
-#             allocator and size in a process of its own, so that the report's "× ext-bump"
-#             column has every allocator of this device beside the floor
+#   reference every other GPU allocator of the registry on the reference workload of
+#             reports/peers/ (2^20 threads x 16 / 256 / 4096 B, 8 GiB, counters off: what compare
+#             runs for its four), each allocator and size in a process of its own, so that the
+#             report's "× ext-bump" column has every GPU allocator of this device beside the floor
+#             (an allocator that does not take a size says so in failures.txt: an input error)
 #   all       the three (default)
 # Usage: scripts/gpu-plugins.sh OUT_DIR [tests|compare|reference|all]
 # Rows go to OUT_DIR/compare/workloads/gpu/<family>.csv and OUT_DIR/reference/workloads/gpu/
 # alloc.csv (`alloclab report` reads each directory); OUT_DIR/metadata.json has the device,
-# driver, CUDA, clocks, date and commit. A point whose kernel hangs writes a row that says so
+# driver, CUDA, clocks, date and commit. To commit them where the main job copies GPU rows from
+# (reports/data/<gpu>/workloads/, read recursively):
+#   d=reports/data/<gpu>/workloads/plugins; mkdir -p $d
+#   cp OUT_DIR/compare/workloads/gpu/*.csv $d/
+#   cp OUT_DIR/reference/workloads/gpu/alloc.csv $d/reference-alloc.csv A point whose kernel hangs writes a row that says so
 # (--watchdog) and ends only its own invocation; an invocation that fails is listed in
 # OUT_DIR/failures.txt and the script goes on.
 set -euo pipefail
@@ -128,10 +133,10 @@ fi
 
 if [ "$STAGE" = reference ] || [ "$STAGE" = all ]; then
   R=$OUT/reference
-  stamp "reference: every GPU allocator, 2^20 threads x 16/256/4096 B, 8 GiB, counters off"
-  for algo in ext-bump ext-bump-warp ext-corw queue rw rwbm corw rwmalloc bitmap-alloc gg-tbuddy \
-    gg-ualloc gg-malloc dynasoar dynasoar-nocoal dynasoar-norot gallatin ouro-p-s ouro-c-s \
-    ouro-p-va ouro-p-vl ouro-c-va ouro-c-vl; do
+  stamp "reference: the registry's other GPU allocators, 2^20 x 16/256/4096 B, 8 GiB"
+  for algo in queue rw rwbm rwmalloc bitmap-alloc gg-tbuddy gg-ualloc gg-malloc dynasoar \
+    dynasoar-nocoal dynasoar-norot gallatin ouro-p-s ouro-c-s ouro-p-va ouro-p-vl ouro-c-va \
+    ouro-c-vl; do
     for size in 16 256 4096; do
       run "$R" --allocator $algo --workload alloc --N '2^20' --size $size --page-bytes $size \
         --pool 8GiB --trials 3 --counters off

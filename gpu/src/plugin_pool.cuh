@@ -11,7 +11,8 @@
 //  * reset() builds the plug-in anew (destroy, then create) where an allocation ran since it was
 //    built: nothing else gives a pristine pool back for an allocator alloclab cannot look into.
 //  * set_up() is create() and its device work, timed by the driver as the pool's set-up
-//    (init_ms): the initialisation time of the plug-in.
+//    (init_ms): the initialisation time of the plug-in. The pool's bytes are allocated before,
+//    untimed (prepare()), as the workload's arena of pages is for alloclab's own allocators.
 #pragma once
 
 #include <algorithm>
@@ -75,8 +76,9 @@ class PluginPool final : public PoolPolicy {
 
   std::uint64_t device_bytes() const override { return bytes_; }
   const char* size_parameter() const override { return "--pool"; }
+  void prepare() override { pool_.resize(bytes_); }
   void set_up() override {
-    pool_.resize(bytes_);
+    prepare();  // where the driver did not
     create();
   }
   void reset() override {

@@ -35,6 +35,9 @@ class PoolPolicy {
   // before anything is allocated, and the parameter that sizes them ("--T").
   virtual std::uint64_t device_bytes() const = 0;
   virtual const char* size_parameter() const = 0;
+  // Before set_up() and outside its timing: allocates the device memory the allocator is handed
+  // rather than builds (a plug-in's pool of bytes, as the workload's arena of pages is).
+  virtual void prepare() {}
   // Allocates and builds the pristine pool and checks it (VerificationError).
   virtual void set_up() = 0;
   // Makes the pool pristine again before a run.

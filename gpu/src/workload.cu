@@ -120,6 +120,7 @@ class WorkloadDriver {
 
   WorkloadRun run() {
     set_up();
+    pool_->prepare();
     EventTimer timer;
     timer.start();
     pool_->set_up();

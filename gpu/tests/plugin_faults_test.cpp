@@ -19,7 +19,7 @@ using gpu::test::require_device;
 
 namespace {
 
-Algorithm plugin(const char* name) {
+Algorithm plugin_named(const char* name) {
   const auto a = parse_algorithm(name);
   REQUIRE(a);
   return *a;
@@ -28,7 +28,7 @@ Algorithm plugin(const char* name) {
 // The VerificationError a workload of `name` throws ("" where it passes).
 std::string failure(const char* name, const Workload& w) {
   try {
-    (void)run_workload(plugin(name), w, {}, 0);
+    (void)run_workload(plugin_named(name), w, {}, 0);
   } catch (const VerificationError& e) {
     return e.what();
   }
@@ -79,7 +79,7 @@ TEST_CASE("plug-in faults: a hung kernel is stopped by the watchdog", "[gpu]") {
   const auto start = std::chrono::steady_clock::now();
   std::string what;
   try {
-    (void)run_workload(plugin("ext-test-stall"),
+    (void)run_workload(plugin_named("ext-test-stall"),
                        one_size_workload(WorkloadFamily::alloc, 256, 64, 1 << 20), o, 0);
   } catch (const KernelHung& e) {
     what = e.what();
@@ -91,7 +91,8 @@ TEST_CASE("plug-in faults: a hung kernel is stopped by the watchdog", "[gpu]") {
   CHECK(waited >= 0.5);
   CHECK(waited < 30);
   // The gate open, the same plug-in runs through.
-  const WorkloadRun r = run_workload(
-      plugin("ext-test-stall"), one_size_workload(WorkloadFamily::alloc, 256, 64, 1 << 20), o, 0);
+  const WorkloadRun r =
+      run_workload(plugin_named("ext-test-stall"),
+                   one_size_workload(WorkloadFamily::alloc, 256, 64, 1 << 20), o, 0);
   CHECK(r.points.at(0).allocs == 256);
 }

@@ -18,7 +18,7 @@ using gpu::test::require_device;
 
 namespace {
 
-Algorithm plugin(const char* name) {
+Algorithm plugin_named(const char* name) {
   const auto a = parse_algorithm(name);
   INFO(name << " is not declared: gpu/plugins is configured by default");
   REQUIRE(a);
@@ -38,7 +38,7 @@ std::string rejected(Algorithm a, const Workload& w, const WorkloadOptions& o = 
 
 TEST_CASE("the repository's plug-ins are declared with or without CUDA, on the gpu only", "[gpu]") {
   for (const char* name : {"ext-bump", "ext-bump-warp", "ext-corw"}) {
-    const Algorithm a = plugin(name);
+    const Algorithm a = plugin_named(name);
     INFO(name);
     CHECK(is_plugin(a));
     CHECK(caps(a).requests == RequestKind::bytes);
@@ -51,31 +51,31 @@ TEST_CASE("the repository's plug-ins are declared with or without CUDA, on the g
   // Checks that need no device: the workload is accepted on the GPU (a pool of bytes, any size
   // for ext-bump, up to one page for ext-corw), not prefilled.
   const auto w = one_size_workload(WorkloadFamily::alloc, 1024, 256, 1 << 20);
-  CHECK(rejected(plugin("ext-bump"), w) == "");
-  CHECK(rejected(plugin("ext-corw"), w) == "");
+  CHECK(rejected(plugin_named("ext-bump"), w) == "");
+  CHECK(rejected(plugin_named("ext-corw"), w) == "");
   auto prefilled = w;
   prefilled.initial_free = 0.5;
-  CHECK(rejected(plugin("ext-bump"), prefilled) == "--free");
+  CHECK(rejected(plugin_named("ext-bump"), prefilled) == "--free");
 }
 
 TEST_CASE("with CUDA, each plug-in's header declarations reach the registry", "[gpu]") {
   if (!built_with_cuda()) return;  // without CUDA only the names are known
-  const Capabilities& bump = caps(plugin("ext-bump"));
+  const Capabilities& bump = caps(plugin_named("ext-bump"));
   CHECK(bump.alignment_bytes == 16);
   CHECK_FALSE(bump.frees);  // reuses_freed = false: the report's floor
   CHECK_FALSE(bump.warp_collective);
-  const Capabilities& corw = caps(plugin("ext-corw"));
+  const Capabilities& corw = caps(plugin_named("ext-corw"));
   CHECK(corw.warp_collective);
   CHECK(corw.frees);
   // ext-corw declares no per-warp variant (a page cannot hold a warp's 32 objects).
-  CHECK_FALSE(caps(plugin("ext-corw-warp")).has(BackendKind::gpu));
-  CHECK(caps(plugin("ext-bump-warp")).has(BackendKind::gpu));
-  CHECK(caps(plugin("ext-bump-warp")).alignment_bytes == 16);
+  CHECK_FALSE(caps(plugin_named("ext-corw-warp")).has(BackendKind::gpu));
+  CHECK(caps(plugin_named("ext-bump-warp")).has(BackendKind::gpu));
+  CHECK(caps(plugin_named("ext-bump-warp")).alignment_bytes == 16);
 }
 
 TEST_CASE("ext-bump packs its objects and fills its pool to the byte", "[gpu]") {
   require_device();
-  const Algorithm bump = plugin("ext-bump");
+  const Algorithm bump = plugin_named("ext-bump");
   // 3000 objects of 256 B: one range of 3000 x 256 bytes, nothing between them.
   const WorkloadRun a =
       run_workload(bump, one_size_workload(WorkloadFamily::alloc, 3000, 256, 1 << 20), {}, 0);
@@ -109,8 +109,9 @@ TEST_CASE("ext-bump-warp: one block of 32 slices per warp", "[gpu]") {
   // 1024 threads of 256 B: 32 warps, each one malloc of 32 x (16 + 256) B from the bump, the
   // blocks back to back; the first object starts 16 B into the first block, the last ends at the
   // end of the last: range = 1024 x 272 - 16.
-  const WorkloadRun r = run_workload(
-      plugin("ext-bump-warp"), one_size_workload(WorkloadFamily::alloc, 1024, 256, 1 << 20), {}, 0);
+  const WorkloadRun r =
+      run_workload(plugin_named("ext-bump-warp"),
+                   one_size_workload(WorkloadFamily::alloc, 1024, 256, 1 << 20), {}, 0);
   CHECK(r.points[0].allocs == 1024);
   REQUIRE(r.points[0].address_range_bytes);
   CHECK(*r.points[0].address_range_bytes == 1024 * 272 - 16);
@@ -119,7 +120,7 @@ TEST_CASE("ext-bump-warp: one block of 32 slices per warp", "[gpu]") {
   auto churn = one_size_workload(WorkloadFamily::churn, 1000, 256, 1 << 20);
   churn.rounds = 3;
   churn.free_fraction = 0.25;
-  const WorkloadRun c = run_workload(plugin("ext-bump-warp"), churn, {}, 0);
+  const WorkloadRun c = run_workload(plugin_named("ext-bump-warp"), churn, {}, 0);
   REQUIRE(c.points.size() == 4);
   for (const auto& p : c.points) CHECK(p.failed == 0);
 }
@@ -127,7 +128,7 @@ TEST_CASE("ext-bump-warp: one block of 32 slices per warp", "[gpu]") {
 TEST_CASE("ext-corw counts what the registry's corw counts where the run is deterministic",
           "[gpu]") {
   require_device();
-  const Algorithm ext = plugin("ext-corw");
+  const Algorithm ext = plugin_named("ext-corw");
   // Every request served: the same counts and bytes.
   const auto w = one_size_workload(WorkloadFamily::alloc, 4096, 256, 4 << 20);
   const WorkloadPoint mine = run_workload(ext, w, {}, 0).points.at(0);
@@ -159,7 +160,7 @@ TEST_CASE("registers and initialisation time: the registry's kernels report thei
   require_device();
   const auto w = one_size_workload(WorkloadFamily::alloc, 1024, 256, 1 << 20);
   for (Algorithm a : {Algorithm::queue, Algorithm::rw, Algorithm::rwbm, Algorithm::corw,
-                      Algorithm::rwmalloc, plugin("ext-corw")}) {
+                      Algorithm::rwmalloc, plugin_named("ext-corw")}) {
     INFO(name(a));
     const WorkloadRun r = run_workload(a, w, {}, 0);
     REQUIRE(r.alloc_registers);
