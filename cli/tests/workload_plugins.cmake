@@ -36,7 +36,8 @@ expect_refused(--allocator "ext-bump does not run in the simulator (it runs on: 
 # A name no plug-in declares: the refusal lists the GPU's allocators, the plug-ins among them.
 expect_refused(--allocator "unknown allocator 'ext-nosuch'" --backend gpu --allocator ext-nosuch
                ${base})
-string(FIND "${err}" "ext-bump" at)
+run_alloclab(--backend gpu --allocator ext-nosuch ${base})
+string(FIND "${err}" "|ext-bump|" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "the list of allocators lacks ext-bump: ${err}")
 endif()

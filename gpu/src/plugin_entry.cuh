@@ -260,7 +260,8 @@ bool register_plugin(std::string_view plugin_name, std::string_view type, std::s
   const Capabilities warp = plugin_capabilities<P>(true);
   const Algorithm warp_id = table.declare(name + "-warp", warp_from, warp);
   table.refine(warp_id, warp_from, warp);
-  if (warp.has(BackendKind::gpu))
+  // (Its kernels are compiled only where it runs.)
+  if constexpr (plugin::free_from_any_thread<P>() && plugin::per_warp<P>())
     GpuTable::instance().add(
         warp_id, gpu_entry(GpuTraits<PluginPool<P>>{.alloc = &launch_alloc<P, true>,
                                                     .free = &launch_free<P, true>,

@@ -139,6 +139,19 @@ Section workloads_section(const std::vector<WorkloadRow>& rows) {
       "core, one request at a time: they show how the work grows with N, size and rounds, not "
       "how fast a GPU is, so compare the shapes across sources, not the values.");
   s.list(sources_list(rows));
+  // Rows whose kernel hung have no quantity to draw: named here, so that they are seen.
+  std::vector<std::string> hung;
+  for (const auto& r : rows)
+    if (r.hung)
+      hung.push_back(fmt::format("`{}` {} N = {} size {} on {} ({})", name(r.allocator), r.workload,
+                                 optional_text(r.N), r.size, r.source(), r.where()));
+  if (!hung.empty()) {
+    s.paragraph(fmt::format(
+        "{} rows hung: a kernel ran past the watchdog (`--watchdog`), nothing was measured and "
+        "the run that wrote the row ended there (their `verified` check fails):",
+        hung.size()));
+    s.list(hung);
+  }
   if (std::none_of(rows.begin(), rows.end(),
                    [](const WorkloadRow& r) { return r.backend == "gpu"; }))
     s.paragraph(
