@@ -52,6 +52,9 @@ class PluginPool final : public PoolPolicy {
 
   static void check(const Scenario& s, const MeasureOptions& o) {
     if (o.page_bytes < 1) throw InputError("--page-bytes", "must be >= 1");
+    // The harness's warp scans and converged calls take whole warps.
+    if (o.block < 32 || o.block > 1024 || o.block % 32 != 0)
+      throw InputError("--block", "must be a multiple of 32 in [32, 1024]");
     const std::uint64_t most = s.N * o.per_thread * s.pages;  // <= 2^31 * pages (checked before)
     if (o.page_bytes > ~std::uint64_t{0} / 4 / std::max<std::uint64_t>(most, 1))
       throw InputError("--page-bytes", "the requests' bytes overflow 64 bits");
@@ -72,7 +75,11 @@ class PluginPool final : public PoolPolicy {
     }
   }
 
-  View view() const { return {*plugin_, page_bytes_, launch_}; }
+  // Every launch takes the view: from then on the plug-in is no longer pristine.
+  View view() const {
+    used_ = true;
+    return {*plugin_, page_bytes_, launch_};
+  }
 
   std::uint64_t device_bytes() const override { return bytes_; }
   const char* size_parameter() const override { return "--pool"; }
@@ -86,7 +93,6 @@ class PluginPool final : public PoolPolicy {
     destroy();
     create();
   }
-  void begin_allocations() override { used_ = true; }
   std::optional<std::uint64_t> pages_in_use() const override { return std::nullopt; }
   void verify_allocated(const Allocation&) const override {}
   void verify_freed(const Allocation&) const override {}
@@ -104,7 +110,7 @@ class PluginPool final : public PoolPolicy {
 
  private:
   void create() {
-    plugin_ = P::create(pool_.get(), bytes_, config_);
+    plugin_.emplace(P::create(pool_.get(), bytes_, config_));
     ALLOCLAB_CUDA(cudaGetLastError());
     used_ = false;
   }
@@ -121,8 +127,8 @@ class PluginPool final : public PoolPolicy {
   plugin::Config config_;
   std::uint64_t page_bytes_, launch_;
   DeviceBuffer<unsigned char> pool_;
-  std::optional<P> plugin_;  // built (between create and destroy)
-  bool used_ = false;        // an allocation ran since it was built
+  std::optional<P> plugin_;    // built (between create and destroy)
+  mutable bool used_ = false;  // a kernel ran on it since it was built
 };
 
 }  // namespace alloclab::gpu::detail
