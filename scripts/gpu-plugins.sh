@@ -44,15 +44,22 @@ gpu_metadata "$OUT/metadata.json" "$BUILD/cli/alloclab"
 AL=$BUILD/cli/alloclab
 : >"$OUT/failures.txt"
 
-# One invocation appending to DIR's rows (--out: resumes, refuses rows of other columns); a
-# failure is recorded, not fatal.
+# One invocation appending to DIR's rows (--out: resumes, refuses rows of other columns). Exit 5:
+# a point hung, its row is written and the process ended; the same command again skips the
+# points written (the hung one too) and goes on with the next. Any other failure is recorded,
+# not fatal.
 run() { # DIR ARGS...
-  local dir=$1
+  local dir=$1 rc attempt
   shift
-  "$AL" workload --backend gpu --watchdog "$WATCHDOG" --out "$dir" "$@" || {
-    local rc=$?
+  for attempt in $(seq 100); do
+    rc=0
+    "$AL" workload --backend gpu --watchdog "$WATCHDOG" --out "$dir" "$@" || rc=$?
+    [ "$rc" -eq 5 ] || break
+    echo "hung (attempt $attempt): alloclab workload --out $dir $*" | tee -a "$OUT/failures.txt"
+  done
+  if [ "$rc" -ne 0 ]; then
     echo "exit $rc: alloclab workload --backend gpu --out $dir $*" | tee -a "$OUT/failures.txt"
-  }
+  fi
 }
 
 if [ "$STAGE" = tests ] || [ "$STAGE" = all ]; then

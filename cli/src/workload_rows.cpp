@@ -73,8 +73,10 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
     rec.set_int("N", w.N);
   if (w.typed()) {  // --types 60,64: the types are the sizes
     std::string types;
-    for (const std::uint64_t b : w.type_bytes)
-      types += (types.empty() ? "" : ",") + std::to_string(b);
+    for (const std::uint64_t b : w.type_bytes) {
+      if (!types.empty()) types += ',';  // (not "," + ...: GCC 12 -O3 warns of a false overflow)
+      types += std::to_string(b);
+    }
     rec.set("size", types);
   } else if (w.size.is_range())
     rec.set("size", w.size.text());
@@ -190,7 +192,11 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
     rec.set("slot_fragmentation", s.slot_fragmentation / K);
   }
   rec.set("verified", true);
-  if (backend.name == "gpu") rec.set("hung", false);  // hung_record's rows: true
+  if (backend.name == "gpu") {
+    rec.set("hung", false);  // hung_record's rows: true
+    // false: its frees give nothing back (a bump allocator): the report's floor of times.
+    rec.set("reuses_freed", caps(algo).frees);
+  }
   rec.set("device", device);
   if (backend.name == "sim" && !w.typed())
     rec.notes.push_back(std::string(name(algo)) +
@@ -216,7 +222,8 @@ Record hung_record(Algorithm algo, const Workload& w, const RowSource& backend,
   Record rec = point_record(algo, w, backend, repeats, none, 0, device, {});
   const Record coordinates = coordinate_record(algo, w, backend, trials, repeats);
   for (auto& [key, value] : rec.fields)
-    if (!coordinates.find(key) && key != "round" && key != "device") value = std::monostate{};
+    if (!coordinates.find(key) && key != "round" && key != "device" && key != "reuses_freed")
+      value = std::monostate{};
   rec.set("verified", false);
   rec.set("hung", true);
   rec.notes = {"hung: " + what + "; nothing of this point was measured, and the run ended here"};
