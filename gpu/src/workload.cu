@@ -78,6 +78,7 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.single_chunk_mutex = o.single_chunk_mutex;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
+  m.pool_bytes = w.pool_bytes;  // a pool of bytes of its own (plug-ins): the workload's
   return m;
 }
 

@@ -87,15 +87,16 @@ TEST_CASE("ext-bump packs its objects and fills its pool to the byte", "[gpu]") 
   const WorkloadRun b =
       run_workload(bump, one_size_workload(WorkloadFamily::alloc, 3000, 100, 1 << 20), {}, 0);
   CHECK(*b.points[0].address_range_bytes == 2999 * 112 + 100);
-  // Out of memory: floor(2^20 / 112) = 9362 objects fit, in batches of 512 the 19th fails.
-  auto oom = one_size_workload(WorkloadFamily::oom, 1, 100, 1 << 20);
+  // Out of memory on the workload's pool of 2 MiB: floor(2^21 / 112) = 18724 objects fit, in
+  // batches of 512 the 37th fails (36 x 512 = 18432 < 18724 < 37 x 512).
+  auto oom = one_size_workload(WorkloadFamily::oom, 1, 100, 2 << 20);
   oom.batch = 512;
   const WorkloadPoint o = run_workload(bump, oom, {}, 0).points.at(0);
   REQUIRE(o.count_at_failure);
-  CHECK(*o.count_at_failure == 9362);
-  CHECK(o.allocs == 9362);
+  CHECK(*o.count_at_failure == 18724);
+  CHECK(o.allocs == 18724);
   REQUIRE(o.batches_at_failure);
-  CHECK(*o.batches_at_failure == 19);  // 18 x 512 = 9216 < 9362 < 19 x 512
+  CHECK(*o.batches_at_failure == 37);
   // Registers of its kernels and its initialisation are reported.
   REQUIRE(a.alloc_registers);
   REQUIRE(a.free_registers);
