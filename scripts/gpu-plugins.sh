@@ -74,7 +74,7 @@ if [ "$STAGE" = tests ] || [ "$STAGE" = all ]; then
   : >"$OUT/sanitizer.txt"
   for tool in memcheck racecheck; do
     for family in "alloc --N 3000" "churn --N 2048 --rounds 2 --free-fraction 0.5" \
-      "oom --batch 512"; do
+      "oom --batch 512 --max-steps 256"; do
       # shellcheck disable=SC2086
       if ! compute-sanitizer --tool $tool --error-exitcode 9 "$AL" workload --backend gpu \
         --allocator ext-bump,ext-bump-warp,ext-corw --workload $family --size 200 --pool 1MiB \
