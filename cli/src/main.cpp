@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "alloclab/cli/option_values.hpp"
 #include "alloclab/cli/retired_options.hpp"
 #include "alloclab/core/errors.hpp"
+#include "alloclab/gpu/measure.hpp"
 #include "alloclab/validation/study.hpp"
 
 namespace {
@@ -113,6 +115,13 @@ int main(int argc, char** argv) {
   } catch (const alloclab::VerificationError& e) {
     std::fprintf(stderr, "alloclab: verification failed: %s\n", one_line(e.what()).c_str());
     return 3;
+  } catch (const alloclab::gpu::KernelHung& e) {
+    // The kernel still runs: leave at once, without the exit handlers that would wait for the
+    // device (the process's end destroys its context, which stops the kernel).
+    std::fprintf(stderr, "alloclab: hung: %s\n", e.what());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(5);
   } catch (const std::bad_alloc&) {
     // Input the checks let through (they cover the simulator's pool and per-thread data).
     std::fprintf(stderr, "alloclab: error: out of memory: try fewer or smaller grid points\n");

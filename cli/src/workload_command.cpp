@@ -58,6 +58,7 @@ struct WorkloadArgs {
   std::string counters = "on";
   unsigned warmup = 1;
   bool warm = false;
+  double watchdog = 300;
   std::string out;
   Format format = Format::table;
 };
@@ -224,6 +225,8 @@ Backend make_backend(const WorkloadArgs& a) {
     o.repeats = a.repeats;
     o.warm = a.warm;
     o.heap_bytes = a.family_options.cuda_heap_bytes();
+    if (!(a.watchdog >= 0)) throw InputError("--watchdog", "must be >= 0 seconds");
+    o.watchdog_seconds = a.watchdog;
     // Warm rows are another mode of the GPU backend: they never mix with cold ones.
     return {"gpu", a.warm ? "gpu-warm" : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
@@ -353,7 +356,21 @@ void execute(const WorkloadArgs& a, const Plan& plan, std::vector<Record>& recor
     std::string device;
     std::vector<std::string> run_notes;
     for (std::uint64_t t = 0; t < a.trials; ++t) {
-      const WorkloadRun r = backend.run(pt.algo, pt.w, t);
+      WorkloadRun r;
+      try {
+        r = backend.run(pt.algo, pt.w, t);
+      } catch (const gpu::KernelHung& e) {
+        // The device is stuck with the kernel: this point's row says so, and the run ends here
+        // (main: exit 5); the rows written so far stay.
+        const Record hung = hung_record(pt.algo, pt.w, backend.source, a.trials, a.repeats,
+                                        gpu::device_info().name, e.what());
+        if (out)
+          out->append({hung});
+        else
+          records.push_back(hung);
+        if (!out) write_records(std::cout, records, a.format);
+        throw;
+      }
       bound = std::max(bound, r.step_bound);
       device = r.device;
       // Every trial's notes, each once (a note of one trial only still speaks for the row).
@@ -361,7 +378,11 @@ void execute(const WorkloadArgs& a, const Plan& plan, std::vector<Record>& recor
         if (std::find(run_notes.begin(), run_notes.end(), n) == run_notes.end())
           run_notes.push_back(n);
       sums.resize(r.points.size());
-      for (std::size_t k = 0; k < r.points.size(); ++k) sums[k].add(r.points[k]);
+      for (std::size_t k = 0; k < r.points.size(); ++k) {
+        sums[k].add(r.points[k]);
+        sums[k].alloc_registers = r.alloc_registers;
+        sums[k].free_registers = r.free_registers;
+      }
     }
     std::vector<Record> rows;
     for (const auto& s : sums)
@@ -535,6 +556,11 @@ void add_workload_command(CLI::App& app) {
                 "a pristine one; rows get mode gpu-warm. Matters where a freed pool differs from a "
                 "new one (ouro-*: typed chunks, full queues)");
   add_family_options(*cmd, args->family_options, BackendKind::sim | BackendKind::gpu);
+  cmd->add_option("--watchdog", args->watchdog,
+                  "gpu: seconds a kernel (allocation, free, a pool's set-up) may run; one that "
+                  "runs longer is reported as hung in its row and ends the run (exit 5: the "
+                  "device cannot be used again by this process); 0 = no limit")
+      ->capture_default_str();
   cmd->add_option("--out", args->out,
                   "append the rows to DIR/workloads/<backend>/<workload>.csv (what validate DIR "
                   "and report DIR read) instead of printing them; points already there (same "

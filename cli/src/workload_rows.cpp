@@ -118,6 +118,17 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
     rec.set("init_ms", 1e3 * s.init_s / K);
   else
     rec.set_quantity("init_ms", std::nullopt, "the pool is built once, before round 0");
+  // The GPU: registers per thread of the kernels that ran (the register footprint of an
+  // allocator's allocation and free code, with what its harness adds).
+  if (backend.name == "gpu") {
+    const char* no_registers = "not reported by this allocator's GPU entry";
+    rec.set_quantity("alloc_registers",
+                     s.alloc_registers ? std::optional<double>(*s.alloc_registers) : std::nullopt,
+                     no_registers);
+    rec.set_quantity("free_registers",
+                     s.free_registers ? std::optional<double>(*s.free_registers) : std::nullopt,
+                     no_registers);
+  }
   rec.set_quantity("allocs_per_s",
                    s.alloc_s > 0 ? std::optional<double>(s.allocs / s.alloc_s) : std::nullopt,
                    "no allocation time measured");
@@ -183,6 +194,11 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
     rec.set("slot_fragmentation", s.slot_fragmentation / K);
   }
   rec.set("verified", true);
+  if (backend.name == "gpu") {
+    rec.set("hung", false);  // hung_record's rows: true
+    // false: its frees give nothing back (a bump allocator): the report's floor of times.
+    rec.set("reuses_freed", caps(algo).frees);
+  }
   rec.set("device", device);
   if (backend.name == "sim" && !w.typed())
     rec.notes.push_back(std::string(name(algo)) +
@@ -197,6 +213,22 @@ Record point_record(Algorithm algo, const Workload& w, const RowSource& backend,
                         "keyed permutation, are never freed; utilisation counts the workload's "
                         "bytes only");
   for (const auto& n : run_notes) rec.notes.push_back(n);
+  return rec;
+}
+
+Record hung_record(Algorithm algo, const Workload& w, const RowSource& backend,
+                   std::uint64_t trials, unsigned repeats, const std::string& device,
+                   const std::string& what) {
+  PointSummary none;
+  none.trials = trials;  // the point's coordinates: a resumed run does not run it again
+  Record rec = point_record(algo, w, backend, repeats, none, 0, device, {});
+  const Record coordinates = coordinate_record(algo, w, backend, trials, repeats);
+  for (auto& [key, value] : rec.fields)
+    if (!coordinates.find(key) && key != "round" && key != "device" && key != "reuses_freed")
+      value = std::monostate{};
+  rec.set("verified", false);
+  rec.set("hung", true);
+  rec.notes = {"hung: " + what + "; nothing of this point was measured, and the run ended here"};
   return rec;
 }
 

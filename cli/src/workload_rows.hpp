@@ -35,6 +35,9 @@ struct PointSummary {
   bool has_typed_blocks = true;
   double heap_blocks = 0, blocks_in_use = 0, blocks_min = 0, slot_fragmentation = 0;
   double live_objects = 0;
+  // The GPU's kernels' registers per thread (WorkloadRun::alloc_registers, free_registers), the
+  // same in every trial.
+  std::optional<unsigned> alloc_registers, free_registers;
   void add(const WorkloadPoint& p);
 };
 
@@ -46,5 +49,12 @@ Record coordinate_record(Algorithm algo, const Workload& w, const RowSource& bac
 Record point_record(Algorithm algo, const Workload& w, const RowSource& backend, unsigned repeats,
                     const PointSummary& s, std::uint64_t bound, const std::string& device,
                     const std::vector<std::string>& run_notes);
+
+// The row of a point whose run hung (gpu::KernelHung: a kernel ran past the watchdog): the
+// columns of point_record's rows for that point, so that it appends to the same file, with every
+// quantity null, verified false and hung true; `what` (the exception's message) in its notes.
+Record hung_record(Algorithm algo, const Workload& w, const RowSource& backend,
+                   std::uint64_t trials, unsigned repeats, const std::string& device,
+                   const std::string& what);
 
 }  // namespace alloclab::cli

@@ -239,6 +239,12 @@ void launch_ba_free(const KernelArgs& a, const BaView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters ba_registers(const KernelArgs&, const BaView&, bool counters) {
+  return kernel_registers(counters, reinterpret_cast<const void*>(&ba_alloc_kernel<true>),
+                          reinterpret_cast<const void*>(&ba_alloc_kernel<false>),
+                          reinterpret_cast<const void*>(&ba_free_kernel));
+}
+
 // GETPAGE of the case studies (pool_page_heap.cuh): one bit of the object array (an object is a
 // 256 B page), the search rotated by the thread's warp and seeded by its grid index.
 struct BaPageTake {
@@ -262,7 +268,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::bitmap_alloc,
                         (gpu_entry(GpuTraits<BaPool>{.alloc = &launch_ba_alloc,
                                                      .free = &launch_ba_free,
                                                      .out_of_memory = OutOfMemory::exhausted,
-                                                     .op_count_names = dynasoar::kBaCountNames})))
+                                                     .op_count_names = dynasoar::kBaCountNames,
+                                                     .registers = &ba_registers})))
 
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::bitmap_alloc,
                         (pool_page_heap_entry<BaPool, BaPageTake>()))

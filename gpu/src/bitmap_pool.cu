@@ -184,6 +184,15 @@ std::optional<std::vector<std::uint64_t>> BitmapPool::free_pages() const {
   return out;
 }
 
+int bitmap_free_registers(const BitmapView& pool) {
+  cudaFuncAttributes f{};
+  if (pool.w == 32)
+    ALLOCLAB_CUDA(cudaFuncGetAttributes(&f, bitmap_free_kernel<std::uint32_t>));
+  else
+    ALLOCLAB_CUDA(cudaFuncGetAttributes(&f, bitmap_free_kernel<std::uint64_t>));
+  return f.numRegs;
+}
+
 void launch_bitmap_free(const KernelArgs& a, const BitmapView& pool) {
   const unsigned blocks = blocks_for(a.N * a.per_thread, 256);
   if (pool.w == 32)

@@ -58,5 +58,7 @@ __device__ __forceinline__ void bitmap_free_run(const BitmapView& pool, std::uin
 // The free launch of every bitmap allocator (RW, RW-BM, CoRW, RW_malloc): clears the run of
 // a.pages bits (one bit for one-page allocators) of every request served.
 void launch_bitmap_free(const KernelArgs& a, const BitmapView& pool);
+// Registers per thread of the kernel launch_bitmap_free runs for this pool.
+int bitmap_free_registers(const BitmapView& pool);
 
 }  // namespace alloclab::gpu::detail

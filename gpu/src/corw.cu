@@ -68,13 +68,32 @@ void check_corw(const Scenario&, const MeasureOptions& o) {
                                     std::to_string(kBlock) + " threads per block");
 }
 
+// The kernel launch_corw_alloc runs for (a, pool, counters).
+template <typename Word>
+const void* alloc_kernel_of(const KernelArgs& a, bool counters) {
+  const void* kernel = nullptr;
+  dispatch_bit_choice<BitChoice::lowest, BitChoice::rotated>(a.bit_choice, [&](auto choice) {
+    constexpr BitChoice c = decltype(choice)::value;
+    kernel = counters ? reinterpret_cast<const void*>(&corw_alloc_kernel<Word, true, c>)
+                      : reinterpret_cast<const void*>(&corw_alloc_kernel<Word, false, c>);
+  });
+  return kernel;
+}
+
+KernelRegisters corw_registers(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  return {registers_of(pool.w == 32 ? alloc_kernel_of<std::uint32_t>(a, counters)
+                                    : alloc_kernel_of<std::uint64_t>(a, counters)),
+          bitmap_free_registers(pool)};
+}
+
 }  // namespace
 
 // A warp of 32 lanes (Capabilities.warp_collective: the driver checks lanes = 32).
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::corw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_corw_alloc,
                                                          .free = &launch_bitmap_free,
-                                                         .check = &check_corw})))
+                                                         .check = &check_corw,
+                                                         .registers = &corw_registers})))
 
 // Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::corw,

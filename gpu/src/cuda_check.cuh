@@ -23,6 +23,14 @@ namespace alloclab::gpu::detail {
 // After a launch: the launch error, then (synchronously) the execution error.
 #define ALLOCLAB_CUDA_LAUNCH() ALLOCLAB_CUDA(cudaGetLastError())
 
+// Set once a kernel ran past the watchdog (KernelHung): the device is stuck with it, and every
+// call that waits for the device (cudaFree, a copy) would wait for ever, so owners stop giving
+// memory back; the process is about to end.
+inline bool& device_stuck() {
+  static bool stuck = false;
+  return stuck;
+}
+
 // Owning device allocation (cudaMalloc; never managed memory).
 template <typename T>
 class DeviceBuffer {
@@ -32,7 +40,7 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_ && !device_stuck()) cudaFree(ptr_);
   }
   void resize(std::size_t n) {
     if (n == n_ && ptr_) return;

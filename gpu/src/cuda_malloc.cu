@@ -35,12 +35,18 @@ void launch_cudamalloc_free(const KernelArgs& a, const HeapView& pool) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters cudamalloc_registers(const KernelArgs&, const HeapView&, bool) {
+  return {registers_of(reinterpret_cast<const void*>(&cudamalloc_alloc_kernel)),
+          registers_of(reinterpret_cast<const void*>(&cudamalloc_free_kernel))};
+}
+
 }  // namespace
 
 // A null pointer from malloc is the device's out-of-memory answer.
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::cudamalloc,
                         (gpu_entry(GpuTraits<DeviceHeap>{.alloc = &launch_cudamalloc_alloc,
                                                          .free = &launch_cudamalloc_free,
-                                                         .out_of_memory = OutOfMemory::device})))
+                                                         .out_of_memory = OutOfMemory::device,
+                                                         .registers = &cudamalloc_registers})))
 
 }  // namespace alloclab::gpu::detail

@@ -1,8 +1,11 @@
 // The device: presence, properties, free memory, CUDA error reports; and the hardware floor of
 // the throughput bench (one atomicOr per thread).
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "alloclab/core/errors.hpp"
 #include "common.cuh"
@@ -45,6 +48,36 @@ void require_device_bytes(const std::string& parameter, const std::string& who,
   throw InputError(parameter, who + " needs " + std::to_string(need) +
                                   " bytes of device memory, the device has " +
                                   std::to_string(free_bytes) + " free (" + each + ")");
+}
+
+double EventTimer::stop_within(double seconds, const std::string& what) {
+  ALLOCLAB_CUDA(cudaEventRecord(stop_));
+  if (seconds <= 0) {
+    ALLOCLAB_CUDA(cudaEventSynchronize(stop_));
+    return elapsed_ms();
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(stop_);
+    if (e == cudaSuccess) return elapsed_ms();
+    if (e != cudaErrorNotReady) ALLOCLAB_CUDA(e);
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    // Spin briefly (most kernels end within a millisecond), then poll every 100 us: the host's
+    // waiting costs the kernel nothing, the events time it.
+    if (now - start > std::chrono::milliseconds(2))
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else
+      std::this_thread::yield();
+  }
+  device_stuck() = true;
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", seconds);
+  throw KernelHung(what + " ran past the watchdog's " + limit +
+                   " s (--watchdog); it is still running, so the device cannot be used again in "
+                   "this process");
 }
 
 namespace {

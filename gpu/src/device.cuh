@@ -45,12 +45,20 @@ class EventTimer {
   double stop() {
     ALLOCLAB_CUDA(cudaEventRecord(stop_));
     ALLOCLAB_CUDA(cudaEventSynchronize(stop_));
+    return elapsed_ms();
+  }
+  // As stop(), but the watchdog: waits for the region at most `seconds` (0: for ever), polling the
+  // stop event, and otherwise marks the device stuck and throws KernelHung("<what> ran past the
+  // watchdog's <seconds> s"). The timing itself is the events', unaffected by the polling.
+  double stop_within(double seconds, const std::string& what);
+
+ private:
+  double elapsed_ms() const {
     float ms = 0;
     ALLOCLAB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
     return ms;
   }
 
- private:
   cudaEvent_t start_{}, stop_{};
 };
 

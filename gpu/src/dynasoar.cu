@@ -122,6 +122,14 @@ void launch_ds_free(const KernelArgs& a, const DsHeapView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+template <bool kCoalesce, bool kRotate>
+KernelRegisters ds_registers(const KernelArgs&, const DsHeapView&, bool counters) {
+  return kernel_registers(
+      counters, reinterpret_cast<const void*>(&ds_alloc_kernel<true, kCoalesce, kRotate>),
+      reinterpret_cast<const void*>(&ds_alloc_kernel<false, kCoalesce, kRotate>),
+      reinterpret_cast<const void*>(&ds_free_kernel));
+}
+
 // GETPAGE of the case studies (pool_page_heap.cuh): an object of the one type, a page (the
 // heap's pages are the join's 256 B pages). The lanes asking at once form the group (or, without
 // coalescing, each lane its own), as in the allocation kernel; the leader hands each its page
@@ -150,29 +158,29 @@ struct DsPageTake {
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar,
-                        (gpu_entry(GpuTraits<DsHeapPool>{
-                            .alloc = &launch_ds_alloc<true, true>,
-                            .free = &launch_ds_free,
-                            .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = dynasoar::kDsCountNames})))
+                        (gpu_entry(GpuTraits<DsHeapPool>{.alloc = &launch_ds_alloc<true, true>,
+                                                         .free = &launch_ds_free,
+                                                         .out_of_memory = OutOfMemory::exhausted,
+                                                         .op_count_names = dynasoar::kDsCountNames,
+                                                         .registers = &ds_registers<true, true>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar,
                         (pool_page_heap_entry<DsHeapPool, DsPageTake<true, true>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_nocoal,
-                        (gpu_entry(GpuTraits<DsHeapPool>{
-                            .alloc = &launch_ds_alloc<false, true>,
-                            .free = &launch_ds_free,
-                            .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = dynasoar::kDsCountNames})))
+                        (gpu_entry(GpuTraits<DsHeapPool>{.alloc = &launch_ds_alloc<false, true>,
+                                                         .free = &launch_ds_free,
+                                                         .out_of_memory = OutOfMemory::exhausted,
+                                                         .op_count_names = dynasoar::kDsCountNames,
+                                                         .registers = &ds_registers<false, true>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar_nocoal,
                         (pool_page_heap_entry<DsHeapPool, DsPageTake<false, true>>()))
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::dynasoar_norot,
-                        (gpu_entry(GpuTraits<DsHeapPool>{
-                            .alloc = &launch_ds_alloc<true, false>,
-                            .free = &launch_ds_free,
-                            .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = dynasoar::kDsCountNames})))
+                        (gpu_entry(GpuTraits<DsHeapPool>{.alloc = &launch_ds_alloc<true, false>,
+                                                         .free = &launch_ds_free,
+                                                         .out_of_memory = OutOfMemory::exhausted,
+                                                         .op_count_names = dynasoar::kDsCountNames,
+                                                         .registers = &ds_registers<true, false>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::dynasoar_norot,
                         (pool_page_heap_entry<DsHeapPool, DsPageTake<true, false>>()))
 

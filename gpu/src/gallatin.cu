@@ -340,13 +340,25 @@ void launch_gallatin_free(const KernelArgs& a, const GallatinView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+// The kernels launch_gallatin_alloc and launch_gallatin_free run.
+KernelRegisters gallatin_registers(const KernelArgs& a, const GallatinView&, bool counters) {
+  const void* alloc =
+      a.pages > kSliceUnits
+          ? (counters ? reinterpret_cast<const void*>(&gallatin_alloc_kernel<true, true>)
+                      : reinterpret_cast<const void*>(&gallatin_alloc_kernel<false, true>))
+          : (counters ? reinterpret_cast<const void*>(&gallatin_alloc_kernel<true, false>)
+                      : reinterpret_cast<const void*>(&gallatin_alloc_kernel<false, false>));
+  return {registers_of(alloc), registers_of(reinterpret_cast<const void*>(&gallatin_free_kernel))};
+}
+
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gallatin,
                         (gpu_entry(GpuTraits<GallatinPool>{
                             .alloc = &launch_gallatin_alloc,
                             .free = &launch_gallatin_free,
                             .out_of_memory = OutOfMemory::exhausted,
                             .check = &check_gallatin,
-                            .op_count_names = gallatin::kOpCountNames})))
+                            .op_count_names = gallatin::kOpCountNames,
+                            .registers = &gallatin_registers})))
 
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gallatin,
                         (pool_page_heap_entry<GallatinPool, GallatinPageTake>()))

@@ -310,6 +310,12 @@ void launch_tbuddy_free(const KernelArgs& a, const TBuddyView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters tbuddy_registers(const KernelArgs&, const TBuddyView&, bool counters) {
+  return kernel_registers(counters, reinterpret_cast<const void*>(&tbuddy_alloc_kernel<true>),
+                          reinterpret_cast<const void*>(&tbuddy_alloc_kernel<false>),
+                          reinterpret_cast<const void*>(&tbuddy_free_kernel));
+}
+
 // GETPAGE of the case studies (pool_page_heap.cuh): a block of order 0 (a page is a unit). The
 // scatter (where the thread's search starts) comes from its grid index, as the kernel's.
 struct TBuddyPageTake {
@@ -330,7 +336,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_tbuddy,
                         (gpu_entry(GpuTraits<TBuddyPool>{.alloc = &launch_tbuddy_alloc,
                                                          .free = &launch_tbuddy_free,
                                                          .out_of_memory = OutOfMemory::exhausted,
-                                                         .op_count_names = kTBuddyCountNames})))
+                                                         .op_count_names = kTBuddyCountNames,
+                                                         .registers = &tbuddy_registers})))
 
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gg_tbuddy,
                         (pool_page_heap_entry<TBuddyPool, TBuddyPageTake>()))

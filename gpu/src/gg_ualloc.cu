@@ -379,18 +379,26 @@ void launch_ualloc_free(const KernelArgs& a, const UAllocGpuView& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters ualloc_registers(const KernelArgs&, const UAllocGpuView&, bool counters) {
+  return kernel_registers(counters, reinterpret_cast<const void*>(&ualloc_alloc_kernel<true>),
+                          reinterpret_cast<const void*>(&ualloc_alloc_kernel<false>),
+                          reinterpret_cast<const void*>(&ualloc_free_kernel));
+}
+
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_ualloc,
                         (gpu_entry(GpuTraits<UAllocPoolOf<false>>{
                             .alloc = &launch_ualloc_alloc,
                             .free = &launch_ualloc_free,
                             .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = kUAllocCountNames})))
+                            .op_count_names = kUAllocCountNames,
+                            .registers = &ualloc_registers})))
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::gg_malloc,
                         (gpu_entry(GpuTraits<UAllocPoolOf<true>>{
                             .alloc = &launch_ualloc_alloc,
                             .free = &launch_ualloc_free,
                             .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = kUAllocCountNames})))
+                            .op_count_names = kUAllocCountNames,
+                            .registers = &ualloc_registers})))
 
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::gg_ualloc,
                         (pool_page_heap_entry<UAllocPoolOf<false>, UAllocPageTake>()))

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -48,6 +49,26 @@ inline KernelArgs kernel_args(const Scenario& s, const MeasureOptions& o) {
   return a;
 }
 
+// Registers per thread of an allocator's allocation and free kernels (cudaFuncGetAttributes'
+// numRegs): the instantiations a launch with these arguments would run.
+struct KernelRegisters {
+  int alloc = 0, free = 0;
+};
+
+// numRegs of a __global__ function.
+inline int registers_of(const void* kernel) {
+  cudaFuncAttributes attributes{};
+  ALLOCLAB_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+  return attributes.numRegs;
+}
+
+// The registers of an allocator whose allocation kernel is `with` or `without` the counters
+// (pointers to the __global__ instantiations) and whose free kernel is `free`.
+inline KernelRegisters kernel_registers(bool counters, const void* with, const void* without,
+                                        const void* free) {
+  return {registers_of(counters ? with : without), registers_of(free)};
+}
+
 // One allocator bound to its pool for one measure() call.
 class GpuAllocator {
  public:
@@ -55,6 +76,11 @@ class GpuAllocator {
   virtual PoolPolicy& pool() = 0;
   virtual void alloc(const KernelArgs& a, bool counters) = 0;
   virtual void free(const KernelArgs& a) = 0;
+  // What alloc(a, counters) and free(a) would run, where the allocator's entry says
+  // (GpuTraits::registers); nullopt otherwise.
+  virtual std::optional<KernelRegisters> registers(const KernelArgs&, bool) const {
+    return std::nullopt;
+  }
 };
 
 struct GpuEntry {
@@ -67,6 +93,8 @@ struct GpuEntry {
                                               const KernelArgs&)>
       make;
   std::vector<std::string> op_count_names;  // GpuTraits::op_count_names
+  // Its pool is CUDA's malloc heap (the heap is sized for it before the first malloc kernel).
+  bool uses_device_heap = false;
 };
 using GpuTable = BackendTable<GpuEntry>;
 
@@ -91,6 +119,9 @@ struct GpuTraits {
   // The allocator's own counts, in the order its kernels pass them to record_op_counts (with the
   // counters on, the driver keeps their totals: KernelArgs::op_counts); empty: none.
   std::span<const char* const> op_count_names = {};
+  // The registers per thread of the kernels alloc(a, view, counters) and free(a, view) launch
+  // (registers_of each); null: not reported (the row's columns stay empty).
+  KernelRegisters (*registers)(const KernelArgs&, const View&, bool counters) = nullptr;
 };
 
 template <typename Pool>
@@ -104,6 +135,10 @@ class PooledAllocator final : public GpuAllocator {
     traits_.alloc(a, pool_.view(), counters);
   }
   void free(const KernelArgs& a) override { traits_.free(a, pool_.view()); }
+  std::optional<KernelRegisters> registers(const KernelArgs& a, bool counters) const override {
+    if (!traits_.registers) return std::nullopt;
+    return traits_.registers(a, pool_.view(), counters);
+  }
 
  private:
   GpuTraits<Pool> traits_;
@@ -118,6 +153,9 @@ GpuEntry gpu_entry(const GpuTraits<Pool>& traits) {
   e.check = [traits](const Scenario& s, const MeasureOptions& o) {
     Pool::check(s, o);
     if (traits.check) traits.check(s, o);
+  };
+  e.uses_device_heap = requires(const Scenario& s, const MeasureOptions& o) {
+    Pool::device_heap_bytes(s, o);
   };
   e.device_heap_bytes = [](const Scenario& s, const MeasureOptions& o) -> std::uint64_t {
     if constexpr (requires { Pool::device_heap_bytes(s, o); })

@@ -52,6 +52,11 @@ void check_registry_input(Algorithm algo, const Scenario& s, const MeasureOption
                          (takers.empty() ? std::string()
                                          : "; only " + algorithm_names(takers) + " take --pages"));
   }
+  if (const std::uint64_t most = c.max_request_bytes;
+      most && c.requests == RequestKind::bytes && s.pages * o.page_bytes > most)
+    throw InputError("--page-bytes", who + " serves at most " + std::to_string(most) +
+                                         " bytes per request, not " +
+                                         std::to_string(s.pages * o.page_bytes));
   if (s.N < 1) throw InputError("--N", "must be >= 1");
   if (o.per_thread < 1) throw InputError("--per-thread", "must be >= 1");
   if (o.repeats < 1) throw InputError("--repeats", "must be >= 1");

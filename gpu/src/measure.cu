@@ -78,6 +78,7 @@ MeasureResult measure(Algorithm algo, const Scenario& s, const MeasureOptions& o
   DeviceBuffer<std::uint32_t> steps(R), collisions(R);
 
   // Pool set-up (timed separately).
+  pool.prepare();
   timer.start();
   pool.set_up();
   res.setup_ms = timer.stop();

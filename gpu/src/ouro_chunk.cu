@@ -373,11 +373,21 @@ void launch_ouro_chunk_free(const KernelArgs& a, const OuroChunkView<Layout>& v)
 }
 
 template <class Layout>
+KernelRegisters ouro_chunk_registers(const KernelArgs&, const OuroChunkView<Layout>&,
+                                     bool counters) {
+  return kernel_registers(counters,
+                          reinterpret_cast<const void*>(&ouro_chunk_alloc_kernel<true, Layout>),
+                          reinterpret_cast<const void*>(&ouro_chunk_alloc_kernel<false, Layout>),
+                          reinterpret_cast<const void*>(&ouro_chunk_free_kernel<Layout>));
+}
+
+template <class Layout>
 GpuEntry chunk_queue_entry() {
   return gpu_entry(GpuTraits<OuroChunkPool<Layout>>{.alloc = &launch_ouro_chunk_alloc<Layout>,
                                                     .free = &launch_ouro_chunk_free<Layout>,
                                                     .out_of_memory = OutOfMemory::exhausted,
-                                                    .op_count_names = ouro::kChunkCountNames});
+                                                    .op_count_names = ouro::kChunkCountNames,
+                                                    .registers = &ouro_chunk_registers<Layout>});
 }
 
 using S = ouro::ChunkRing<DeviceAtomics>;

@@ -564,6 +564,14 @@ void launch_ouro_page_free(const KernelArgs& a, const OuroPageView<Layout>& v) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+template <class Layout>
+KernelRegisters ouro_page_registers(const KernelArgs&, const OuroPageView<Layout>&, bool counters) {
+  return kernel_registers(counters,
+                          reinterpret_cast<const void*>(&ouro_page_alloc_kernel<true, Layout>),
+                          reinterpret_cast<const void*>(&ouro_page_alloc_kernel<false, Layout>),
+                          reinterpret_cast<const void*>(&ouro_page_free_kernel<Layout>));
+}
+
 using S = ouro::StaticRing<DeviceAtomics>;
 using VA = ouro::VirtualArray<DeviceAtomics>;
 using VL = ouro::VirtualLinked<DeviceAtomics>;
@@ -587,7 +595,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_s,
                             .alloc = &launch_ouro_page_alloc<S>,
                             .free = &launch_ouro_page_free<S>,
                             .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = ouro::kOpCountNames})))
+                            .op_count_names = ouro::kOpCountNames,
+                            .registers = &ouro_page_registers<S>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_s,
                         (pool_page_heap_entry<OuroPagePool<S>, OuroPageTake<S>>()))
 
@@ -596,7 +605,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_va,
                             .alloc = &launch_ouro_page_alloc<VA>,
                             .free = &launch_ouro_page_free<VA>,
                             .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = ouro::kOpCountNames})))
+                            .op_count_names = ouro::kOpCountNames,
+                            .registers = &ouro_page_registers<VA>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_va,
                         (pool_page_heap_entry<OuroPagePool<VA>, OuroPageTake<VA>>()))
 
@@ -605,7 +615,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::ouro_p_vl,
                             .alloc = &launch_ouro_page_alloc<VL>,
                             .free = &launch_ouro_page_free<VL>,
                             .out_of_memory = OutOfMemory::exhausted,
-                            .op_count_names = ouro::kOpCountNames})))
+                            .op_count_names = ouro::kOpCountNames,
+                            .registers = &ouro_page_registers<VL>})))
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::ouro_p_vl,
                         (pool_page_heap_entry<OuroPagePool<VL>, OuroPageTake<VL>>()))
 

@@ -35,6 +35,9 @@ class PoolPolicy {
   // before anything is allocated, and the parameter that sizes them ("--T").
   virtual std::uint64_t device_bytes() const = 0;
   virtual const char* size_parameter() const = 0;
+  // Before set_up() and outside its timing: allocates the device memory the allocator is handed
+  // rather than builds (a plug-in's pool of bytes, as the workload's arena of pages is).
+  virtual void prepare() {}
   // Allocates and builds the pristine pool and checks it (VerificationError).
   virtual void set_up() = 0;
   // Makes the pool pristine again before a run.
@@ -55,6 +58,12 @@ class PoolPolicy {
   // pool without pages (the device heap).
   virtual std::optional<std::vector<std::uint64_t>> free_pages() const = 0;
   virtual std::vector<std::string> notes() const { return {}; }
+  // Workloads, allocators of bytes: the device addresses [first, first + bytes) every object must
+  // lie in (a plug-in's pool); nullopt where the pool does not say (CUDA's malloc heap).
+  struct ByteRange {
+    std::uint64_t first = 0, bytes = 0;
+  };
+  virtual std::optional<ByteRange> object_bounds() const { return std::nullopt; }
 };
 
 }  // namespace alloclab::gpu::detail

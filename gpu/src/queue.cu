@@ -40,6 +40,12 @@ void launch_queue_free(const KernelArgs& a, const QueueView& pool) {
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters queue_registers(const KernelArgs&, const QueueView&, bool counters) {
+  const void* alloc = counters ? reinterpret_cast<const void*>(&queue_alloc_kernel<true>)
+                               : reinterpret_cast<const void*>(&queue_alloc_kernel<false>);
+  return {registers_of(alloc), registers_of(reinterpret_cast<const void*>(&queue_free_kernel))};
+}
+
 }  // namespace
 
 // Tickets past the A free pages fail at once: the pool counts out of memory exactly.
@@ -47,7 +53,8 @@ ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::queue,
                         (gpu_entry(GpuTraits<QueuePool>{
                             .alloc = &launch_queue_alloc,
                             .free = &launch_queue_free,
-                            .out_of_memory = OutOfMemory::counted_by_pool})))
+                            .out_of_memory = OutOfMemory::counted_by_pool,
+                            .registers = &queue_registers})))
 
 // Its page heap for the case studies (page_heap_entry.cuh).
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::queue, (page_heap_entry<QueueDevice>()))

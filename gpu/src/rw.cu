@@ -29,12 +29,19 @@ void launch_rw_alloc(const KernelArgs& a, const BitmapView& pool, bool counters)
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+KernelRegisters rw_registers(const KernelArgs&, const BitmapView& pool, bool counters) {
+  const void* alloc = counters ? reinterpret_cast<const void*>(&rw_alloc_kernel<true>)
+                               : reinterpret_cast<const void*>(&rw_alloc_kernel<false>);
+  return {registers_of(alloc), bitmap_free_registers(pool)};
+}
+
 }  // namespace
 
 // One bit per page in 32-bit words (RW has no --w: Capabilities.bitmap_words is false).
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rw,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rw_alloc,
-                                                         .free = &launch_bitmap_free})))
+                                                         .free = &launch_bitmap_free,
+                                                         .registers = &rw_registers})))
 
 // Its page heap for the case studies (page_heap_entry.cuh).
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rw, (page_heap_entry<RwDevice>()))

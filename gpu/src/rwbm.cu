@@ -48,11 +48,31 @@ void launch_rwbm_alloc(const KernelArgs& a, const BitmapView& pool, bool counter
   ALLOCLAB_CUDA_LAUNCH();
 }
 
+// The kernel launch_rwbm_alloc runs for (a, pool, counters).
+template <typename Word>
+const void* alloc_kernel_of(const KernelArgs& a, bool counters) {
+  const void* kernel = nullptr;
+  dispatch_bit_choice<BitChoice::lowest, BitChoice::random, BitChoice::rotated>(
+      a.bit_choice, [&](auto choice) {
+        constexpr BitChoice c = decltype(choice)::value;
+        kernel = counters ? reinterpret_cast<const void*>(&rwbm_alloc_kernel<Word, true, c>)
+                          : reinterpret_cast<const void*>(&rwbm_alloc_kernel<Word, false, c>);
+      });
+  return kernel;
+}
+
+KernelRegisters rwbm_registers(const KernelArgs& a, const BitmapView& pool, bool counters) {
+  return {registers_of(pool.w == 32 ? alloc_kernel_of<std::uint32_t>(a, counters)
+                                    : alloc_kernel_of<std::uint64_t>(a, counters)),
+          bitmap_free_registers(pool)};
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwbm,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwbm_alloc,
-                                                         .free = &launch_bitmap_free})))
+                                                         .free = &launch_bitmap_free,
+                                                         .registers = &rwbm_registers})))
 
 // Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rwbm,

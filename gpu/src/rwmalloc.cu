@@ -57,12 +57,25 @@ void check_rwmalloc(const Scenario& s, const MeasureOptions&) {
     throw InputError("--pages", "GPU RW_malloc finds runs inside one word: pages <= w");
 }
 
+template <typename Word>
+const void* alloc_kernel_of(bool counters) {
+  return counters ? reinterpret_cast<const void*>(&rwmalloc_alloc_kernel<Word, true>)
+                  : reinterpret_cast<const void*>(&rwmalloc_alloc_kernel<Word, false>);
+}
+
+KernelRegisters rwmalloc_registers(const KernelArgs&, const BitmapView& pool, bool counters) {
+  return {registers_of(pool.w == 32 ? alloc_kernel_of<std::uint32_t>(counters)
+                                    : alloc_kernel_of<std::uint64_t>(counters)),
+          bitmap_free_registers(pool)};
+}
+
 }  // namespace
 
 ALLOCLAB_REGISTER_ENTRY(GpuTable, Algorithm::rwmalloc,
                         (gpu_entry(GpuTraits<BitmapPool>{.alloc = &launch_rwmalloc_alloc,
                                                          .free = &launch_bitmap_free,
-                                                         .check = &check_rwmalloc})))
+                                                         .check = &check_rwmalloc,
+                                                         .registers = &rwmalloc_registers})))
 
 // Its page heap for the case studies (page_heap_entry.cuh): 32-bit words, the first free bit.
 ALLOCLAB_REGISTER_ENTRY(PageHeapTable, Algorithm::rwmalloc,

@@ -18,6 +18,7 @@
 //    from the first repeat (core/workload_repeats.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,7 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.single_chunk_mutex = o.single_chunk_mutex;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
+  m.pool_bytes = w.pool_bytes;  // a pool of bytes of its own (plug-ins): the workload's
   return m;
 }
 
@@ -108,7 +110,8 @@ class WorkloadDriver {
         launch_(launch_threads(w)),
         warmup_(o.warmup),
         repeats_(o.repeats),
-        warm_(o.warm) {
+        warm_(o.warm),
+        watchdog_(o.watchdog_seconds) {
     base_ = kernel_args(s_, mo_);  // s_: launch_ threads, 32 lanes, the trial's seed
     slots_ = slot_count();
     allocator_ = entry_.make(s_, mo_, base_);
@@ -118,11 +121,12 @@ class WorkloadDriver {
 
   WorkloadRun run() {
     set_up();
+    pool_->prepare();
     EventTimer timer;
     timer.start();
     pool_->set_up();
     pool_->reset();  // the working pool from the pristine one (set_up builds only the latter)
-    const double init_ms = timer.stop();
+    const double init_ms = timer.stop_within(watchdog_, who_ + ": the pool's set-up");
     for (unsigned u = 0; u < warmup_; ++u) {
       allocate(0, launch_, nullptr, launch_, kWarmupPhase + u);
       release_all("after a warm-up run");
@@ -142,6 +146,10 @@ class WorkloadDriver {
     run.pages_total = pages_ ? s_.T : 0;
     run.step_bound = entry_.out_of_memory == OutOfMemory::step_bound ? mo_.max_steps : 0;
     run.device = device_info().name;
+    if (const auto regs = allocator_->registers(base_, mo_.counters)) {
+      run.alloc_registers = regs->alloc;
+      run.free_registers = regs->free;
+    }
     std::vector<std::string> all_notes = notes();
     all_notes.insert(all_notes.end(), run.notes.begin(), run.notes.end());
     run.notes = std::move(all_notes);
@@ -266,11 +274,18 @@ class WorkloadDriver {
     EventTimer timer;
     timer.start();
     allocator_->alloc(a, mo_.counters);
-    l.ms = timer.stop();
+    l.ms = timer.stop_within(watchdog_, who_ + ": the allocation kernel");
     ALLOCLAB_CUDA(cudaGetLastError());
     const ObjectsView batch = slice(first, count);
     l.served = adopt_results(view_, result_.get(), active, first, count);
-    write_patterns(batch, active);
+    // Only inside the pool (the arena, or a pool that says where it is): a stray object is the
+    // census's to report, not written.
+    if (pages_)
+      write_patterns(batch, active, w_.pool_bytes);
+    else if (const auto bounds = pool_->object_bounds())
+      write_patterns(batch, active, bounds->bytes, bounds->first);
+    else
+      write_patterns(batch, active);
     if (mo_.counters) collect_counters(count, active, l);
     return l;
   }
@@ -316,22 +331,43 @@ class WorkloadDriver {
     EventTimer timer;
     timer.start();
     allocator_->free(a);
-    const double ms = timer.stop();
+    const double ms = timer.stop_within(watchdog_, who_ + ": the free kernel");
     ALLOCLAB_CUDA(cudaGetLastError());
     return {listed, ms};
+  }
+
+  // An object of a failed check: "the object of thread 12 at [4096, 4352)" (offsets into the arena
+  // for allocators of pages, hexadecimal addresses otherwise).
+  std::string range_text(std::uint64_t slot, std::uint64_t begin, std::uint64_t end) const {
+    const std::string thread =
+        w_.family == WorkloadFamily::oom
+            ? "slot " + std::to_string(slot) + " (batch " + std::to_string(slot / launch_ + 1) + ")"
+            : "thread " + std::to_string(slot);
+    if (pages_)
+      return "the object of " + thread + " at [" + std::to_string(begin) + ", " +
+             std::to_string(end) + ")";
+    char text[64];
+    std::snprintf(text, sizeof text, "[0x%llx, 0x%llx)", static_cast<unsigned long long>(begin),
+                  static_cast<unsigned long long>(end));
+    return "the object of " + thread + " at " + text;
   }
 
   // The checks after a phase (workload.hpp); fills the point's live state.
   void verify(WorkloadPoint& p, const std::string& when) const {
     const std::uint64_t alignment = pages_ ? w_.page_bytes : caps(algo_).alignment_bytes;
-    const Census c = take_census(view_, pages_ ? w_.pool_bytes : 0, alignment);
+    // Allocators of bytes: inside their pool where it says where that is (a plug-in's).
+    const auto bounds = pages_ ? std::nullopt : pool_->object_bounds();
+    const Census c = bounds ? take_census(view_, bounds->bytes, alignment, bounds->first)
+                            : take_census(view_, pages_ ? w_.pool_bytes : 0, alignment);
     if (c.misplaced)
       throw VerificationError(who_ + ": " + std::to_string(c.misplaced) +
                               " objects outside the pool or not aligned to " +
                               std::to_string(alignment) + " bytes " + when);
-    if (const std::uint64_t bad = overlapping_objects(view_))
-      throw VerificationError(who_ + ": " + std::to_string(bad) + " objects overlap another " +
-                              when);
+    if (const Overlaps o = overlapping_objects(view_); o.count)
+      throw VerificationError(
+          who_ + ": " + std::to_string(o.count) + " objects overlap another " + when +
+          "; the first pair in address order: " + range_text(o.slot_a, o.begin_a, o.end_a) +
+          " and " + range_text(o.slot_b, o.begin_b, o.end_b));
     if (const std::uint64_t bad = broken_patterns(view_))
       throw VerificationError(who_ + ": the pattern of " + std::to_string(bad) +
                               " objects was overwritten " + when);
@@ -375,6 +411,8 @@ class WorkloadDriver {
   // The first allocation phase again (same seed) on the emptied pool, verified, freed, and
   // compared with the first run's `served`.
   void rerun_first_phase(std::uint64_t served) {
+    // An allocator that never serves freed memory again (a bump allocator) runs it on a new pool.
+    if (!caps(algo_).frees) pool_->reset();
     const Launch again = allocate(0, w_.N, nullptr, w_.N, 0);
     WorkloadPoint second;
     verify(second, "in the second run");
@@ -494,6 +532,7 @@ class WorkloadDriver {
     p.free_atomics_issued = free_atomics(p.freed);
     p.free_seconds += ms / 1e3;
     std::uint64_t again_batches = 0;
+    if (!caps(algo_).frees) pool_->reset();  // as rerun_first_phase
     const WorkloadPoint again = oom_batches(again_batches);
     WorkloadPoint second;
     verify(second, "in the second run");
@@ -554,6 +593,7 @@ class WorkloadDriver {
   unsigned warmup_;
   unsigned repeats_;
   bool warm_;
+  double watchdog_;
   std::uint64_t slots_ = 0;
   bool uniform_ = true;
   KernelArgs base_;

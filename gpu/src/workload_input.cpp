@@ -43,8 +43,11 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
   }
   if (caps(algo).requests == RequestKind::bytes && w.initial_free < 1.0)
     throw InputError("--free", who +
-                                   "'s pool is CUDA's malloc heap, which cannot be prefilled; "
+                                   " hands out bytes, not pages of a pool alloclab can prefill; "
                                    "--free applies to the pools of pages");
+  if (const std::uint64_t most = caps(algo).max_request_bytes; most && w.size.hi > most)
+    throw InputError("--size", std::to_string(w.size.hi) + " bytes: " + who + " serves at most " +
+                                   std::to_string(most) + " bytes per request");
   if (caps(algo).requests != RequestKind::bytes && w.pages_total() > 0xffffffffull)
     throw InputError("--pool", std::to_string(w.pages_total()) +
                                    " pages (pool / --page-bytes): the GPU workloads keep page "
@@ -52,7 +55,8 @@ void check_workload_registry_input(Algorithm algo, const Workload& w, const Work
 }
 
 std::uint64_t workload_heap_bytes(Algorithm algo, const Workload& w, const WorkloadOptions& o) {
-  if (caps(algo).requests != RequestKind::bytes) return 0;
+  // Plug-ins (allocators of bytes too) have a pool of their own, not CUDA's heap.
+  if (caps(algo).requests != RequestKind::bytes || is_plugin(algo)) return 0;
   return o.heap_bytes ? o.heap_bytes : w.pool_bytes;
 }
 

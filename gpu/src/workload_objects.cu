@@ -53,9 +53,12 @@ __global__ void adopt_kernel(ObjectsView v, const std::uint64_t* result, const s
   add_to(served, x != kFailed);
 }
 
-__global__ void write_patterns_kernel(ObjectsView v, const std::uint8_t* active) {
+__global__ void write_patterns_kernel(ObjectsView v, const std::uint8_t* active,
+                                      std::uint64_t pool_bytes, std::uint64_t pool_first) {
   const std::uint64_t i = slot_index();
   if (i >= v.count || (active && !active[i]) || v.where[i] == kFailed) return;
+  const std::uint64_t at = v.where[i] - pool_first;  // wraps below the pool: outside
+  if (pool_bytes && (at >= pool_bytes || extent(v, i) > pool_bytes - at)) return;
   unsigned char* p = object_bytes(v, i);
   const std::uint64_t where = v.where[i];
   for_pattern_bytes(v.bytes[i], [&](std::uint64_t b) { p[b] = pattern_byte(where, b); });
@@ -76,8 +79,8 @@ struct CensusTotals {
   unsigned long long live, live_bytes, live_pages, lowest, highest_end, misplaced;
 };
 
-__global__ void census_kernel(ObjectsView v, std::uint64_t pool_bytes, std::uint64_t alignment,
-                              CensusTotals* t) {
+__global__ void census_kernel(ObjectsView v, std::uint64_t pool_first, std::uint64_t pool_bytes,
+                              std::uint64_t alignment, CensusTotals* t) {
   const std::uint64_t i = slot_index();
   if (i >= v.count || v.where[i] == kFailed) return;
   const std::uint64_t x = v.where[i];
@@ -86,24 +89,28 @@ __global__ void census_kernel(ObjectsView v, std::uint64_t pool_bytes, std::uint
   if (v.pages) atomicAdd(&t->live_pages, static_cast<unsigned long long>(v.pages[i]));
   atomicMin(&t->lowest, static_cast<unsigned long long>(x));
   atomicMax(&t->highest_end, static_cast<unsigned long long>(x + v.bytes[i]));
-  const bool outside = pool_bytes && (x >= pool_bytes || extent(v, i) > pool_bytes - x);
+  const std::uint64_t at = x - pool_first;  // wraps for x below the pool: outside either way
+  const bool outside = pool_bytes && (at >= pool_bytes || extent(v, i) > pool_bytes - at);
   const bool misaligned = alignment && x % alignment != 0;
   add_to(&t->misplaced, outside || misaligned);
 }
 
-__global__ void range_keys_kernel(ObjectsView v, std::uint64_t* begin, std::uint64_t* end) {
+__global__ void range_keys_kernel(ObjectsView v, std::uint64_t* begin, std::uint64_t* slot) {
   const std::uint64_t i = slot_index();
   if (i >= v.count) return;
-  const std::uint64_t x = v.where[i];
-  begin[i] = x;  // kFailed sorts last
-  end[i] = x == kFailed ? kFailed : x + extent(v, i);
+  begin[i] = v.where[i];  // kFailed sorts last
+  slot[i] = i;
 }
 
-__global__ void neighbour_overlaps_kernel(const std::uint64_t* begin, const std::uint64_t* end,
-                                          std::uint64_t n, unsigned long long* bad) {
+// Sorted position i overlaps i + 1: counted, and the lowest such i kept in *first.
+__global__ void neighbour_overlaps_kernel(ObjectsView v, const std::uint64_t* begin,
+                                          const std::uint64_t* slot, std::uint64_t n,
+                                          unsigned long long* bad, unsigned long long* first) {
   const std::uint64_t i = slot_index();
   if (i + 1 >= n || begin[i + 1] == kFailed) return;
-  add_to(bad, end[i] > begin[i + 1]);
+  if (begin[i] + extent(v, slot[i]) <= begin[i + 1]) return;
+  atomicAdd(bad, 1ull);
+  atomicMin(first, static_cast<unsigned long long>(i));
 }
 
 __global__ void take_for_free_kernel(ObjectsView v, const std::uint8_t* victims, std::uint64_t* out,
@@ -155,8 +162,9 @@ std::uint64_t adopt_results(const ObjectsView& v, const std::uint64_t* result,
   return served.read();
 }
 
-void write_patterns(const ObjectsView& v, const std::uint8_t* active) {
-  write_patterns_kernel<<<blocks_for(v.count, kBlock), kBlock>>>(v, active);
+void write_patterns(const ObjectsView& v, const std::uint8_t* active, std::uint64_t pool_bytes,
+                    std::uint64_t pool_first) {
+  write_patterns_kernel<<<blocks_for(v.count, kBlock), kBlock>>>(v, active, pool_bytes, pool_first);
   ALLOCLAB_CUDA_LAUNCH();
 }
 
@@ -167,27 +175,47 @@ std::uint64_t broken_patterns(const ObjectsView& v) {
   return broken.read();
 }
 
-Census take_census(const ObjectsView& v, std::uint64_t pool_bytes, std::uint64_t alignment) {
+Census take_census(const ObjectsView& v, std::uint64_t pool_bytes, std::uint64_t alignment,
+                   std::uint64_t pool_first) {
   DeviceBuffer<CensusTotals> t(1);
   const CensusTotals init{0, 0, 0, ~0ull, 0, 0};
   ALLOCLAB_CUDA(cudaMemcpy(t.get(), &init, sizeof init, cudaMemcpyHostToDevice));
-  census_kernel<<<blocks_for(v.count, kBlock), kBlock>>>(v, pool_bytes, alignment, t.get());
+  census_kernel<<<blocks_for(v.count, kBlock), kBlock>>>(v, pool_first, pool_bytes, alignment,
+                                                         t.get());
   ALLOCLAB_CUDA_LAUNCH();
   const CensusTotals h = read_scalar(t.get());
   return {h.live, h.live_bytes, h.live_pages, h.lowest, h.highest_end, h.misplaced};
 }
 
-std::uint64_t overlapping_objects(const ObjectsView& v) {
+Overlaps overlapping_objects(const ObjectsView& v) {
   const std::uint64_t n = v.count;
-  DeviceBuffer<std::uint64_t> begin(n), end(n), begin_sorted(n), end_sorted(n);
-  range_keys_kernel<<<blocks_for(n, kBlock), kBlock>>>(v, begin.get(), end.get());
+  DeviceBuffer<std::uint64_t> begin(n), slot(n), begin_sorted(n), slot_sorted(n);
+  range_keys_kernel<<<blocks_for(n, kBlock), kBlock>>>(v, begin.get(), slot.get());
   ALLOCLAB_CUDA_LAUNCH();
-  sort_pairs(begin.get(), begin_sorted.get(), end.get(), end_sorted.get(), n);
+  sort_pairs(begin.get(), begin_sorted.get(), slot.get(), slot_sorted.get(), n);
   DeviceCounter bad;
-  neighbour_overlaps_kernel<<<blocks_for(n, kBlock), kBlock>>>(begin_sorted.get(), end_sorted.get(),
-                                                               n, bad.get());
+  DeviceBuffer<unsigned long long> first(1);
+  const unsigned long long none = ~0ull;
+  ALLOCLAB_CUDA(cudaMemcpy(first.get(), &none, sizeof none, cudaMemcpyHostToDevice));
+  neighbour_overlaps_kernel<<<blocks_for(n, kBlock), kBlock>>>(
+      v, begin_sorted.get(), slot_sorted.get(), n, bad.get(), first.get());
   ALLOCLAB_CUDA_LAUNCH();
-  return bad.read();
+  Overlaps o;
+  o.count = bad.read();
+  if (o.count == 0) return o;
+  const std::uint64_t i = read_scalar(first.get());
+  // The pair's slots, then their ranges as the overlap check saw them.
+  o.slot_a = read_scalar(slot_sorted.get() + i);
+  o.slot_b = read_scalar(slot_sorted.get() + i + 1);
+  o.begin_a = read_scalar(begin_sorted.get() + i);
+  o.begin_b = read_scalar(begin_sorted.get() + i + 1);
+  const auto extent_of = [&](std::uint64_t slot_index) {
+    if (v.pages) return std::uint64_t{read_scalar(v.pages + slot_index)} * v.page_bytes;
+    return read_scalar(v.bytes + slot_index);
+  };
+  o.end_a = o.begin_a + extent_of(o.slot_a);
+  o.end_b = o.begin_b + extent_of(o.slot_b);
+  return o;
 }
 
 std::uint64_t take_for_free(const ObjectsView& v, const std::uint8_t* victims, std::uint64_t* out) {

@@ -31,8 +31,11 @@ std::uint64_t adopt_results(const ObjectsView& v, const std::uint64_t* result,
                             const std::uint8_t* active, std::uint64_t first, std::uint64_t count);
 
 // The pattern of an object: its first and last min(8, bytes) bytes, a hash of (where, offset),
-// written where `active` (null: all) and the object is live.
-void write_patterns(const ObjectsView& v, const std::uint8_t* active);
+// written where `active` (null: all) and the object is live, and only where it lies in
+// [pool_first, pool_first + pool_bytes) when pool_bytes > 0 (an object elsewhere is left for the
+// census to report, not written over whatever is there).
+void write_patterns(const ObjectsView& v, const std::uint8_t* active, std::uint64_t pool_bytes = 0,
+                    std::uint64_t pool_first = 0);
 // Live objects whose pattern is not intact.
 std::uint64_t broken_patterns(const ObjectsView& v);
 
@@ -41,13 +44,21 @@ struct Census {
   std::uint64_t lowest = 0, highest_end = 0;  // requested byte ranges; meaningful when live > 0
   std::uint64_t misplaced = 0;                // outside [0, pool_bytes) or not aligned as promised
 };
-// pool_bytes: bound of the offsets (allocators of pages; 0 = no bound); alignment of every
-// object's start (0 = none promised).
-Census take_census(const ObjectsView& v, std::uint64_t pool_bytes, std::uint64_t alignment);
+// Every object must lie in [pool_first, pool_first + pool_bytes) (offsets of allocators of
+// pages: pool_first 0; a plug-in's addresses: its pool; pool_bytes 0 = no bound) and start at a
+// multiple of `alignment` (0 = none promised).
+Census take_census(const ObjectsView& v, std::uint64_t pool_bytes, std::uint64_t alignment,
+                   std::uint64_t pool_first = 0);
 
 // Live objects whose range [where, where + extent) overlaps the next one in address order
-// (extent: the pages handed out for allocators of pages, the bytes requested otherwise).
-std::uint64_t overlapping_objects(const ObjectsView& v);
+// (extent: the pages handed out for allocators of pages, the bytes requested otherwise), and the
+// first such pair in address order: the slots (threads) and ranges of both objects.
+struct Overlaps {
+  std::uint64_t count = 0;
+  std::uint64_t slot_a = 0, begin_a = 0, end_a = 0;  // the lower of the first pair
+  std::uint64_t slot_b = 0, begin_b = 0, end_b = 0;  // the object it runs into
+};
+Overlaps overlapping_objects(const ObjectsView& v);
 
 // The free list of one free launch: out[i] = the page id or address of object i where `victims`
 // (null: all) and live, else kFailed; those objects are forgotten (where = kFailed). Returns the

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "alloclab/core/plugin_declaration.hpp"
 #include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {
@@ -51,7 +52,16 @@ std::vector<WorkloadRow> read_workload_csv(const std::string& path, const std::s
                         name, key));
     WorkloadRow w;
     const std::string allocator = text(record, "allocator", where);
-    const auto algo = parse_algorithm(allocator);
+    auto algo = parse_algorithm(allocator);
+    if (!algo && allocator.starts_with("ext-")) {
+      // A plug-in this build was not configured with (docs/plugin-allocators.md): its rows still
+      // read, under a name that runs nowhere here.
+      Capabilities none = plugin_capabilities_by_name();
+      none.backends = 0;
+      algo = PluginTable::instance().declare(
+          allocator, "a plug-in known here only from its rows (not built into this alloclab)",
+          none);
+    }
     if (!algo)
       throw std::runtime_error(
           fmt::format("{}: unknown allocator '{}' ({})", where, allocator, algorithm_names()));
@@ -80,6 +90,7 @@ std::vector<WorkloadRow> read_workload_csv(const std::string& path, const std::s
     const auto* verified = std::get_if<bool>(record.find("verified"));
     if (!verified) throw std::runtime_error(where + ": verified is not true or false");
     w.verified = *verified;
+    if (const auto* hung = std::get_if<bool>(record.find("hung"))) w.hung = *hung;
     w.values = std::move(record);
     w.file = name;
     w.line = line;

@@ -5,14 +5,19 @@
 // Adding an allocator: docs/architecture.md.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "alloclab/core/bit_choice.hpp"
+#include "alloclab/core/capabilities.hpp"
 
 namespace alloclab {
 
@@ -39,69 +44,7 @@ enum class Algorithm {
   gallatin,         // Gallatin (McCoy & Pandey, PPoPP'24): vEB trees of segments and blocks, slices
   gg_ualloc,  // UAlloc (Gelado & Garland, PPoPP'19 §4.2): arenas, bins of 8 B-1 KB, RCU free lists
   gg_malloc,  // Gelado & Garland's malloc (§4): UAlloc below 2 KB, TBuddy pages from 2 KB
-};
-
-// The backends an allocator can run on (a bit set).
-enum class BackendKind : unsigned { model = 1u, sim = 2u, gpu = 4u };
-constexpr unsigned operator|(BackendKind a, BackendKind b) {
-  return static_cast<unsigned>(a) | static_cast<unsigned>(b);
-}
-constexpr unsigned operator|(unsigned a, BackendKind b) {
-  return a | static_cast<unsigned>(b);
-}
-inline constexpr unsigned kAllBackends = BackendKind::model | BackendKind::sim | BackendKind::gpu;
-std::string_view backend_kind_name(BackendKind b);
-
-// What one request may ask for.
-enum class RequestKind {
-  one_page,  // exactly one page (a request up to one page takes one page)
-  pages,     // n consecutive pages (--pages n)
-  bytes,     // any number of bytes (the page size is only the unit of the workload)
-};
-
-// What the code reads about an allocator instead of its name. Keep the flags few: one per
-// question some code must ask ("does --w matter?"), never one per allocator.
-struct Capabilities {
-  RequestKind requests = RequestKind::one_page;
-  // Address alignment every successful request is promised, in bytes; 0 = one page.
-  std::uint64_t alignment_bytes = 0;
-  bool frees = true;  // it has a free operation (pages or objects can come back)
-  // Its steps read w-bit bitmap words, so --w (bits per bitmap word) matters; false: a step
-  // probes one page (RW) or is no probe at all (queue).
-  bool bitmap_words = true;
-  // A warp serves its lanes together (the lanes are a hardware warp): the GPU needs lanes = 32.
-  bool warp_collective = false;
-  // The bit choices (--bit-choice, core/bit_choice.hpp: which free bit of a read word a thread
-  // claims) it implements, a set of bit_choice_bit(c); lowest (the paper's) is always in it.
-  unsigned bit_choices = kOnlyLowest;
-  unsigned backends = kAllBackends;  // BackendKind bits
-  // Its page has this many bytes whatever a workload's --page-bytes says (0: the workload's).
-  // Ouroboros counts in its smallest page, 16 B, and serves size classes of 2^k of them.
-  std::uint64_t fixed_page_bytes = 0;
-  // A request of n pages takes a size class, the next power of two of pages (Ouroboros): what a
-  // workload counts as held, internal fragmentation included.
-  bool size_classes = false;
-  // Its queues keep their items on chunks of the pool (Ouroboros' virtualized queues), and the
-  // pool keeps chunks back for them: fewer pages are served before it runs out of memory.
-  bool queue_in_pool = false;
-  // Used-up Queue-Chunks a queue keeps before it gives them back (VL's trail t), kept in the pool
-  // too.
-  unsigned queue_trail = 0;
-  // With queue_in_pool: its Queue-Chunks are drawn when a queue needs one, and the pool keeps
-  // none back (variant C, which gives wholly free chunks back); otherwise the pool keeps a
-  // reserve per class (variant P, queue_chunk.hpp).
-  bool queue_on_demand = false;
-  // Its requests of n > 1 pages come from blocks that hold objects of one size only (DynaSOAr's
-  // typed blocks): the pages a partly used pool leaves free in shared blocks serve one-page
-  // requests only, so larger ones need wholly free blocks.
-  bool typed_blocks = false;
-  // Its pool is a whole number of these bytes (Gallatin's segments); a smaller pool or a remainder
-  // is an input error. 0: any pool. Tests and sweeps size their pools by it.
-  std::uint64_t pool_granule_bytes = 0;
-  bool has(BackendKind b) const { return (backends & static_cast<unsigned>(b)) != 0; }
-  bool chooses(BitChoice c) const { return (bit_choices & bit_choice_bit(c)) != 0; }
-  // More than the lowest: --bit-choice is an axis of this allocator.
-  bool has_bit_choice() const { return bit_choices != kOnlyLowest; }
+  // Values from kAlgorithms.size() on are plug-ins (PluginTable below), known from configure time.
 };
 
 struct AlgorithmInfo {
@@ -328,8 +271,83 @@ static_assert([] {
   return true;
 }());
 
+// Allocators known only when alloclab is configured: the plug-ins (docs/plugin-allocators.md),
+// named "ext-<name>", GPU only. The constexpr table above stays the registry of alloclab's own
+// allocators (its tests and tables read it as it is); a plug-in gets the Algorithm value
+// kAlgorithms.size() + i, and info(), parse_algorithm() and algorithms_on() below read this table
+// after the constexpr one. Files generated at configure time (cmake/AlloclabPlugins.cmake)
+// declare each plug-in found when the program starts; nothing is declared afterwards.
+class PluginTable {
+ public:
+  static PluginTable& instance() {
+    static PluginTable table;  // constructed on first use: safe from any static initialiser
+    return table;
+  }
+  // The plug-in called `name`: declared with `description` and `caps` on the first call, the
+  // first declaration's value on later ones (which change nothing). A name of alloclab's own
+  // registry is a build mistake: it aborts with a message.
+  Algorithm declare(std::string_view name, std::string_view description, const Capabilities& caps) {
+    if (const auto known = find(name)) return *known;
+    for (const auto& a : kAlgorithms)
+      if (a.name == name) {
+        std::fprintf(stderr, "alloclab: plug-in '%.*s' has the name of a registry allocator\n",
+                     static_cast<int>(name.size()), name.data());
+        std::abort();
+      }
+    const auto id = static_cast<Algorithm>(kAlgorithms.size() + entries_.size());
+    Entry& e = entries_.emplace_back();  // a deque: earlier entries (and their views) stay put
+    e.name = name;
+    e.description = description;
+    e.info = {id, e.name, e.description, "", caps};
+    return id;
+  }
+  // Replaces a declared plug-in's description and capabilities (its GPU file knows the
+  // declarations of its header; a build without CUDA declares it by name only).
+  void refine(Algorithm a, std::string_view description, const Capabilities& caps) {
+    Entry& e = entries_.at(static_cast<std::size_t>(a) - kAlgorithms.size());
+    e.description = description;
+    e.info.description = e.description;
+    e.info.caps = caps;
+  }
+  const AlgorithmInfo* find(Algorithm a) const {
+    const auto i = static_cast<std::size_t>(a);
+    if (i < kAlgorithms.size() || i - kAlgorithms.size() >= entries_.size()) return nullptr;
+    return &entries_[i - kAlgorithms.size()].info;
+  }
+  std::optional<Algorithm> find(std::string_view name) const {
+    for (const auto& e : entries_)
+      if (e.name == name) return e.info.id;
+    return std::nullopt;
+  }
+  // Every plug-in, in name order.
+  std::vector<Algorithm> by_name() const {
+    std::vector<const Entry*> sorted;
+    for (const auto& e : entries_) sorted.push_back(&e);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Entry* x, const Entry* y) { return x->name < y->name; });
+    std::vector<Algorithm> out;
+    for (const Entry* e : sorted) out.push_back(e->info.id);
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::string name, description;
+    AlgorithmInfo info{};
+  };
+  PluginTable() = default;
+  std::deque<Entry> entries_;
+};
+
+inline bool is_plugin(Algorithm a) {
+  return static_cast<std::size_t>(a) >= kAlgorithms.size();
+}
+
 inline const AlgorithmInfo& info(Algorithm a) {
-  return kAlgorithms[static_cast<std::size_t>(a)];
+  if (!is_plugin(a)) return kAlgorithms[static_cast<std::size_t>(a)];
+  if (const AlgorithmInfo* p = PluginTable::instance().find(a)) return *p;
+  std::fprintf(stderr, "alloclab: no allocator has the value %zu\n", static_cast<std::size_t>(a));
+  std::abort();  // a value nobody declared: a programming error
 }
 inline std::string_view name(Algorithm a) {
   return info(a).name;
@@ -341,14 +359,17 @@ inline const Capabilities& caps(Algorithm a) {
 inline std::optional<Algorithm> parse_algorithm(std::string_view text) {
   for (const auto& a : kAlgorithms)
     if (a.name == text) return a.id;
-  return std::nullopt;
+  return PluginTable::instance().find(text);
 }
 
-// Every registered allocator that runs on backend b (all of them for b == nullopt).
+// Every allocator that runs on backend b (all of them for b == nullopt): the registry's, in its
+// order, then the plug-ins, by name.
 inline std::vector<Algorithm> algorithms_on(std::optional<BackendKind> b = std::nullopt) {
   std::vector<Algorithm> out;
   for (const auto& a : kAlgorithms)
     if (!b || a.caps.has(*b)) out.push_back(a.id);
+  for (Algorithm p : PluginTable::instance().by_name())
+    if (!b || caps(p).has(*b)) out.push_back(p);
   return out;
 }
 
@@ -363,15 +384,16 @@ std::vector<Algorithm> algorithms_where(const std::vector<Algorithm>& from, Pred
   return out;
 }
 
-// "queue|rw|rwbm|...": the names of `subset` in registry order ("(none)" when it is empty).
+// "queue|rw|rwbm|...": the names of `subset` in registry order, plug-ins last ("(none)" when it
+// is empty).
 inline std::string algorithm_names(const std::vector<Algorithm>& subset) {
   std::string out;
-  for (const auto& a : kAlgorithms) {
+  for (Algorithm a : algorithms_on()) {
     bool listed = false;
-    for (auto s : subset) listed = listed || (s == a.id);
+    for (auto s : subset) listed = listed || (s == a);
     if (!listed) continue;
     if (!out.empty()) out += '|';
-    out += a.name;
+    out += name(a);
   }
   return out.empty() ? "(none)" : out;
 }

@@ -10,7 +10,6 @@
 // has a test that every allocator the registry declares on it has its entry here.
 #pragma once
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -30,6 +29,9 @@ class BackendTable {
   // Registers the entry of `a`; a second entry for the same allocator is a programming error
   // caught at start-up (two files claiming one name), so it aborts with a message.
   bool add(Algorithm a, Entry e) {
+    // Plug-ins (PluginTable) have values past the registry's: the table grows to them.
+    if (static_cast<std::size_t>(a) >= entries_.size())
+      entries_.resize(static_cast<std::size_t>(a) + 1);
     auto& slot = entries_[static_cast<std::size_t>(a)];
     if (slot) {
       std::fprintf(stderr, "alloclab: two backend entries registered for '%.*s'\n",
@@ -41,20 +43,22 @@ class BackendTable {
   }
   // The entry of `a`, or nullptr when this backend has none.
   const Entry* find(Algorithm a) const {
-    const auto& slot = entries_[static_cast<std::size_t>(a)];
-    return slot ? &*slot : nullptr;
+    const auto i = static_cast<std::size_t>(a);
+    if (i >= entries_.size()) return nullptr;
+    return entries_[i] ? &*entries_[i] : nullptr;
   }
-  // The allocators with an entry, in registry order.
+  // The allocators with an entry, in the order of algorithms_on() (registry order, then the
+  // plug-ins by name).
   std::vector<Algorithm> registered() const {
     std::vector<Algorithm> out;
-    for (const auto& a : kAlgorithms)
-      if (entries_[static_cast<std::size_t>(a.id)]) out.push_back(a.id);
+    for (Algorithm a : algorithms_on())
+      if (find(a)) out.push_back(a);
     return out;
   }
 
  private:
-  BackendTable() = default;
-  std::array<std::optional<Entry>, kAlgorithms.size()> entries_{};
+  BackendTable() : entries_(kAlgorithms.size()) {}
+  std::vector<std::optional<Entry>> entries_;
 };
 
 }  // namespace alloclab

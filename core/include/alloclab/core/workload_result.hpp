@@ -85,6 +85,9 @@ struct WorkloadRun {
   // Bytes of the objects' written patterns (first and last min(8, size) bytes of each) found
   // intact before their frees; 0 where the backend writes none.
   std::uint64_t pattern_bytes_checked = 0;
+  // The GPU: registers per thread of the allocation and free kernels the run launched
+  // (cudaFuncGetAttributes' numRegs), where the allocator's GPU entry reports them.
+  std::optional<unsigned> alloc_registers, free_registers;
 };
 
 }  // namespace alloclab

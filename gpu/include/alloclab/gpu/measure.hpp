@@ -25,6 +25,16 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kernel ran past the watchdog's deadline (WorkloadOptions::watchdog_seconds). It is still
+// running: the device cannot be used again in this process (a kernel cannot be stopped without
+// destroying its context), so the caller reports it and ends the process (the CLI: a "hung" row,
+// exit 5). From the moment it is thrown, device memory is no longer given back (cudaFree would
+// wait for the kernel).
+class KernelHung : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 bool built_with_cuda();
 
 // The allocators this build can run on a GPU: each one's .cu registers its GPU entry (its pool
@@ -79,8 +89,11 @@ struct MeasureOptions {
   std::uint64_t page_bytes = 256;  // requests of bytes (cudamalloc): pages * page_bytes each
   unsigned block = 256;            // threads per block of the allocation launch
   std::uint64_t heap_bytes = 0;    // device malloc heap; 0 = sized for this scenario
-  bool keep_per_thread = false;    // copy per-request steps/pages back (tests)
-  bool keep_free_pages = false;    // copy the pool's free pages back, last repeat (tests)
+  // Plug-ins (docs/plugin-allocators.md): the pool of bytes each is built over; 0 = four times
+  // the bytes of all requests, at least 1 MiB (a workload: its --pool).
+  std::uint64_t pool_bytes = 0;
+  bool keep_per_thread = false;  // copy per-request steps/pages back (tests)
+  bool keep_free_pages = false;  // copy the pool's free pages back, last repeat (tests)
 };
 
 struct MeasureResult {

@@ -48,6 +48,11 @@ struct WorkloadOptions {
   // in its queues, it measures the allocator as a long-running program sees it (and as the
   // public Ouroboros benchmark times it: after a warm-up on the same instance).
   bool warm = false;
+  // The watchdog (--watchdog): an allocation or free kernel, or a pool's set-up, that has not
+  // ended after this many seconds throws KernelHung (measure.hpp); 0 = wait for ever. A kernel
+  // cannot be stopped from the host without destroying its context: the device is unusable for
+  // the rest of the process, so the CLI reports the row as hung and ends.
+  double watchdog_seconds = 300;
 };
 
 // The checks that need no device: the workload's own (check_workload), the registry's (a GPU

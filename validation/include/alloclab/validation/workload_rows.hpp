@@ -35,8 +35,9 @@ struct WorkloadRow {
   std::uint64_t pool_bytes = 0, page_bytes = 0;
   std::string bit_choice = "lowest";  // rows written before the column: the lowest bit
   bool verified = false;
-  Record values;     // every column as read (numbers, nulls, text), and the notes
-  std::string file;  // where it was read from (relative to the directory read, when one was)
+  bool hung = false;  // a GPU kernel ran past the watchdog: nothing measured (column `hung`)
+  Record values;      // every column as read (numbers, nulls, text), and the notes
+  std::string file;   // where it was read from (relative to the directory read, when one was)
   std::size_t line = 0;
 
   std::optional<double> number(const std::string& key) const { return values.number(key); }
