@@ -76,7 +76,9 @@ function(alloclab_add_tsan_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME}_tests ${T_SOURCES})
   target_link_libraries(${T_NAME}_tests PRIVATE alloclab_catch_main ${T_LIBS})
-  target_compile_options(${T_NAME}_tests PRIVATE -fsanitize=thread -g -O1)
+  # -g1: line tables only, all that ThreadSanitizer's reports need for file:line in their stacks;
+  # -g's full debug information cost a quarter more compile time (docs/testing.md, "Build time").
+  target_compile_options(${T_NAME}_tests PRIVATE -fsanitize=thread -g1 -O1)
   target_link_options(${T_NAME}_tests PRIVATE -fsanitize=thread)
   alloclab_target_warnings(${T_NAME}_tests)
   add_test(NAME ${T_NAME} COMMAND ${T_NAME}_tests)

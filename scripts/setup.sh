@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # alloclab set-up for a fresh Debian 12 machine, as root (or with sudo):
-#   scripts/setup.sh report          install dependencies, build, write the default report (the
-#                                    quick main job: about 75-100 s on 2 cores)
+#   scripts/setup.sh report          install dependencies, build what the main job runs (alloclab,
+#                                    the explorer page), write the default report (the quick main
+#                                    job: about 75-100 s on 2 cores)
 #   scripts/setup.sh report --full   the same with the complete main job (about 14 minutes)
 #   scripts/setup.sh test            install dependencies, check formatting (clang-format), build,
 #                                    run every test (CI runs this)
@@ -52,8 +53,32 @@ if [ "$mode" = test ]; then scripts/check-format.sh; fi
 
 build=${ALLOCLAB_BUILD_DIR:-build}
 jobs=${ALLOCLAB_JOBS:-$(nproc)}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build" -j "$jobs"
+config=(-DCMAKE_BUILD_TYPE=Release)
+# Where no GPU is visible (CI), nothing built here can launch a kernel: the CUDA sources are
+# compiled to PTX only, without ptxas's sm_90 machine code (ALLOCLAB_CUDA_SASS, CMakeLists.txt;
+# docs/testing.md, "Build time"). ALLOCLAB_CUDA_SASS=ON|OFF in the environment decides instead.
+sass=${ALLOCLAB_CUDA_SASS:-}
+if [ -z "$sass" ]; then
+  sass=OFF
+  if nvidia-smi -L >/dev/null 2>&1; then sass=ON; fi
+fi
+config+=(-DALLOCLAB_CUDA_SASS="$sass")
+# ccache, where installed, as the compiler launcher (an empty launcher where it is not, so that a
+# build directory configured with it keeps working after ccache is removed).
+launcher=
+if command -v ccache >/dev/null; then launcher=ccache; fi
+config+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher")
+if command -v nvcc >/dev/null; then config+=(-DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher"); fi
+cmake -S . -B "$build" -G Ninja "${config[@]}"
+if [ "$mode" = test ]; then
+  cmake --build "$build" -j "$jobs"
+else
+  # The main job runs cli/alloclab and copies explorer/explorer.html (where CMake found em++):
+  # those two targets and what they link, no tests, no benchmarks.
+  targets=(alloclab)
+  if ninja -C "$build" -t query explorer >/dev/null 2>&1; then targets+=(explorer); fi
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+fi
 
 if [ "$mode" = test ]; then
   cd "$build"
