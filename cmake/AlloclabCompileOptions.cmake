@@ -6,7 +6,8 @@ function(alloclab_target_warnings target)
   # element of `claims`: false positives all over the tests (the GPU machines' GCC is newer than
   # Debian 12's 12, which lacks the warning).
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 13)
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-dangling-reference>)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-dangling-reference>
+                                             $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-dangling-reference>)
   endif()
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wno-sign-conversion>
