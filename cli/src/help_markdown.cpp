@@ -30,9 +30,10 @@ std::string option_table(const CLI::App& sub) {
     for (const auto& s : opt->get_snames()) name += (name.empty() ? "-" : ", -") + s;
     for (const auto& l : opt->get_lnames()) name += (name.empty() ? "--" : ", --") + l;
     const std::string value = opt->get_items_expected_max() == 0 ? "flag" : opt->get_type_name();
-    out += fmt::format("| `{}` | {} | {} | {} |\n", name, cell(value),
-                       opt->get_default_str().empty() ? "" : "`" + cell(opt->get_default_str()) + "`",
-                       cell(opt->get_description()));
+    out +=
+        fmt::format("| `{}` | {} | {} | {} |\n", name, cell(value),
+                    opt->get_default_str().empty() ? "" : "`" + cell(opt->get_default_str()) + "`",
+                    cell(opt->get_description()));
   }
   return out;
 }

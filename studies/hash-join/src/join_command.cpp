@@ -167,9 +167,9 @@ std::vector<CLI::App*> add_join_command(CLI::App& app) {
       "Example: alloclab join --allocator direct,corw --tuples 1048576\n"
       "Example: alloclab join --tuples 16384,10000000 --skew 1 --format csv");
   cmd->add_option("--allocator", args->allocators,
-                  "comma list of output page sources: " + all_allocators() +
-                      " (direct = Direct Output; the others: allocators with a page heap); "
-                      "default all")
+                  "comma list of output page sources: direct (Direct Output: one atomic "
+                  "counter) or a GPU allocator with a page heap (a build without CUDA has direct "
+                  "only; an unknown name is an input error that lists this build's); default all")
       ->capture_default_str();
   cmd->add_option("--tuples", args->tuples,
                   "tuples of R and of S, equal as in the paper (list: 'v', 'v1,v2', "

@@ -41,8 +41,8 @@ struct Explanation {
 };
 
 // The explanation of s.algo's model at s; with `rounds`, a section on the parallel-rounds
-// schedule too (the allocators that have one). InputError ("--allocator", "--schedule") where there is
-// no model or no rounds schedule; where the model does not cover the point, the InputError of
+// schedule too (the allocators that have one). InputError ("--allocator", "--schedule") where there
+// is no model or no rounds schedule; where the model does not cover the point, the InputError of
 // its entry's `uncovered` (model_table.hpp): the parameter and the condition that fails.
 Explanation explain(const Scenario& s, bool rounds);
 
