@@ -18,10 +18,11 @@
 # Rows go to OUT_DIR/compare/workloads/gpu/<family>.csv and OUT_DIR/reference/workloads/gpu/
 # alloc.csv (`alloclab report` reads each directory); OUT_DIR/metadata.json has the device,
 # driver, CUDA, clocks, date and commit. To commit them where the main job copies GPU rows from
-# (reports/data/<gpu>/workloads/, read recursively):
-#   d=reports/data/<gpu>/workloads/plugins; mkdir -p $d
-#   cp OUT_DIR/compare/workloads/gpu/*.csv $d/
-#   cp OUT_DIR/reference/workloads/gpu/alloc.csv $d/reference-alloc.csv A point whose kernel hangs writes a row that says so
+# (reports/data/<gpu>/workloads/, read recursively), a directory per run with its metadata:
+#   d=reports/data/<gpu>/workloads/reference-<commit>; mkdir -p $d
+#   cp OUT_DIR/reference/workloads/gpu/alloc.csv OUT_DIR/metadata.json OUT_DIR/failures.txt $d/
+# (reports/data/nvidia-h200/workloads/plugins-b042d4c and reference-36bd242 are such runs).
+# A point whose kernel hangs writes a row that says so
 # (--watchdog) and ends only its own invocation; an invocation that fails is listed in
 # OUT_DIR/failures.txt and the script goes on.
 set -euo pipefail
