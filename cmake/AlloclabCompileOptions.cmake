@@ -4,10 +4,13 @@ function(alloclab_target_warnings target)
   # GCC 13's -Wdangling-reference (in -Wall) flags every reference bound to a function's result
   # when an argument is a temporary, e.g. `const auto& c = find(claims, "§3.4")` returning an
   # element of `claims`: false positives all over the tests (the GPU machines' GCC is newer than
-  # Debian 12's 12, which lacks the warning).
+  # Debian 12's 12, which lacks the warning). Its -Warray-bounds also fires inside libstdc++'s
+  # std::memmove, inlined from a vector copy in cpu_sim's contract test, on bounds the optimiser
+  # invented: kept as a warning there, not an error (GCC 12, CI's compiler, keeps it an error).
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 13)
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-dangling-reference>
-                                             $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-dangling-reference>)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-Wno-dangling-reference -Wno-error=array-bounds>
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-dangling-reference,-Wno-error=array-bounds>)
   endif()
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wno-sign-conversion>
