@@ -6,7 +6,10 @@
 #     Each path is a header, or a directory whose *.cuh files (not those of its subdirectories)
 #     are read; a relative path is taken from BASE (default: the current source directory). A
 #     line that starts (after blanks) with ALLOCLAB_PLUGIN(Type, "name") declares plug-in "name"
-#     of type Type. <out> is a list of records "name|Type|/absolute/header". Stops with one line
+#     of type Type. <out> is a list of records "name|Type|/absolute/header|warp", warp 0 where
+#     the header declares `static constexpr bool per_warp = false;` or `... free_from_any_thread =
+#     false;` (no per-warp variant: plugin.cuh), else 1; read from the text, so that a build
+#     without CUDA lists exactly the allocators a CUDA build runs. Stops with one line
 #     (FATAL_ERROR) naming the path for: a path that does not exist, a header given by name or a
 #     directory without such a line, a name that is not 1-32 of a-z, 0-9, '_', '-' starting with a
 #     letter or digit or that ends in -warp, a name declared twice.
@@ -33,6 +36,11 @@ function(_alloclab_plugins_of_header header required out_var)
   file(STRINGS "${header}" lines REGEX "${ALLOCLAB_PLUGIN_LINE_REGEX}")
   set(records ${${out_var}})
   set(found 0)
+  file(READ "${header}" text)
+  set(warp 1)
+  if(text MATCHES "static[ \t]+constexpr[ \t]+bool[ \t]+(per_warp|free_from_any_thread)[ \t]*=[ \t]*false")
+    set(warp 0)
+  endif()
   foreach(line IN LISTS lines)
     if(NOT line MATCHES "${ALLOCLAB_PLUGIN_ARGS_REGEX}")
       _alloclab_plugin_fail("${header}: cannot read '${line}': write ALLOCLAB_PLUGIN(Type, \"name\") on one line")
@@ -43,7 +51,7 @@ function(_alloclab_plugins_of_header header required out_var)
     if(NOT name MATCHES "^[a-z0-9][a-z0-9_-]*$" OR length GREATER 32 OR name MATCHES "-warp$")
       _alloclab_plugin_fail("${header}: plug-in name '${name}' must be 1-32 of a-z, 0-9, '_', '-', start with a letter or digit and not end in -warp")
     endif()
-    list(APPEND records "${name}|${type}|${header}")
+    list(APPEND records "${name}|${type}|${header}|${warp}")
     math(EXPR found "${found} + 1")
   endforeach()
   if(required AND found EQUAL 0)
@@ -116,6 +124,7 @@ function(alloclab_write_plugin_sources records)
     list(GET fields 0 name)
     list(GET fields 1 type)
     list(GET fields 2 header)
+    list(GET fields 3 warp)
     set(shown "${header}")
     if(ARG_SOURCE_ROOT)
       file(RELATIVE_PATH relative "${ARG_SOURCE_ROOT}" "${header}")
@@ -138,7 +147,7 @@ ALLOCLAB_REGISTER_PLUGIN(${type}, \"${name}\", ${shown_literal})
 " @ONLY)
     list(APPEND cuda_sources "${cu}")
     string(APPEND declarations
-           "ALLOCLAB_DECLARE_PLUGIN(${id}, \"${name}\", \"${type}\", ${shown_literal})\n")
+           "ALLOCLAB_DECLARE_PLUGIN(${id}, \"${name}\", \"${type}\", ${shown_literal}, ${warp})\n")
   endforeach()
   set(names "${ARG_DIR}/plugin_names.cpp")
   file(CONFIGURE OUTPUT "${names}" CONTENT

@@ -57,15 +57,16 @@ write("${root}/dir/two.cuh" "struct Beta {};\nstruct Gamma {};\nALLOCLAB_PLUGIN(
 write("${root}/dir/helper.cuh" "inline int helper() { return 1; }\n")
 write("${root}/dir/notes.txt" "ALLOCLAB_PLUGIN(Txt, \"txt\")\n")
 write("${root}/dir/sub/deep.cuh" "ALLOCLAB_PLUGIN(Deep, \"deep\")\n")
-write("${root}/elsewhere/x.h" "ALLOCLAB_PLUGIN(X, \"x\")\n")
+# x declares no per-warp variant (read from the text: the build without CUDA must know it).
+write("${root}/elsewhere/x.h" "struct X {\n  static constexpr bool per_warp = false;\n};\nALLOCLAB_PLUGIN(X, \"x\")\n")
 
 # Relative paths are taken from BASE.
 alloclab_find_plugins(found PATHS "dir" "${root}/elsewhere/x.h" BASE "${root}")
 set(expected
-    "alpha|mine::Alpha|${root}/dir/alpha.cuh"
-    "beta|Beta|${root}/dir/two.cuh"
-    "gamma_2-x|Gamma|${root}/dir/two.cuh"
-    "x|X|${root}/elsewhere/x.h")
+    "alpha|mine::Alpha|${root}/dir/alpha.cuh|1"
+    "beta|Beta|${root}/dir/two.cuh|1"
+    "gamma_2-x|Gamma|${root}/dir/two.cuh|1"
+    "x|X|${root}/elsewhere/x.h|0")
 expect("found '${found}', expected '${expected}'" found STREQUAL expected)
 
 # The generated files: one .cu per plug-in (its header by absolute path, the registration with
@@ -84,9 +85,9 @@ string(FIND "${alpha}" "ALLOCLAB_REGISTER_PLUGIN(mine::Alpha, \"alpha\", \"dir/a
 expect("plugin_alpha.cu does not register mine::Alpha: ${alpha}" NOT at EQUAL -1)
 file(READ "${names}" declared)
 foreach(line
-    "ALLOCLAB_DECLARE_PLUGIN(alpha, \"alpha\", \"mine::Alpha\", \"dir/alpha.cuh\")"
-    "ALLOCLAB_DECLARE_PLUGIN(gamma_2_x, \"gamma_2-x\", \"Gamma\", \"dir/two.cuh\")"
-    "ALLOCLAB_DECLARE_PLUGIN(x, \"x\", \"X\", \"elsewhere/x.h\")")
+    "ALLOCLAB_DECLARE_PLUGIN(alpha, \"alpha\", \"mine::Alpha\", \"dir/alpha.cuh\", 1)"
+    "ALLOCLAB_DECLARE_PLUGIN(gamma_2_x, \"gamma_2-x\", \"Gamma\", \"dir/two.cuh\", 1)"
+    "ALLOCLAB_DECLARE_PLUGIN(x, \"x\", \"X\", \"elsewhere/x.h\", 0)")
   string(FIND "${declared}" "${line}" at)
   expect("plugin_names.cpp lacks '${line}': ${declared}" NOT at EQUAL -1)
 endforeach()

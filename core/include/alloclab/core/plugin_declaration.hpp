@@ -22,25 +22,28 @@ inline Capabilities plugin_capabilities_by_name() {
   return c;
 }
 
-// Declares "ext-<name>" and its per-warp variant "ext-<name>-warp" (PluginTable).
+// Declares "ext-<name>" and its per-warp variant "ext-<name>-warp" (PluginTable); `warp` false:
+// the header declares no per-warp variant (per_warp or free_from_any_thread false), so the
+// variant runs nowhere, as the GPU file's refinement says in a build with CUDA.
 inline bool declare_plugin_by_name(std::string_view name, std::string_view type,
-                                   std::string_view header) {
+                                   std::string_view header, bool warp) {
   const std::string own = "ext-" + std::string(name);
   const std::string from = "plug-in " + std::string(type) + " (" + std::string(header) + ")";
   auto& table = PluginTable::instance();
   table.declare(own, from, plugin_capabilities_by_name());
-  Capabilities warp = plugin_capabilities_by_name();
-  warp.warp_collective = true;
-  warp.alignment_bytes = 16;
-  table.declare(own + "-warp", own + " with one lane allocating for its warp; " + from, warp);
+  Capabilities per_warp = plugin_capabilities_by_name();
+  per_warp.warp_collective = true;
+  per_warp.alignment_bytes = 16;
+  if (!warp) per_warp.backends = 0;
+  table.declare(own + "-warp", own + " with one lane allocating for its warp; " + from, per_warp);
   return true;
 }
 
 }  // namespace alloclab
 
 // One plug-in of the generated plugin_names.cpp: `id` a C identifier made from the name.
-#define ALLOCLAB_DECLARE_PLUGIN(id, name, type, header)       \
-  namespace {                                                 \
-  [[maybe_unused]] const bool alloclab_plugin_declared_##id = \
-      ::alloclab::declare_plugin_by_name(name, type, header); \
+#define ALLOCLAB_DECLARE_PLUGIN(id, name, type, header, warp)        \
+  namespace {                                                        \
+  [[maybe_unused]] const bool alloclab_plugin_declared_##id =        \
+      ::alloclab::declare_plugin_by_name(name, type, header, (warp)); \
   }
