@@ -42,8 +42,8 @@ inline bool declare_plugin_by_name(std::string_view name, std::string_view type,
 }  // namespace alloclab
 
 // One plug-in of the generated plugin_names.cpp: `id` a C identifier made from the name.
-#define ALLOCLAB_DECLARE_PLUGIN(id, name, type, header, warp)        \
-  namespace {                                                        \
-  [[maybe_unused]] const bool alloclab_plugin_declared_##id =        \
+#define ALLOCLAB_DECLARE_PLUGIN(id, name, type, header, warp)         \
+  namespace {                                                         \
+  [[maybe_unused]] const bool alloclab_plugin_declared_##id =         \
       ::alloclab::declare_plugin_by_name(name, type, header, (warp)); \
   }
