@@ -92,6 +92,7 @@ EMSCRIPTEN_BINDINGS(alloclab_explorer) {
   // The other studies' parts (parts.hpp), over the core's step machines.
   emscripten::function("semaphoreRun", &alloclab::explorer::semaphore_run);
   emscripten::function("tbuddyRun", &alloclab::explorer::tbuddy_run);
+  emscripten::function("uallocRun", &alloclab::explorer::ualloc_run);
   emscripten::function("queueRun", &alloclab::explorer::queue_run);
   emscripten::function("ouroWalk", &alloclab::explorer::ouro_walk);
   emscripten::function("gallatinRun", &alloclab::explorer::gallatin_run);

@@ -16,6 +16,9 @@ std::string semaphore_run(const std::string& kind, int threads, int n, int batch
                           const std::string& script);
 // TBuddy: sim::trace_tbuddy, the trace `alloclab trace --allocator gg-tbuddy` draws.
 std::string tbuddy_run(int height, const std::string& requests);
+// UAlloc (ualloc_part.cpp): requests of `bytes` (comma list; -i frees request i) in one arena of
+// a pool of 2^height pages of 4 KB, its chunks, bins and per-class semaphores after each.
+std::string ualloc_run(int height, const std::string& requests);
 
 // Ouroboros (ouroboros_part.cpp): the index queue under `ops` (sim::trace_index_queue, as
 // `alloclab trace --allocator ouro-p-s`), and the model's walk lengths.

@@ -53,6 +53,21 @@ module.exports = function compareParts(parts, alloclab) {
     if (growers < 3) fail(`free play (${kind}): ${growers} growers for 14 units in batches of 5`);
   }
 
+  // UAlloc, one arena, 2 chunks of 64 bins (by hand from §4.2 and the layout: bins 0 and 1 hold
+  // the chunk header and the 62 tails, a bin's objects start after its 128 B header): 8 B grows
+  // (a chunk from TBuddy, bin 2, 3968 / 8 + 128 / 8 = 512 slots, C = 511) at 2 x 4096 + 128 =
+  // 8320; the next 8 B takes slot 1 (8328); 100 B is class 4 (128 B): bin 3 at 12416, 31 + 1
+  // slots; 1000 B is class 7 (1 KB): bin 4 at 16512, 3 slots, no tail; freeing request 0 and
+  // asking 8 B again gives slot 0 back (8320); four 1 KB requests fill bin 4 (17536, 18560), then
+  // grow bin 5 (20608, 21632); freeing request 7 (bin 4, slot 2) links bin 4 again: C = 2.
+  const u = parts.ualloc.run.steps;
+  eq("UAlloc offsets", u.slice(1).map(s => s.offset === undefined ? "free" : s.offset),
+     [8320, 8328, 12416, 16512, "free", 8320, 17536, 18560, 20608, 21632, "free"]);
+  eq("UAlloc chunks from TBuddy, bins initialised", u.slice(1).map(s => s.stats.chunk_refills + "/" + s.stats.refills).join(" "),
+     "1/1 0/0 0/1 0/1 0/0 0/0 0/0 0/0 0/1 0/0 0/0");
+  eq("UAlloc class 7 at the end (C, list)", [u[11].classes[7].C, u[11].classes[7].list], [2, [4, 5]]);
+  eq("UAlloc bin 2's slots (8 B)", u[1].chunks[0].bins[2].slots, 512);
+
   // TBuddy: the page's run equals `alloclab trace --allocator gg-tbuddy` step for step.
   const keys = ["what", "node", "first_page", "pages", "splits", "merges", "levels", "sem_counts"];
   const pick = s => keys.map(k => s[k]);
@@ -85,11 +100,16 @@ module.exports = function compareParts(parts, alloclab) {
   eq("Gallatin request 1: attempts (one atomicAdd each), segments formatted", [g[2].counts.attempts, g[2].counts.segments_formatted], [2, 0]);
   eq("Gallatin request 2 (100 B)", [g[3].class, path(g[3])], [3, [[1, 0, 0]]]);
   eq("Gallatin request 5 (4096 B)", [g[6].class, path(g[6])], [8, [[2, 0, 0]]]);
-  // Two segments, three 4096 B requests: the third finds neither a block nor a free segment
-  // (served 0); after the first is freed its segment goes back and the next request gets it.
+  // Two segments; class 8's block (8 slices of 4 KiB) is a whole segment. A team of 8 lanes
+  // takes segment 0's block whole and, having taken its last slice, swaps the slot for segment
+  // 1's (formatted then); the next team of 8 takes that one and finds no segment left for the
+  // swap (the slot empties); a third request finds neither a block nor a free segment: served 0.
+  // Freeing the first team's 8 slices gives the block back and, all its blocks back, segment 0
+  // goes back to the segment tree; the next request formats it again: segment 0, block 0, slice 0.
   const gf = parts.gallatin_full.run.steps;
-  eq("Gallatin out of memory, then reuse", [gf[3].served, path(gf[5])], [0, [[0, 0, 0]]]);
-
+  eq("Gallatin out of memory, then reuse", [gf[1].served, gf[2].served, gf[3].served, path(gf[5]), gf[5].counts.segments_formatted],
+     [8, 8, 0, [[0, 0, 0]], 1]);
+  eq("Gallatin: the segment tree after the free", gf[4].segments.map(g => g.free), [true, false]);
   // DynaSOAr, 4096 slots (2 levels: 64 words, 1 word). Rotation on, seed 0: claim j (warp j)
   // starts at bit j of each word: container j, slot j: 64 j + j = 0, 65, 130, 195; after f65 the
   // next claim (warp 5) takes 64 x 5 + 5 = 325. Each claim: 2 loads (one a level), 1 fetch_and.
@@ -105,14 +125,15 @@ module.exports = function compareParts(parts, alloclab) {
   const free5 = df.find(s => s.done && s.kind === "free");
   eq("DynaSOAr ffs: f5's fetch_or (set-first)", free5.total.atomics, 2);
   eq("DynaSOAr ffs: level 1 after the 64th claim", claims[63].levels[1][0].slice(-1), "e");
-  // 8192 slots: 3 levels (128 words, 2 words, 1 word); the top word has bits 0 and 1. Warp 1
-  // starts at bit 1 everywhere: level 1 word 1, its bit 1 (container 65), slot 65 x 64 + 1 =
-  // 4161. After f0, warp 2 wraps round the top word to bit 0, then bit 2 twice: 2 x 64 + 2 = 130;
-  // warp 3: 195. Each claim: 3 loads.
+  // 8192 slots: 3 levels (128 words, 2 words, 1 word); the top word has bits 0 and 1. The warp
+  // is the operation's index (a, a, f0, a, a: warps 0, 1, 3, 4). Warp 1 starts at bit 1
+  // everywhere: level 1 word 1, its bit 1 (container 65), slot 65 x 64 + 1 = 4161. Warp 3 wraps
+  // round the top word to bit 0, then bit 3 twice: 3 x 64 + 3 = 195; warp 4: 260. Each claim:
+  // 3 loads.
   eq("DynaSOAr 8192 slots: words per level", parts.dynasoar_3.run.steps[0].levels.map(l => l.length), [128, 2, 1]);
   const d3 = parts.dynasoar_3.run.steps.filter(s => s.done && s.kind === "claim");
-  eq("DynaSOAr 8192 slots: claimed slots, a claim's loads", [d3.map(s => s.result), d3[0].total.loads], [[0, 4161, 130, 195], 3]);
+  eq("DynaSOAr 8192 slots: claimed slots, a claim's loads", [d3.map(s => s.result), d3[0].total.loads], [[0, 4161, 195, 260], 3]);
 
-  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy and Ouroboros' ring equal alloclab trace; Fig. 1(a), 1(b), Gallatin's path and DynaSOAr's levels equal the hand-worked values`);
+  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy and Ouroboros' ring equal alloclab trace; Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path and DynaSOAr's levels equal the hand-worked values`);
   return bad;
 };

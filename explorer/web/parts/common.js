@@ -39,7 +39,8 @@ function makePart(name, title, intro, controlsHtml, load, draw) {
   document.getElementById(`${name}-step`).onclick = part.step;
   document.getElementById(`${name}-play`).onclick = () => { if (!part.timer) part.timer = setInterval(part.step, 500); };
   document.getElementById(`${name}-reset`).onclick = () => { part.stop(); part.show(0); };
-  root.querySelectorAll("input, select").forEach(el => {
+  // Controls marked data-own are the part's own business (it reloads when it has read them).
+  root.querySelectorAll("input:not([data-own]), select:not([data-own])").forEach(el => {
     el.addEventListener("change", part.reload);
     if (el.type === "range") el.addEventListener("input", part.reload);
   });
@@ -49,8 +50,8 @@ function makePart(name, title, intro, controlsHtml, load, draw) {
 const val = id => document.getElementById(id).value;
 const num = id => Number(document.getElementById(id).value);
 const setVal = (id, v) => { document.getElementById(id).value = v; };
-const slider = (id, label, min, max, v) =>
-  `<label for="${id}">${label}</label> <input type="range" id="${id}" min="${min}" max="${max}" value="${v}"
+const slider = (id, label, min, max, v, own) =>
+  `<label for="${id}">${label}</label> <input type="range" id="${id}" min="${min}" max="${max}" value="${v}"${own ? " data-own" : ""}
    oninput="document.getElementById('${id}-v').textContent=this.value"> <span id="${id}-v">${v}</span> `;
 const syncSlider = id => { document.getElementById(`${id}-v`).textContent = val(id); };
 const table = (head, rows) => `<table><tr>${head.map(h => `<th>${h}</th>`).join("")}</tr>${

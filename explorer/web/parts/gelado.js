@@ -157,16 +157,17 @@ function ggSetup() {
      orange: waiting, purple: growing, green: holds its units.`,
     `<label for="gg-preset">preset</label> <select id="gg-preset"><option value="fig1a">Fig. 1(a): counting semaphore</option>
      <option value="fig1b" selected>Fig. 1(b): bulk semaphore</option><option value="free">free play</option></select>
-     <label for="gg-kind">semaphore</label> <select id="gg-kind"><option value="bulk">bulk</option><option value="counting">counting</option></select><br>
-     ${slider("gg-threads", "T threads", 1, 16, 8)}${slider("gg-n", "N units a wait", 1, 4, 1)}${slider("gg-batch", "B batch", 1, 16, 4)}<br>
-     <label for="gg-script">script</label> <input id="gg-script" size="90" title="tN: a step of thread N; dN: grower N's batch arrives; xN: it fails; gN: holder N frees">
+     <label for="gg-kind">semaphore</label> <select id="gg-kind" data-own><option value="bulk">bulk</option><option value="counting">counting</option></select><br>
+     ${slider("gg-threads", "T threads", 1, 16, 8, true)}${slider("gg-n", "N units a wait", 1, 4, 1, true)}${slider("gg-batch", "B batch", 1, 16, 4, true)}<br>
+     <label for="gg-script">script</label> <input id="gg-script" data-own size="90" title="tN: a step of thread N; dN: grower N's batch arrives; xN: it fails; gN: holder N frees">
      <button id="gg-round">a round (every thread a step)</button> <button id="gg-clear">clear</button>`,
     semLoad, semDraw);
   document.getElementById("gg-round").onclick = semRound;
   document.getElementById("gg-clear").onclick = () => { ggScript = ""; semAppend([]); };
   document.getElementById("gg-script").addEventListener("change", () => { ggScript = val("gg-script"); semAppend([]); });
+  // A parameter changed: free play from an empty semaphore with the new parameters.
   ["gg-kind", "gg-threads", "gg-n", "gg-batch"].forEach(id => document.getElementById(id).addEventListener("change",
-    () => { if (val("gg-preset") !== "free") { setVal("gg-preset", "free"); ggScript = ""; PARTS.semaphore.reload(); } }));
+    () => { setVal("gg-preset", "free"); ggScript = ""; PARTS.semaphore.reload(); }));
   makePart("tbuddy", "Gelado &amp; Garland: TBuddy's tree",
     `TBuddy (§4.1): a buddy tree whose every order has a bulk semaphore of its Available blocks. The
      requests (pages each) are allocated in order, then freed in reverse: the same run as

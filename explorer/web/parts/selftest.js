@@ -35,6 +35,9 @@ function partsSelftest() {
   out.tbuddy_full = walk("tbuddy", tbInvariants);
   set("tb-height", 4); set("tb-requests", "1,2,1,4");
 
+  set("ua-height", 7); set("ua-requests", "8,8,100,1000,-0,8,1024,1024,1024,1024,-7");
+  out.ualloc = walk("ualloc", uaInvariants);
+
   set("ou-slots", 4); set("ou-ops", "e,e,e,d,d,e,e,e,d,d,d,e"); set("ou-printed", false);
   out.queue = walk("queue", ouInvariants);
   set("ou-ops", "e,e,e,e,e,d"); set("ou-printed", true);
@@ -44,7 +47,7 @@ function partsSelftest() {
 
   set("ga-segments", 4); set("ga-requests", "16x4,16x8,100,16x8,-0,4096,-3,-1");
   out.gallatin = walk("gallatin", gaInvariants);
-  set("ga-segments", 2); set("ga-requests", "4096,4096,4096,-0,4096");
+  set("ga-segments", 2); set("ga-requests", "4096x8,4096x8,4096,-0,4096");
   out.gallatin_full = walk("gallatin", gaInvariants);
   set("ga-segments", 4); set("ga-requests", "16x4,16x8,100,16x8,-0,4096,-3,-1");
 
