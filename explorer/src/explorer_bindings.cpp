@@ -95,6 +95,8 @@ EMSCRIPTEN_BINDINGS(alloclab_explorer) {
   emscripten::function("uallocRun", &alloclab::explorer::ualloc_run);
   emscripten::function("queueRun", &alloclab::explorer::queue_run);
   emscripten::function("ouroWalk", &alloclab::explorer::ouro_walk);
+  emscripten::function("ouroQueuesRun", &alloclab::explorer::ouro_queues_run);
   emscripten::function("gallatinRun", &alloclab::explorer::gallatin_run);
   emscripten::function("bitmapRun", &alloclab::explorer::bitmap_run);
+  emscripten::function("heapRun", &alloclab::explorer::heap_run);
 }

@@ -24,6 +24,9 @@ std::string ualloc_run(int height, const std::string& requests);
 // `alloclab trace --allocator ouro-p-s`), and the model's walk lengths.
 std::string queue_run(int slots, const std::string& ops, bool printed_check);
 std::string ouro_walk(int lanes, int free_per_chunk, int dead_ahead);
+// Variants P and C side by side (ouroboros_queues_part.cpp) on the same requests (comma list of
+// bytes; -i frees request i) over a pool of `chunks` chunks of 8 KiB.
+std::string ouro_queues_run(int chunks, const std::string& requests);
 
 // Gallatin (gallatin_part.cpp): requests of `bytes` by teams (comma list bytes[xlanes]; a
 // negative number frees the k-th request) on a pool of `segments` small segments.
@@ -33,5 +36,8 @@ std::string gallatin_run(int segments, const std::string& requests);
 // of a (claim a set bit: allocate) and fN (set bit N again: free), each memory operation a
 // snapshot; rotate: §4.2's bitmap rotation.
 std::string bitmap_run(int bits, const std::string& ops, bool rotate, int seed);
+// DynaSOAr's heap (dynasoar_heap_part.cpp): `blocks` free blocks of 64 slots, warps (comma list
+// nxL: L lanes asking objects of n pages) allocating with warp coalescing on or off.
+std::string heap_run(int blocks, const std::string& warps, bool coalesce, bool rotate);
 
 }  // namespace alloclab::explorer

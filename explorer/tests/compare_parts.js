@@ -85,6 +85,28 @@ module.exports = function compareParts(parts, alloclab) {
     eq(`${name}: every operation against alloclab trace`, parts[name].run.steps.slice(1).map(s => k2.map(k => s[k])),
        native.steps.map(s => k2.map(k => s[k])));
   }
+  // Variants P and C on the same requests, 3 chunks of 8 KiB (by hand from Alg. 3-5): 2048 B is
+  // class 7, 4 pages a chunk. P: the first request grows the queue by chunk 0 (indices 0-3 on
+  // back positions 0-3) and takes ticket 0; tickets 1-3 take pages 1-3; the fifth grows chunk 1
+  // (indices 4-7) and takes ticket 4. 4096 B is class 8 (2 pages): chunk 2, ticket 0 of its own
+  // queue. Freeing requests 0 and 1 writes indices 0 and 1 at back positions 8 and 9; the next two
+  // tickets, 5 and 6, read indices 5 and 6 (first in, first out), chunk 1's pages 1 and 2. The
+  // frees of requests 2, 3 and 4 take back positions 10, 11 and 12: 12 is slot 0 of the 12-slot
+  // ring (it wrapped). C: pages 0-3 of chunk 0, then chunk 1's page 0; chunk 0 re-queued by the
+  // first free, behind chunk 1, so the next two take chunk 1's pages 1 and 2; freeing request 3
+  // leaves chunk 0 wholly free: flashed; freeing request 5 flashes chunk 2.
+  const oq = parts.ouroqueues.run.steps, req = oq.slice(1);
+  eq("P: tickets", req.filter(s => s.served).map(s => s.p_ticket), [0, 1, 2, 3, 4, 0, 5, 6]);
+  eq("P: pages (chunk, page)", req.filter(s => s.served).map(s => [s.p_chunk, s.p_page]),
+     [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [2, 0], [1, 1], [1, 2]]);
+  eq("P: chunks typed", oq[6].p_chunks, [7, 7, 8]);
+  eq("P: the frees' back positions", req.filter(s => s.freed !== undefined && s.freed !== 5).map(s => s.p_position), [8, 9, 10, 11, 12]);
+  eq("P: position 12 wrapped to slot 0", oq[13].p_queues[0].ring[0], 4);
+  eq("C: pages (chunk, page)", req.filter(s => s.served).map(s => [s.c_chunk, s.c_page]),
+     [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [2, 0], [1, 1], [1, 2]]);
+  eq("C: the queue of class 7 after the first two frees", oq[8].c_queues[0].entries, [1, 0]);
+  eq("C: flashes", req.filter(s => s.c_flashed).map(s => s.freed), [3, 5]);
+
   // The walk model's uniform case by hand: c = 32 lanes, f = 8, D = 2: q = 4, r = 0, walk =
   // 2 + (8 x 4 x 3 / 2) / 32 = 3.5; a refill of the 4 chunks: (4 - 1) / 2 = 1.5.
   eq("Ouroboros walk (c 32, f 8, D 2)", [parts.walk.walk_uniform, parts.walk.walk_entries, parts.walk.walk_refill], [3.5, 3.5, 1.5]);
@@ -134,6 +156,17 @@ module.exports = function compareParts(parts, alloclab) {
   const d3 = parts.dynasoar_3.run.steps.filter(s => s.done && s.kind === "claim");
   eq("DynaSOAr 8192 slots: claimed slots, a claim's loads", [d3.map(s => s.result), d3[0].total.loads], [[0, 4161, 195, 260], 3]);
 
-  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy and Ouroboros' ring equal alloclab trace; Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path and DynaSOAr's levels equal the hand-worked values`);
+  // Warp coalescing (§4.2), 4 free blocks, warps 1x8, 2x8, 1x32, 1x32 (by hand from Alg. 1 and
+  // 6): coalesced, each warp issues one atomicOr per block its slots lie in: the first three fit
+  // one block each (block 0 for type 1, block 1 for type 2, block 0's 56 free slots for 32), the
+  // fourth takes block 0's last 24 and 8 of a new block (block 2): 1, 1, 1, 2. Each lane alone:
+  // 8, 8, 32, 32. The same slots are taken either way: 8 + 8 + 32 + 32 = 80.
+  for (const [name, want] of [["heap_coalesced", [1, 1, 1, 2]], ["heap_alone", [8, 8, 32, 32]]]) {
+    const hs = parts[name].run.steps.slice(1);
+    eq(`DynaSOAr ${name}: atomicOr per warp`, hs.map(s => s.reserves), want);
+    eq(`DynaSOAr ${name}: slots per warp, blocks used`, [hs.map(s => s.slots.length), hs[3].blocks.map(b => b.type)], [[8, 8, 32, 32], [1, 2, 1, 0]]);
+  }
+
+  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy and Ouroboros' ring equal alloclab trace; Ouroboros' P and C, Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path, DynaSOAr's levels and coalescing equal the hand-worked values`);
   return bad;
 };

@@ -67,3 +67,61 @@ function dsSetup() {
      ${slider("ds-seed", "seed", 0, 63, 0)} <label for="ds-ops">operations</label> <input id="ds-ops" value="a,a,a,a,f65,a" size="40">`,
     dsLoad, dsDraw);
 }
+
+// DynaSOAr's heap with warp coalescing (heapRun): warps of L lanes allocating objects of n
+// pages (a block holds 64 / n); with coalescing the leader reserves its lanes' slots of one block
+// in one atomicOr (Alg. 6), without it every lane runs Alg. 1 alone.
+function dhDraw(run, i) {
+  const s = run.steps[i];
+  const mine = new Set((s.slots || []).map(x => `${x.block}/${x.slot}`));
+  let h = s.blocks.map((b, k) => {
+    const bits = wordBits(b.bitmap);
+    return `<div><span class="note">block ${k}: ${b.free ? "free" : `type ${b.type} (${b.valid} slots)${b.active ? ", active" : ", full"}`}</span><br>${
+      b.free ? "" : `<span class="bits">${bits.slice(0, b.valid).map((x, j) => `<i class="${mine.has(`${k}/${j}`) ? "b2" : x ? "b0" : "b1"}"></i>`).join("")}</span>`}</div>`;
+  }).join("");
+  if (i > 0)
+    h += `<p>${esc(s.what)}: ${s.slots.length} slots, ${s.failed} failed; ${s.reserves} atomicOr on block bitmaps (Alg. 6),
+      ${s.bitmap_atomics} on the block bitmaps free / allocated / active, ${s.lookups} lookups, ${s.blocks_initialised} blocks initialised</p>`;
+  h += `<p class="note">slots: blue free, red taken, green taken by this warp. Check: ${s.check ? esc(s.check) : "consistent"}</p>`;
+  return h;
+}
+function dhLoad() {
+  return JSON.parse(M.heapRun(num("dh-blocks"), val("dh-warps"), document.getElementById("dh-coalesce").checked,
+                              document.getElementById("dh-rotate").checked));
+}
+// Invariants after every warp: no slot held twice (no overlap); each block's taken valid slots
+// equal the slots the warps hold in it and a free block holds none (conservation); with
+// coalescing one atomicOr per block a warp's slots lie in, without it one per lane.
+function dhInvariants(run) {
+  const bad = [], held = new Set();
+  run.steps.forEach((s, i) => {
+    if (s.check) bad.push(`step ${i}: ${s.check}`);
+    for (const x of s.slots || []) {
+      const key = `${x.block}/${x.slot}`;
+      if (held.has(key)) bad.push(`step ${i}: slot ${key} taken twice`);
+      held.add(key);
+    }
+    s.blocks.forEach((b, k) => {
+      const n = [...held].filter(key => key.startsWith(`${k}/`)).length;
+      const taken = b.free ? 0 : wordBits(b.bitmap).slice(0, b.valid).reduce((a, x) => a + x, 0);
+      if (taken !== n) bad.push(`step ${i}: block ${k}: ${taken} slots taken, ${n} held`);
+    });
+    if (i > 0) {
+      const blocks = new Set(s.slots.map(x => x.block)).size;
+      const want = run.coalesce ? blocks : s.lanes;
+      if (s.reserves !== want) bad.push(`step ${i}: ${s.reserves} atomicOr, expected ${want}`);
+    }
+  });
+  return bad;
+}
+function dhSetup() {
+  makePart("dynasoarheap", "DynaSOAr: warp coalescing",
+    `DynaSOAr's allocate (Alg. 1) and Block::reserve (Alg. 6) on a heap of blocks of 64 slots:
+     warps nxL (L lanes asking objects of n pages; a block of type n holds 64 / n). With
+     coalescing (§4.2) the warp's leader takes its lanes' slots of one block in one atomicOr;
+     without it every lane allocates alone: as many atomicOr as lanes.`,
+    `${slider("dh-blocks", "blocks", 1, 64, 4)} <label><input type="checkbox" id="dh-coalesce" checked> coalescing</label>
+     <label><input type="checkbox" id="dh-rotate" checked> rotation</label> <label for="dh-warps">warps</label>
+     <input id="dh-warps" value="1x8,2x8,1x32,1x32" size="40">`,
+    dhLoad, dhDraw);
+}

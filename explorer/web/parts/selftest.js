@@ -44,6 +44,8 @@ function partsSelftest() {
   out.queue_printed = walk("queue", ouInvariants);
   set("ou-ops", "e,e,e,d,d,e,e,e,d,d,d,e"); set("ou-printed", false);
   out.walk = JSON.parse(M.ouroWalk(32, 8, 2));
+  set("oq-chunks", 3); set("oq-requests", "2048,2048,2048,2048,2048,4096,-0,-1,2048,2048,-2,-3,-4,-5");
+  out.ouroqueues = walk("ouroqueues", oqInvariants);
 
   set("ga-segments", 4); set("ga-requests", "16x4,16x8,100,16x8,-0,4096,-3,-1");
   out.gallatin = walk("gallatin", gaInvariants);
@@ -58,6 +60,11 @@ function partsSelftest() {
   set("ds-bits", 8192); set("ds-rotate", true); set("ds-ops", "a,a,f0,a,a");
   out.dynasoar_3 = walk("dynasoar", dsInvariants);
   set("ds-bits", 4096); set("ds-ops", "a,a,a,a,f65,a");
+  for (const co of [true, false]) {
+    set("dh-blocks", 4); set("dh-coalesce", co); set("dh-rotate", true); set("dh-warps", "1x8,2x8,1x32,1x32");
+    out["heap_" + (co ? "coalesced" : "alone")] = walk("dynasoarheap", dhInvariants);
+  }
+  set("dh-coalesce", true);
   for (const part of Object.values(PARTS)) part.reload();
   return out;
 }
