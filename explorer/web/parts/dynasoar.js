@@ -62,7 +62,7 @@ function dsSetup() {
      Operations: a (claim a free slot: allocate), fN (free slot N). Rotation (§4.2) starts each
      claim's search at bit (seed + warp) mod 64 of every word, so warps spread over the containers;
      off, every claim takes the first set bit (plain ffs) and they all meet on the same words.
-     (Warp coalescing, one atomicOr for a warp's slots of one block, is not drawn here.)`,
+     Warp coalescing is the next part.`,
     `${slider("ds-bits", "slots N", 1, 8192, 4096)} <label><input type="checkbox" id="ds-rotate" checked> rotation</label>
      ${slider("ds-seed", "seed", 0, 63, 0)} <label for="ds-ops">operations</label> <input id="ds-ops" value="a,a,a,a,f65,a" size="40">`,
     dsLoad, dsDraw);
