@@ -1,6 +1,7 @@
 # The explorer page: the template with the WebAssembly module (one .js, the module embedded) and
 # the committed H200 rows of the standard grid (the gpu backend's tas and was, lowest bit choice)
-# put in. -D MODULE=... TEMPLATE=... CSV=... OUT=...
+# put in, and the other studies' parts (web/parts/*.js, common.js first, the rest in name order)
+# inlined. -D MODULE=... TEMPLATE=... CSV=... PARTS=... OUT=...
 cmake_policy(SET CMP0007 NEW)  # empty cells (the mode column) stay list items
 file(READ "${MODULE}" module)
 file(READ "${TEMPLATE}" page)
@@ -24,6 +25,18 @@ if(n EQUAL 0)
   message(FATAL_ERROR "${CSV}: no gpu rows of tas or was")
 endif()
 string(REPLACE "/*ALLOCLAB_H200_ROWS*/" "${points}" page "${page}")
+file(GLOB part_files "${PARTS}/*.js")
+list(SORT part_files)
+file(READ "${PARTS}/common.js" parts)
+foreach(f IN LISTS part_files)
+  get_filename_component(part_name ${f} NAME)
+  if(NOT part_name STREQUAL "common.js")
+    file(READ "${f}" js)
+    string(APPEND parts "\n// ---- ${part_name}\n${js}")
+  endif()
+endforeach()
+# The parts go in before the module: the module's text may hold the placeholder's characters.
+string(REPLACE "/*ALLOCLAB_PARTS*/" "${parts}" page "${page}")
 string(REPLACE "/*ALLOCLAB_MODULE*/" "${module}" page "${page}")
 file(WRITE "${OUT}" "${page}")
 message(STATUS "explorer page: ${n} H200 rows, ${OUT}")

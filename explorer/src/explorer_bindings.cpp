@@ -1,9 +1,9 @@
-// The explorer page's numbers (issue 16): alloclab's own model and simulator compiled to
-// WebAssembly (Emscripten, embind), so that the page computes with the very functions the
-// `alloclab` command uses; no JavaScript re-implementation. Every function returns JSON text,
-// which the page parses. Built only where CMake finds emcc (explorer/CMakeLists.txt). The
-// committed H200 rows the page draws are data, put into the page by the build
-// (explorer/make_page.cmake), not computed here.
+// The explorer page's numbers (issue 16; the other studies' parts, issue 39: parts.hpp): alloclab's
+// own model and simulator compiled to WebAssembly (Emscripten, embind), so that the page computes
+// with the very functions the `alloclab` command uses; no JavaScript re-implementation. Every
+// function returns JSON text, which the page parses. Built only where CMake finds emcc
+// (explorer/CMakeLists.txt). The committed H200 rows the page draws are data, put into the page by
+// the build (explorer/make_page.cmake), not computed here.
 #include <emscripten/bind.h>
 
 #include <exception>
@@ -15,6 +15,7 @@
 #include "alloclab/model/model.hpp"
 #include "alloclab/model/model_table.hpp"
 #include "alloclab/model/rounds.hpp"
+#include "parts.hpp"
 
 namespace {
 
@@ -88,4 +89,14 @@ std::string trace_run(const std::string& algo, double N, double A, double T, int
 EMSCRIPTEN_BINDINGS(alloclab_explorer) {
   emscripten::function("modelPoint", &model_point);
   emscripten::function("traceRun", &trace_run);
+  // The other studies' parts (parts.hpp), over the core's step machines.
+  emscripten::function("semaphoreRun", &alloclab::explorer::semaphore_run);
+  emscripten::function("tbuddyRun", &alloclab::explorer::tbuddy_run);
+  emscripten::function("uallocRun", &alloclab::explorer::ualloc_run);
+  emscripten::function("queueRun", &alloclab::explorer::queue_run);
+  emscripten::function("ouroWalk", &alloclab::explorer::ouro_walk);
+  emscripten::function("ouroQueuesRun", &alloclab::explorer::ouro_queues_run);
+  emscripten::function("gallatinRun", &alloclab::explorer::gallatin_run);
+  emscripten::function("bitmapRun", &alloclab::explorer::bitmap_run);
+  emscripten::function("heapRun", &alloclab::explorer::heap_run);
 }

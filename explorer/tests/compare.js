@@ -1,7 +1,7 @@
 // Compares the explorer page's self-test (the <pre id="selftest"> of the DOM Chromium dumped)
 // with alloclab run natively: the model at each point (relative 1e-9: the same C++ code, only
 // libm may differ in the last bits), Figure 3's trace probe for probe (the same random streams),
-// and the animation's conservation. Usage: node compare.js DOM ALLOCLAB
+// and the animation's conservation; the other studies' parts in compare_parts.js. Usage: node compare.js DOM ALLOCLAB
 "use strict";
 const fs = require("fs");
 const { execFileSync } = require("child_process");
@@ -31,5 +31,6 @@ const same = JSON.stringify(native.rounds.map(r => r.probes.map(p => [p.thread, 
              JSON.stringify(t.figure3.rounds.map(r => r.probes.map(p => [p.thread, p.target, p.won])));
 if (!same) { console.error("Figure 3's trace differs between the page and alloclab trace"); ++bad; }
 if (!t.conserved || t.rounds_checked === 0) { console.error(`the animation lost or gained pages (${t.rounds_checked} rounds checked)`); ++bad; }
+bad += require("./compare_parts.js")(t.parts, alloclab);
 if (bad) process.exit(1);
-console.log(`explorer page: ${t.points.length} points equal alloclab model's, Figure 3's trace equals alloclab trace's, ${t.rounds_checked} animation rounds conserve pages`);
+console.log(`explorer page: ${t.points.length} points equal alloclab model's, Figure 3's trace equals alloclab trace's, ${t.rounds_checked} animation rounds conserve pages; the other studies' parts: see above`);

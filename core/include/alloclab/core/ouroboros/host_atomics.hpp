@@ -21,7 +21,16 @@
 #include <atomic>
 #include <cstdint>
 
+#include "alloclab/core/ouroboros/single_thread_atomics.hpp"
+
 namespace alloclab::ouro {
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+// WebAssembly without threads (the explorer page): Emscripten 3.1's libc++ has no
+// std::atomic_ref, and one thread needs none. The simulator's drivers, written against
+// HostAtomics, compile there unchanged over the single-threaded policy.
+using HostAtomics = SingleThreadAtomics;
+#else
 
 // Sequentially consistent std::atomic_ref operations: the strongest ordering, so a host test
 // checks the algorithm and not a memory-order choice.
@@ -63,6 +72,7 @@ struct HostAtomics {
   // operations before its later ones (and ThreadSanitizer does not model a standalone fence).
   static void fence() {}
 };
+#endif
 
 // Operations issued by the calling host thread through CountingAtomics.
 struct AtomicOpCounts {
