@@ -108,7 +108,7 @@ FloorPoint floor_point(std::string label, double measured_ms,
                        std::string_view no_throughput_why, std::string_view rows) {
   FloorPoint p{std::move(label), measured_ms, std::nullopt, ""};
   if (!atomics_per_request)
-    p.no_floor = fmt::format("no atomics counted ({} hold no atomics_per_op)", rows);
+    p.no_floor = fmt::format("no atomics_per_op in {}", rows);
   else if (!throughput)
     p.no_floor = std::string(no_throughput_why);
   else if (!(requests > 0))
