@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,7 @@ class AtomicThroughputFixture {
     std::filesystem::create_directories(dir_ / slug);
     std::ofstream(dir_ / slug / "bench.json")
         << "{\"rows\": [{\"kernel\": \"floor: atomicOr, Philox word\", \"allocs_per_s\": "
-        << atomics_per_s << "}]}";
+        << std::setprecision(17) << atomics_per_s << "}]}";
     if (const char* old = std::getenv("ALLOCLAB_DATA_DIR")) old_ = old;
     ::setenv("ALLOCLAB_DATA_DIR", dir_.string().c_str(), 1);
   }
