@@ -144,8 +144,11 @@ FloorVerdict judge_speed_miss(const std::vector<FloorPoint>& points) {
         factor_text(worst->factor()), worst->label, ms_text(worst->measured_ms),
         ms_text(worst->floor->ms), worst->floor->how);
   } else if (!missing.empty()) {
+    // The first three, so that a figure of many points keeps its verdict readable.
     std::string list;
-    for (const std::string& m : missing) list += (list.empty() ? "" : "; ") + m;
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, missing.size()); ++i)
+      list += (list.empty() ? "" : "; ") + missing[i];
+    if (missing.size() > 3) list += fmt::format(" and {} more points", missing.size() - 3);
     v.judgement = Judgement::not_reproduced;
     v.text = fmt::format(
         "not reproduced: no design floor for {}{}", list,

@@ -75,6 +75,13 @@ TEST_CASE("judge_speed_miss: the worst point decides; a point without a floor is
   v = judge_speed_miss(ps);
   CHECK(v.judgement == Judgement::not_reproduced);
   CHECK(contains(v.text, "no design floor for 1 KB (no atomics_per_op in fig7.csv)"));
+  // Many points without a floor: the first three named, the rest counted.
+  ps.clear();
+  for (const char* label : {"p0", "p1", "p2", "p3", "p4"})
+    ps.push_back(floor_point(label, 1, std::nullopt, 1e6, kRate, "", "r"));
+  CHECK(judge_speed_miss(ps).text ==
+        "not reproduced: no design floor for p0 (no atomics_per_op in r); p1 (no atomics_per_op "
+        "in r); p2 (no atomics_per_op in r) and 2 more points");
   // No throughput: the reason given is the one shown.
   v = judge_speed_miss(floor_point("x", 1, 10.0, 1e6, std::nullopt, "no gpu_bench rows", "r"));
   CHECK(v.judgement == Judgement::not_reproduced);

@@ -102,3 +102,35 @@ TEST_CASE("gelado floor: Figure 7's gg-malloc against its counted atomics") {
   CHECK(partial.verdict.find("not reproduced: no design floor for 4 KB (no atomics_per_op in the "
                              "counted gg-malloc row at 4 KB)") == 0);
 }
+
+namespace {
+// A conditional-barrier row of Figure 6 (`alloclab rcu --backend gpu`): 1024 threads, 1:1.
+Record rcu_row(double ms, double atomics) {
+  Record r;
+  r.set("backend", std::string("gpu"));
+  r.set("barrier", std::string("conditional"));
+  r.set("N", 1024.0);
+  r.set("ratio", 1.0);
+  r.set("kernel_ms", ms);
+  r.set("speedup_vs_plain", 2.0);  // short of the paper's 14x: missed
+  r.set("atomics_per_thread", atomics);
+  r.set("device", std::string("Test GPU (0:0)"));
+  r.set("verified", true);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("gelado floor: Figure 6's conditional barrier against its atomics") {
+  // 1.024e9 atomics/s; 10 atomics a thread x 1024 threads = 0.01 ms by hand.
+  const testing::AtomicThroughputFixture rate("test-gpu", 1.024e9);
+  auto claims = gelado_claims({}, {}, {rcu_row(10, 10)});  // 1000x its floor
+  const ClaimCheck& far = find(claims, "§5.2, Fig. 6", "");
+  CHECK(far.judgement == Judgement::not_reproduced);
+  CHECK(far.verdict.find("not reproduced: implementation 1000× above its design floor (at 1:1, "
+                         "N 1024: 10 ms measured, floor 0.01 ms") == 0);
+  claims = gelado_claims({}, {}, {rcu_row(0.015, 10)});  // 1.5x its floor
+  const ClaimCheck& near = find(claims, "§5.2, Fig. 6", "");
+  CHECK(near.judgement == Judgement::does_not_hold);
+  CHECK(near.verdict.find("does not hold: the implementation is within 1.5× of its design floor") ==
+        0);
+}
