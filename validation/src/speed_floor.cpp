@@ -97,9 +97,8 @@ DesignFloor atomics_floor(double atomics_per_request, double requests,
 
 DesignFloor bump_floor(double bump_ms, std::string_view rows) {
   if (!(bump_ms > 0)) throw std::invalid_argument("bump_floor: the bump time must be > 0");
-  return DesignFloor{bump_ms,
-                     fmt::format("the bump allocator ext-bump on the same workload: {} ({})",
-                                 ms_text(bump_ms), rows)};
+  return DesignFloor{bump_ms, fmt::format("a bump allocator on the same workload: {} ({})",
+                                          ms_text(bump_ms), rows)};
 }
 
 FloorPoint floor_point(std::string label, double measured_ms,

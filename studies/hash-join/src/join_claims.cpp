@@ -55,8 +55,10 @@ std::vector<FloorPoint> direct_floor_points(
     if (point.second != 0 || d == by.end() || a == by.end() || d->second <= 0) continue;
     out.push_back(FloorPoint{
         fmt::format("{} tuples", point.first), a->second,
-        bump_floor(d->second,
-                   fmt::format("Direct Output's join at {} tuples, uniform keys", point.first)),
+        bump_floor(
+            d->second,
+            fmt::format("Direct Output, the join's bump allocator, at {} tuples, uniform keys",
+                        point.first)),
         ""});
   }
   return out;
@@ -236,8 +238,11 @@ std::vector<ClaimCheck> join_claims(const std::vector<Record>& rows,
           else
             floors.push_back(FloorPoint{
                 label, t,
-                bump_floor(d->second, fmt::format("Direct Output's join at {} tuples, uniform keys",
-                                                  point.first)),
+                bump_floor(
+                    d->second,
+                    fmt::format(
+                        "Direct Output, the join's bump allocator, at {} tuples, uniform keys",
+                        point.first)),
                 ""});
         }
         const FloorVerdict fv = judge_speed_miss(floors);

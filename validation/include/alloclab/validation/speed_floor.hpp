@@ -49,7 +49,8 @@ struct DesignFloor {
 // Throws std::invalid_argument for a negative count, no requests or no throughput.
 DesignFloor atomics_floor(double atomics_per_request, double requests,
                           const AtomicThroughput& throughput, std::string_view rows);
-// A bump allocator's measured time on the same workload (one atomic a request, nothing else).
+// A bump allocator's measured time on the same workload (one atomic a request, nothing else:
+// the plug-in ext-bump, or the hash join's Direct Output); `rows` says which and where.
 DesignFloor bump_floor(double bump_ms, std::string_view rows);
 
 // One timed point of a speed claim: what was measured, and its floor (or why there is none).
