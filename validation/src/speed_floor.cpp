@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "alloclab/model/kernel_time.hpp"
+#include "alloclab/validation/record_csv.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -78,6 +79,50 @@ std::optional<AtomicThroughput> device_atomic_throughput(const std::string& devi
   // "NVIDIA H200 (0000:00:06.0)" -> nvidia-h200: the bus id is the machine's, not the model's.
   const std::string name = device.substr(0, device.find(" ("));
   return load_atomic_throughput(model::default_data_dir(), model::device_slug(name), why);
+}
+
+std::optional<BumpTime> device_bump_time(const std::string& device, double requests,
+                                         double size_bytes, std::string& why) {
+  namespace fs = std::filesystem;
+  const std::string slug = model::device_slug(device.substr(0, device.find(" (")));
+  const fs::path dir = fs::path(model::default_data_dir()) / slug;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  if (fs::is_directory(dir, ec))
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec))
+      if (it->is_regular_file() && it->path().filename() == "alloc.csv" &&
+          it->path().generic_string().find("/workloads/") != std::string::npos)
+        files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    std::vector<CsvRecord> rows;
+    try {
+      rows = read_records_csv(f.string());
+    } catch (const std::exception&) {
+      continue;  // not a workload CSV
+    }
+    for (const CsvRecord& c : rows) {
+      const Record& r = c.record;
+      if (record_text(r, "allocator") == "ext-bump" && record_text(r, "mode") == "gpu" &&
+          record_flag(r, "verified") && r.number("requests") == requests &&
+          r.number("size") == size_bytes && r.number("alloc_ms").value_or(0) > 0)
+        return BumpTime{
+            *r.number("alloc_ms"),
+            fmt::format("{}/{}, ext-bump", slug, fs::relative(f, dir, ec).generic_string())};
+    }
+  }
+  why = fmt::format("no ext-bump row of {:.0f} x {:.0f} B under {}", requests, size_bytes,
+                    dir.string());
+  return std::nullopt;
+}
+
+void bump_fallback(FloorPoint& p, const std::string& device, double requests, double size_bytes,
+                   bool cold) {
+  if (p.floor || !cold) return;
+  std::string why;
+  if (const auto bump = device_bump_time(device, requests, size_bytes, why))
+    p.floor = bump_floor(bump->ms, bump->source);
 }
 
 DesignFloor atomics_floor(double atomics_per_request, double requests,

@@ -119,3 +119,38 @@ TEST_CASE("load_atomic_throughput: the fastest gpu_bench floor row of the device
   CHECK(contains(why, "gpu-y"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("device_bump_time: ext-bump's cold alloc row of the same workload") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "alloclab_speed_floor_bump_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "test-gpu" / "plugins-run" / "workloads" / "gpu");
+  std::ofstream(dir / "test-gpu" / "plugins-run" / "workloads" / "gpu" / "alloc.csv")
+      << "allocator,mode,workload,requests,size,alloc_ms,verified,device\n"
+      << "ext-bump-warp,gpu,alloc,1048576,256,0.1,true,Test GPU\n"
+      << "ext-bump,gpu-warm,alloc,1048576,256,0.5,true,Test GPU\n"
+      << "ext-bump,gpu,alloc,1048576,256,0.8,true,Test GPU\n";
+  const char* old = std::getenv("ALLOCLAB_DATA_DIR");
+  const std::string saved = old ? old : "";
+  ::setenv("ALLOCLAB_DATA_DIR", dir.string().c_str(), 1);
+  std::string why;
+  const auto bump = device_bump_time("Test GPU (0:0)", 1048576, 256, why);
+  const auto other = device_bump_time("Test GPU", 1048576, 16, why);
+  FloorPoint cold{"256 B", 8.0, std::nullopt, "no counters"};
+  bump_fallback(cold, "Test GPU", 1048576, 256, true);
+  FloorPoint warm{"256 B warm", 8.0, std::nullopt, "no counters"};
+  bump_fallback(warm, "Test GPU", 1048576, 256, false);
+  if (old)
+    ::setenv("ALLOCLAB_DATA_DIR", saved.c_str(), 1);
+  else
+    ::unsetenv("ALLOCLAB_DATA_DIR");
+  fs::remove_all(dir);
+  REQUIRE(bump);
+  CHECK(bump->ms == 0.8);  // not ext-bump-warp's row, not the warm one
+  CHECK(bump->source == "test-gpu/plugins-run/workloads/gpu/alloc.csv, ext-bump");
+  CHECK_FALSE(other);  // no 16 B row
+  CHECK(contains(why, "no ext-bump row of 1048576 x 16 B"));
+  REQUIRE(cold.floor);
+  CHECK(cold.factor() == Approx(10));  // 8 / 0.8
+  CHECK_FALSE(warm.floor);             // the bump's rows are cold
+}

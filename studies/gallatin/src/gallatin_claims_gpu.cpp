@@ -453,6 +453,8 @@ ClaimCheck speed_against_public(const std::vector<Record>& all) {
         const std::string label = fmt::format("{} B {}", p.size, warm ? "warm" : "first run");
         floors.push_back(floor_point(label, ours, atomics, static_cast<double>(1u << 20), rate,
                                      no_rate, "the gallatin alloc rows at " + label));
+        bump_fallback(floors.back(), rs.device, static_cast<double>(1u << 20),
+                      static_cast<double>(p.size), !warm);
         verdict = fmt::format("{:.2f}x slower", ours / theirs);
         slower += fmt::format("{}{} B {}: {}", slower.empty() ? "" : "; ", p.size,
                               warm ? "warm" : "first run", verdict);

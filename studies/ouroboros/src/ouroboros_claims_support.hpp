@@ -150,8 +150,11 @@ inline FloorPoint floor_point_of(const RowKey& key, const SameRows& row,
   const std::string label = fmt::format("{} {} B {} in {} MiB", name(algo), size,
                                         mode == "gpu" ? "cold" : "warm", pool >> 20);
   const double requests = row.number("requests").value_or(static_cast<double>(row.N().value_or(0)));
-  return floor_point(label, row.number("alloc_ms").value_or(0), row.number("atomics_per_op"),
-                     requests, rate, no_rate, "the GPU rows of " + label);
+  FloorPoint p =
+      floor_point(label, row.number("alloc_ms").value_or(0), row.number("atomics_per_op"), requests,
+                  rate, no_rate, "the GPU rows of " + label);
+  bump_fallback(p, row.device(), requests, static_cast<double>(size), mode == "gpu");
+  return p;
 }
 
 // Rows of the other files (ouroboros_claims_design.cpp, ouroboros_claims_speed.cpp).

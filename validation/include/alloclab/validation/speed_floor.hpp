@@ -39,6 +39,18 @@ std::optional<AtomicThroughput> load_atomic_throughput(const std::string& data_d
 std::optional<AtomicThroughput> device_atomic_throughput(const std::string& device,
                                                          std::string& why);
 
+// The bump allocator plug-in ext-bump's alloc kernel (one relaxed fetch_add a thread,
+// docs/plugin-allocators.md) at `requests` requests of `size_bytes`, cold (mode "gpu"), as a
+// committed workload run measured it: the first verified row of every workloads/**/alloc.csv
+// under <data_dir>/<slug(device)>/ (model::default_data_dir()). nullopt with `why` set where
+// none ran that workload.
+struct BumpTime {
+  double ms = 0;
+  std::string source;  // "nvidia-h200/plugins-b042d4c/workloads/gpu/alloc.csv, ext-bump"
+};
+std::optional<BumpTime> device_bump_time(const std::string& device, double requests,
+                                         double size_bytes, std::string& why);
+
 // A design floor: its time and how it was computed (with the rows it came from).
 struct DesignFloor {
   double ms = 0;
@@ -61,6 +73,11 @@ struct FloorPoint {
   std::string no_floor;  // why there is no floor (no counters in the row, ...)
   double factor() const { return floor && floor->ms > 0 ? measured_ms / floor->ms : 0; }
 };
+
+// Where `p` has no floor (no counters), the bump allocator's time on the same workload, if one
+// ran it (device_bump_time): cold points only (`cold`), as the bump's rows are.
+void bump_fallback(FloorPoint& p, const std::string& device, double requests, double size_bytes,
+                   bool cold);
 
 // A floor point from a row's counters: a floor where atomics_per_request and throughput are
 // given, else `no_floor` says which is missing.
