@@ -38,6 +38,7 @@ Figure read_figure(const std::vector<Record>& rows) {
       p.failed_claims = r.number("failed_claims_per_op").value_or(0);
       p.grew = r.number("waits_grew_per_request").value_or(0);
       p.chunk_locks = r.number("chunk_locks_per_request").value_or(0);
+      p.atomics = r.number("atomics_per_op");
       if (p.gg_ms == 0) p.failed_fraction = r.number("failed").value_or(0) / *n;
     } else {
       p.gg_ms = *ms;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Point {
   double failed_claims = 0;              // failed CAS a request (TBuddy's sizes)
   double grew = 0, chunk_locks = 0;      // growers and chunk-mutex acquisitions a request
   bool counted = false;
+  // Atomic RMWs a request (atomics_per_op) of the counted row, for the floor of the speed
+  // verdict (validation/speed_floor.hpp); nullopt: no counted row with it.
+  std::optional<double> atomics;
   double speed_up() const { return gg_ms > 0 && cuda_ms > 0 ? cuda_ms / gg_ms : 0; }
 };
 struct Figure {

@@ -15,6 +15,7 @@
 #include "alloclab/model/rcu_delegation.hpp"
 #include "alloclab/studies/gelado_claims.hpp"
 #include "alloclab/validation/record_csv.hpp"
+#include "alloclab/validation/speed_floor.hpp"
 
 namespace alloclab::validation {
 namespace {
@@ -122,6 +123,29 @@ ClaimCheck rcu_delegation_claim(const std::vector<Record>& rows) {
   c.judgement = gpu_bad || gpu_points == 0            ? sim_judgement
                 : gpu_worst >= 0.98 && gpu_best >= 14 ? Judgement::holds
                                                       : Judgement::not_reproduced;
+  if (!gpu_bad && gpu_points > 0 && !(gpu_worst >= 0.98 && gpu_best >= 14)) {
+    // Missed on the GPU: the floor rule (validation/speed_floor.hpp) judges the conditional
+    // barrier's kernel at each point against its atomics a thread (atomics_per_thread, where
+    // the rows count them).
+    std::string why;
+    const auto rate = device_atomic_throughput(device, why);
+    std::vector<FloorPoint> floors;
+    for (const Record& r : rows)
+      if (record_text(r, "backend") == "gpu" && record_text(r, "barrier") == "conditional" &&
+          record_flag(r, "verified") && r.number("kernel_ms")) {
+        const std::string label = fmt::format("1:{:.0f}, N {:.0f}", r.number("ratio").value_or(0),
+                                              r.number("N").value_or(0));
+        FloorPoint p =
+            floor_point(label, *r.number("kernel_ms"), r.number("atomics_per_thread"),
+                        r.number("N").value_or(0), rate, why, "the conditional row at " + label);
+        if (!r.number("atomics_per_thread"))
+          p.no_floor = "figure6.csv counts spins and steps, no atomics_per_thread";
+        floors.push_back(std::move(p));
+      }
+    const FloorVerdict fv = judge_speed_miss(floors);
+    c.judgement = fv.judgement;
+    c.verdict = fv.text + "; " + c.verdict;
+  }
   return c;
 }
 

@@ -59,7 +59,18 @@ TEST_CASE("join claims: Ouroboros against the slowest of the others, worked by h
   rows.push_back(row("ouro-p-vl", 65536, 0.3));
   claims = join_claims(rows);
   CHECK(has(claims[2].verdict, "does not hold: Ouroboros within 1.50x"));
-  CHECK(claims[2].judgement == Judgement::not_reproduced);  // a speed claim alloclab misses
+  // A speed claim alloclab misses, judged by the floor rule on the others: at 65536 tuples there
+  // is no Direct Output join to be their floor, so it is not reproduced, saying why.
+  CHECK(claims[2].verdict.find("not reproduced: no design floor for rw at 65536 tuples (no "
+                               "Direct Output join here)") == 0);
+  CHECK(claims[2].judgement == Judgement::not_reproduced);
+  // With Direct Output at 65536 tuples (0.19 ms): the others within 1.125x (queue and CoRW at
+  // 1M: 0.45 / 0.4) of the join's bump allocator, so the design misses it: does not hold.
+  rows.push_back(row("direct", 65536, 0.19));
+  claims = join_claims(rows);
+  CHECK(claims[2].verdict.find("does not hold: the implementation is within 1.12× of its design "
+                               "floor") == 0);
+  CHECK(claims[2].judgement == Judgement::does_not_hold);
 }
 
 TEST_CASE("join claims: CoRW against Direct Output and the ranking, worked by hand",
@@ -81,6 +92,18 @@ TEST_CASE("join claims: CoRW against Direct Output and the ranking, worked by ha
   rows.push_back(row("corw", 4e6, 5.0));
   rows.push_back(row("direct", 4e6, 4.0));  // 1.25: beyond 10%
   claims = join_claims(rows);
-  CHECK(has(claims[1].verdict, "does not hold: CoRW up to 1.25x Direct Output with uniform keys"));
+  CHECK(has(claims[1].verdict, "; CoRW up to 1.25x Direct Output with uniform keys"));
+  // Judged by the floor rule: Direct Output's join is the join's bump allocator, CoRW within
+  // 1.25x of it (5 / 4) is near its design floor, so the miss is the design's.
+  CHECK(claims[1].verdict.find("does not hold: the implementation is within 1.25× of its design "
+                               "floor (at worst 4000000 tuples: 5 ms measured, floor 4 ms") == 0);
+  CHECK(
+      has(claims[1].hardware, "CoRW against its design floor: 1000000 tuples 1.05× (floor 2 ms)"));
+  CHECK(claims[1].judgement == Judgement::does_not_hold);
+  // Far: CoRW 20 ms against Direct Output's 4 at 4M tuples: 5x its floor, not reproduced.
+  rows.push_back(row("corw", 4e6, 20.0));
+  claims = join_claims(rows);
+  CHECK(claims[1].verdict.find("not reproduced: implementation 5× above its design floor (at "
+                               "4000000 tuples: 20 ms measured, floor 4 ms") == 0);
   CHECK(claims[1].judgement == Judgement::not_reproduced);
 }

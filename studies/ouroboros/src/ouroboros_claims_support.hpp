@@ -19,6 +19,7 @@
 #include "alloclab/cpu_sim/workload_runner.hpp"
 #include "alloclab/model/model.hpp"
 #include "alloclab/studies/ouroboros_claims.hpp"
+#include "alloclab/validation/speed_floor.hpp"
 
 namespace alloclab::validation::ouro_claims {
 
@@ -138,6 +139,22 @@ inline WorkloadPoint lockstep_churn_round(Algorithm a) {
   sim::WorkloadOptions o;
   o.mode = sim::Mode::lockstep;
   return sim::run_workload(a, w, o, 0).points.back();
+}
+
+// The floor of a speed verdict (validation/speed_floor.hpp) at one GPU point: its alloc_ms
+// against its counted atomics a request (a row of the same point with the counters on).
+inline FloorPoint floor_point_of(const RowKey& key, const SameRows& row,
+                                 const std::optional<AtomicThroughput>& rate,
+                                 const std::string& no_rate) {
+  const auto& [algo, mode, size, pool] = key;
+  const std::string label = fmt::format("{} {} B {} in {} MiB", name(algo), size,
+                                        mode == "gpu" ? "cold" : "warm", pool >> 20);
+  const double requests = row.number("requests").value_or(static_cast<double>(row.N().value_or(0)));
+  FloorPoint p =
+      floor_point(label, row.number("alloc_ms").value_or(0), row.number("atomics_per_op"), requests,
+                  rate, no_rate, "the GPU rows of " + label);
+  bump_fallback(p, row.device(), requests, static_cast<double>(size), mode == "gpu");
+  return p;
 }
 
 // Rows of the other files (ouroboros_claims_design.cpp, ouroboros_claims_speed.cpp).

@@ -10,7 +10,8 @@ namespace alloclab::validation {
 
 // The five verdicts a claim can get (docs/architecture.md, "Studies"). A speed claim that
 // alloclab's implementation misses is does_not_hold only where the implementation is near what
-// its design allows on that GPU; far above that floor it is not_reproduced.
+// its design allows on that GPU; far above that floor it is not_reproduced (the rule and its
+// floor: speed_floor.hpp, judge_speed_miss).
 enum class Judgement {
   unset,            // no verdict given: a programming error, refused when rendered
   holds,            // the evidence agrees with the claim
