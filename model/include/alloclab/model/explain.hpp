@@ -19,6 +19,11 @@ struct ExplainLine {
   std::string substituted;      // "(10000 - 0)/1000000"
   std::optional<double> value;  // nullopt: infinite or undefined at this point (says `meaning`)
   std::string meaning;          // what the number says, in words
+  // Where the value comes from, for a reader (and a test) to recompute it: "sim:<mode>:<name>"
+  // (a quick simulation's per-request mean of TAS, WAS, collisions or an op count, mode
+  // sequential or lockstep), "record:<key>" (`alloclab model`'s record); empty: a formula of the
+  // point's numbers, shown in `substituted`.
+  std::string source = {};
 };
 
 struct ExplainSection {
