@@ -89,7 +89,7 @@ std::string wrapped(const std::string& first, const std::string& rest, const std
 
 void write_text(std::ostream& out, const Scenario& s, const validation::ExplainResult& x) {
   out << "alloclab explain: " << x.model.model << "\nat " << point_text(s) << "\n\n";
-  out << "What the model assumes\n";
+  out << x.model.assumptions_title << '\n';
   for (const auto& a : x.model.assumptions) out << wrapped("  - ", "    ", a);
   out << "\nWhere a GPU breaks it\n";
   for (const auto& h : x.model.hardware) out << wrapped("  - ", "    ", h);
@@ -131,7 +131,7 @@ void write_markdown(std::ostream& out, const Scenario& s, const validation::Expl
     return escaped;
   };
   out << "## " << x.model.model << "\n\nAt " << point_text(s) << ".\n\n";
-  out << "**What the model assumes**\n\n";
+  out << "**" << x.model.assumptions_title << "**\n\n";
   for (const auto& a : x.model.assumptions) out << "- " << a << '\n';
   out << "\n**Where a GPU breaks it**\n\n";
   for (const auto& h : x.model.hardware) out << "- " << h << '\n';
@@ -167,6 +167,7 @@ void write_json(std::ostream& out, const Scenario& s, const validation::ExplainR
   j["point"] = {{"N", s.N}, {"A", s.A},         {"T", s.T},
                 {"w", s.w}, {"lanes", s.lanes}, {"pages", s.pages}};
   j["model"] = x.model.model;
+  j["assumptions_title"] = x.model.assumptions_title;
   j["assumptions"] = x.model.assumptions;
   j["hardware"] = x.model.hardware;
   for (const auto& sec : x.model.sections) {

@@ -56,6 +56,7 @@ Explanation dynasoar_explain(const Scenario& s, const std::vector<QuickSimulatio
       "{}: one request's cost in bitmap levels, lookups and reservations (Springer & Masuhara, "
       "ECOOP'19 Alg. 1-9; alloclab has no closed-form model of it)",
       d.name);
+  x.assumptions_title = "How one request is served (no closed-form model)";
   x.assumptions = {
       "The heap is M blocks of 64 slots of the smallest type; a type of n pages holds "
       "floor(64 / n) objects a block. Block bitmaps free[], allocated[type] and active[type] "
@@ -121,6 +122,7 @@ Explanation bitmap_alloc_explain(const Scenario& s, const std::vector<QuickSimul
   x.model =
       "bitmap-alloc: one request's cost in bitmap words (Springer & Masuhara, ECOOP'19 §6's "
       "BitmapAlloc baseline; alloclab has no closed-form model of it)";
+  x.assumptions_title = "How one request is served (no closed-form model)";
   x.assumptions = {
       "The heap is one array of T equal objects and one hierarchical bitmap of its free slots "
       "(a set bit: free); allocation is clear(), free is set().",

@@ -59,6 +59,7 @@ Explanation tbuddy_explain(const Scenario& s, const std::vector<QuickSimulation>
   x.model =
       "gg-tbuddy: one request's cost in semaphore waits, splits and node operations (Gelado & "
       "Garland, PPoPP'19 §4.1; alloclab has no closed-form model of it)";
+  x.assumptions_title = "How one request is served (no closed-form model)";
   x.assumptions = {
       "TBuddy is a binary buddy tree over 2^H pages with one bulk semaphore per order (batch 2): "
       "a request of n pages waits on the semaphore of its order o = ceil(log2 n).",
@@ -200,6 +201,7 @@ Explanation ualloc_explain(const Scenario& s, const std::vector<QuickSimulation>
   x.model =
       "gg-ualloc: one request's cost in semaphore waits, bins and bitmap words (Gelado & Garland, "
       "PPoPP'19 §4.2; alloclab has no closed-form model of it)";
+  x.assumptions_title = "How one request is served (no closed-form model)";
   x.assumptions = {
       "A request of n units of 8 B takes a slot of its size class, 8 B x 2^ceil(log2 n) (up to "
       "1 KB), from a 4 KB bin of that size on its arena's free list.",
@@ -230,6 +232,7 @@ Explanation malloc_explain(const Scenario& s, const std::vector<QuickSimulation>
   x.model =
       "gg-malloc: which allocator serves the request, and its cost (Gelado & Garland, PPoPP'19 "
       "§4; alloclab has no closed-form model of it)";
+  x.assumptions_title = "How one request is served (no closed-form model)";
   x.assumptions = {
       "malloc rounds a size up to a power of two: up to 1 KB it is a UAlloc slot, from 2 KB "
       "whole 4 KB pages from TBuddy (a 2 KB object fits once in a bin's 3,968 B body).",
@@ -260,6 +263,9 @@ Explanation malloc_explain(const Scenario& s, const std::vector<QuickSimulation>
            "request counts only its give-ups)."))
     x.sections.push_back(std::move(sec));
   x.errata = kUAllocErrata;
+  if (rounded > gelado::kUAllocMaxBytes)  // served by TBuddy: its errata come first
+    x.errata = {"gg-tbuddy-merge-rule", "gg-tbuddy-merge-recursion", "gg-alg1-c-ge-i",
+                "gg-spin-rule", "gg-signal-i-plus-b"};
   return x;
 }
 

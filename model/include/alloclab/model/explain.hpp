@@ -35,6 +35,9 @@ struct ExplainSection {
 struct Explanation {
   std::string model;  // which model, e.g. "RW, sequential schedule (paper 000, §3.2.2-3.2.3)"
   std::vector<std::string> assumptions;
+  // The heading of `assumptions`: an allocator without a closed-form model (an explain part,
+  // validation/explain_parts.hpp) lists how a request is served instead.
+  std::string assumptions_title = "What the model assumes";
   std::vector<std::string> hardware;  // where a GPU breaks the assumptions
   std::vector<ExplainSection> sections;
   // Which warps the model's WAS is about, so that a simulation is set beside the right one:
