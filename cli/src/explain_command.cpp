@@ -89,7 +89,7 @@ std::string wrapped(const std::string& first, const std::string& rest, const std
 
 void write_text(std::ostream& out, const Scenario& s, const validation::ExplainResult& x) {
   out << "alloclab explain: " << x.model.model << "\nat " << point_text(s) << "\n\n";
-  out << "What the model assumes\n";
+  out << x.model.assumptions_title << '\n';
   for (const auto& a : x.model.assumptions) out << wrapped("  - ", "    ", a);
   out << "\nWhere a GPU breaks it\n";
   for (const auto& h : x.model.hardware) out << wrapped("  - ", "    ", h);
@@ -111,7 +111,7 @@ void write_text(std::ostream& out, const Scenario& s, const validation::ExplainR
                    "lockstep is how a GPU serves them (all at once, in rounds).");
   }
   if (!x.errata.empty()) {
-    out << "\nErrata of the paper this point touches (studies/pham/errata.md)\n";
+    out << "\nErrata of the paper this point touches (" << x.errata_paper << ")\n";
     for (const auto& e : x.errata)
       out << "  - " << e.where << '\n'
           << wrapped("    printed: ", "      ", e.printed)
@@ -131,7 +131,7 @@ void write_markdown(std::ostream& out, const Scenario& s, const validation::Expl
     return escaped;
   };
   out << "## " << x.model.model << "\n\nAt " << point_text(s) << ".\n\n";
-  out << "**What the model assumes**\n\n";
+  out << "**" << x.model.assumptions_title << "**\n\n";
   for (const auto& a : x.model.assumptions) out << "- " << a << '\n';
   out << "\n**Where a GPU breaks it**\n\n";
   for (const auto& h : x.model.hardware) out << "- " << h << '\n';
@@ -167,6 +167,7 @@ void write_json(std::ostream& out, const Scenario& s, const validation::ExplainR
   j["point"] = {{"N", s.N}, {"A", s.A},         {"T", s.T},
                 {"w", s.w}, {"lanes", s.lanes}, {"pages", s.pages}};
   j["model"] = x.model.model;
+  j["assumptions_title"] = x.model.assumptions_title;
   j["assumptions"] = x.model.assumptions;
   j["hardware"] = x.model.hardware;
   for (const auto& sec : x.model.sections) {
@@ -176,15 +177,21 @@ void write_json(std::ostream& out, const Scenario& s, const validation::ExplainR
                              {"formula", l.formula},
                              {"substituted", l.substituted},
                              {"value", l.value ? nlohmann::json(*l.value) : nlohmann::json()},
-                             {"meaning", l.meaning}});
+                             {"meaning", l.meaning},
+                             {"source", l.source}});
     j["sections"].push_back(js);
   }
-  for (const auto& q : x.simulations)
+  for (const auto& q : x.simulations) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& [count, summary] : q.result.op_counts_per_request)
+      counts[count] = summary_json(summary);
     j["simulations"].push_back({{"mode", sim::mode_name(q.mode)},
                                 {"tas", summary_json(q.result.tas)},
                                 {"was", summary_json(q.result.was)},
+                                {"op_counts_per_request", counts},
                                 {"trials", q.result.trials},
                                 {"seconds", q.seconds}});
+  }
   for (const auto& e : x.errata)
     j["errata"].push_back({{"key", e.key},
                            {"where", e.where},
@@ -230,8 +237,7 @@ void run(const ExplainArgs& a) {
   s.seed = a.grid.seed;
   // The quick simulations' input and memory, where the model covers the point (explain_point
   // says why it does not, before any simulation).
-  const model::ModelEntry* entry = model::ModelTable::instance().find(*algo);
-  if (a.trials > 0 && caps(*algo).has(BackendKind::sim) && entry && entry->applies(s)) {
+  if (a.trials > 0 && validation::explain_simulates(s)) {
     sim::SimOptions so;
     so.host_threads = a.threads;
     for (sim::Mode mode : {sim::Mode::sequential, sim::Mode::lockstep}) {
@@ -245,6 +251,13 @@ void run(const ExplainArgs& a) {
   o.trials = a.trials;
   o.host_threads = a.threads;
   const auto x = validation::explain_point(s, o);  // everything before anything is printed
+  if (!x.no_model.empty()) {  // nothing to derive: one line, in JSON an object holding it
+    if (a.format == Format::json)
+      std::cout << nlohmann::json{{"algo", name(s.algo)}, {"no_model", x.no_model}}.dump(2) << '\n';
+    else
+      std::cout << x.no_model << '\n';
+    return;
+  }
   if (a.format == Format::md)
     write_markdown(std::cout, s, x);
   else if (a.format == Format::json)
@@ -259,21 +272,21 @@ void run(const ExplainArgs& a) {
 
 void add_explain_command(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
-  std::vector<Algorithm> explained;
-  for (auto algo : model::modelled_algorithms())
-    if (model::ModelTable::instance().find(algo)->explain) explained.push_back(algo);
   auto* cmd = app.add_subcommand(
       "explain",
       "A worked derivation of an allocator's model at one point, for teaching: what the model "
       "assumes and where a GPU breaks it, each formula with your numbers substituted step by "
       "step and what each number means, a quick simulation at the same point beside it, and the "
       "errata of the paper the point touches. The numbers come from the same functions as "
-      "`alloclab model`.\n"
+      "`alloclab model`. Allocators without a closed-form model get the step-by-step cost of one "
+      "request in their own terms instead: the "
+      "structure's numbers at the point and the quick simulations' counters (semaphore waits, "
+      "splits, bitmap levels), each line naming its source. An allocator with neither a model "
+      "nor a simulator (a plug-in ext-*, a GPU-only baseline) gets one line saying so, exit 0.\n"
       "Example: alloclab explain --allocator rw --N 5000 --free 0.01 --T 1e6\n"
       "Example: alloclab explain --allocator rwbm --N 4096 --A 10000 --T 1e6 --schedule rounds "
       "--format md > rwbm.md");
-  cmd->add_option("--allocator", args->allocator,
-                  "the allocator (one): " + algorithm_names(explained))
+  cmd->add_option("--allocator", args->allocator, "the allocator (one): " + algorithm_names())
       ->required();
   add_grid_options(*cmd, args->grid);
   cmd->add_option("--pages", args->grid.pages, "pages per request (rwmalloc)")->default_val(1);

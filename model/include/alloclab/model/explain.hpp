@@ -19,6 +19,11 @@ struct ExplainLine {
   std::string substituted;      // "(10000 - 0)/1000000"
   std::optional<double> value;  // nullopt: infinite or undefined at this point (says `meaning`)
   std::string meaning;          // what the number says, in words
+  // Where the value comes from, for a reader (and a test) to recompute it: "sim:<mode>:<name>"
+  // (a quick simulation's per-request mean of TAS, WAS, collisions or an op count, mode
+  // sequential or lockstep), "record:<key>" (`alloclab model`'s record); empty: a formula of the
+  // point's numbers, shown in `substituted`.
+  std::string source = {};
 };
 
 struct ExplainSection {
@@ -30,6 +35,9 @@ struct ExplainSection {
 struct Explanation {
   std::string model;  // which model, e.g. "RW, sequential schedule (paper 000, §3.2.2-3.2.3)"
   std::vector<std::string> assumptions;
+  // The heading of `assumptions`: an allocator without a closed-form model (an explain part,
+  // validation/explain_parts.hpp) lists how a request is served instead.
+  std::string assumptions_title = "What the model assumes";
   std::vector<std::string> hardware;  // where a GPU breaks the assumptions
   std::vector<ExplainSection> sections;
   // Which warps the model's WAS is about, so that a simulation is set beside the right one:

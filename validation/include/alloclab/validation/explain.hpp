@@ -25,7 +25,8 @@ struct ExplainOptions {
 struct QuickSimulation {
   sim::Mode mode = sim::Mode::sequential;
   sim::TrialsResult result;
-  double seconds = 0;  // wall time of the trials
+  double seconds = 0;          // wall time of the trials
+  std::uint64_t requests = 0;  // N: what a run's totals are divided by for a per-request mean
 };
 
 struct ExplainResult {
@@ -34,10 +35,21 @@ struct ExplainResult {
   std::optional<Record> rounds;              // `alloclab model --schedule rounds`'s, if asked
   std::vector<QuickSimulation> simulations;  // sequential, then lockstep (where simulated)
   std::vector<Erratum> errata;               // the errata the point touches
+  std::string errata_paper;                  // the label of the study they come from
+  // Set where alloclab has nothing to derive (an allocator with neither a model nor a simulator:
+  // a plug-in, CUDA's malloc): the one line `explain` prints instead, exiting 0.
+  std::string no_model;
 };
 
-// Everything `alloclab explain` prints at s. InputError where the model or the simulator refuse
-// the point (naming the parameter).
+// Whether explain_point runs quick simulations at s (with trials > 0): the allocator runs in the
+// simulator and its model (or its study's explain part) covers the point. The command line
+// checks their input and memory first.
+bool explain_simulates(const Scenario& s);
+
+// Everything `alloclab explain` prints at s: the model's derivation (model/explain.hpp) where the
+// model has one, else the explain part a study registered for the allocator (explain_parts.hpp),
+// else, for an allocator with neither model nor simulator, the one line `no_model`. InputError
+// where the model or the simulator refuse the point (naming the parameter).
 ExplainResult explain_point(const Scenario& s, const ExplainOptions& options);
 
 }  // namespace alloclab::validation
