@@ -42,7 +42,8 @@ void write(const TraceArgs& a, const TraceDocument& d) {
 
 std::string mechanisms_help() {
   std::string out;
-  for (const auto& e : TraceTable::instance().all()) out += "\n  " + std::string(e.help);
+  for (const auto& e : TraceTable::instance().all())
+    if (!e.help.empty()) out += "\n  " + std::string(e.help);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "alloclab/core/errors.hpp"
+#include "alloclab/core/workload.hpp"
 
 namespace alloclab::cli {
 
@@ -69,6 +70,57 @@ TraceDocument run_trace(const TraceRequest& r) {
                                                        : " (it takes " + takes + ")"));
   }
   return e.run(r);
+}
+
+std::vector<TraceOp> parse_trace_ops(const std::string& text, std::uint64_t max_size,
+                                     std::uint32_t max_count, const std::string& example) {
+  if (text.empty()) throw InputError("--ops", "the requests, e.g. --ops " + example);
+  std::vector<TraceOp> ops;
+  std::vector<bool> freed;  // per a: freed already
+  std::size_t start = 0;
+  constexpr std::size_t kMaxOps = 64;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    auto bad = [&](const std::string& why) {
+      return InputError("--ops",
+                        fmt::format("'{}': {} (aS, aSxK or fI, e.g. {})", item, why, example));
+    };
+    auto number = [&](const std::string& digits, const char* what) {
+      if (digits.empty() || digits.size() > 9 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        throw bad(fmt::format("{} is not a whole number", what));
+      return std::stoull(digits);
+    };
+    if (item.size() < 2 || (item[0] != 'a' && item[0] != 'f')) throw bad("not an operation");
+    TraceOp op;
+    if (item[0] == 'f') {
+      op.alloc = false;
+      op.target = number(item.substr(1), "the allocation's index");
+      if (op.target >= freed.size())
+        throw bad(fmt::format("only {} allocation{} before it", freed.size(),
+                              freed.size() == 1 ? "" : "s"));
+      if (freed[op.target]) throw bad("that allocation is freed already");
+      freed[op.target] = true;
+    } else {
+      const std::size_t x = item.find('x');
+      std::string size = item.substr(1, x == std::string::npos ? std::string::npos : x - 1);
+      op.size = parse_bytes("--ops", size);
+      if (op.size > max_size)
+        throw bad(fmt::format("a request of {} is over {}", op.size, max_size));
+      if (x != std::string::npos) {
+        const auto k = number(item.substr(x + 1), "the count after x");
+        if (k < 1 || k > max_count) throw bad(fmt::format("K is 1 .. {}", max_count));
+        op.count = static_cast<std::uint32_t>(k);
+      }
+      freed.push_back(false);
+    }
+    ops.push_back(op);
+    if (ops.size() > kMaxOps)
+      throw bad(fmt::format("a trace follows at most {} operations", kMaxOps));
+  }
+  return ops;
 }
 
 std::string cell_rows_svg(const std::vector<CellRow>& rows, const std::string& legend) {

@@ -71,6 +71,19 @@ class TraceTable {
 // every trace goes through (the command writes what it returns).
 TraceDocument run_trace(const TraceRequest& r);
 
+// --ops for the allocators' traces (gg-ualloc, gallatin, dynasoar): aS allocates S (bytes, or
+// 4KiB-style; dynasoar: pages), aSxK K such requests at once (1 .. max_count), fI frees what the
+// I-th a (from 0) allocated. InputError naming --ops on anything else, a free of an allocation
+// not yet made or made free already, or an S outside [1, max_size].
+struct TraceOp {
+  bool alloc = true;
+  std::uint64_t size = 0;   // a
+  std::uint32_t count = 1;  // a: requests at once
+  std::size_t target = 0;   // f: the index of the a it frees
+};
+std::vector<TraceOp> parse_trace_ops(const std::string& text, std::uint64_t max_size,
+                                     std::uint32_t max_count, const std::string& example);
+
 // A drawing of rows of cells, shared by the mechanisms' SVGs: each row a label and cells, each
 // cell a colour and a character drawn in it (' ' for none); a legend line under it.
 struct CellRow {
