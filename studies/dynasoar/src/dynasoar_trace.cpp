@@ -129,13 +129,14 @@ cli::TraceDocument dynasoar_trace(const cli::TraceRequest& r) {
 
   cli::TraceDocument doc;
   doc.text = fmt::format(
-      "{} (Springer & Masuhara's DynaSOAr, §3-4): a heap of {} pages in {} blocks of 64 slots, "
+      "{} (Springer & Masuhara's DynaSOAr, §3-4): a heap of {} pages in {} block{} of 64 slots, "
       "rotation {}, coalescing {}{}. aN[xK]: K lanes of one warp (warp = the a's index) each "
       "ask an object of N pages (type N: 64 / N slots a block){}; fI frees what the I-th a got. "
       "Bitmaps, top level first: free (a bit per free block), allocated[N] (blocks of type N), "
       "active[N] (blocks of type N with a free slot); a bit of level l + 1 is set when its "
       "container of 64 bits on level l has one set.\n",
-      r.allocator, pages, h.blocks, rotate ? "on" : "off", coalesce ? "on" : "off",
+      r.allocator, pages, h.blocks, h.blocks == 1 ? "" : "s", rotate ? "on" : "off",
+      coalesce ? "on" : "off",
       rotate ? fmt::format(" (seed {}: a warp's lookups start at bit (seed + warp) mod 64, the "
                            "seed one more at each retry)",
                            seed)
@@ -178,9 +179,9 @@ cli::TraceDocument dynasoar_trace(const cli::TraceRequest& r) {
         }
         failed += a.remaining();
       }
-      what = fmt::format(
-          "warp {}: {} lane{} ask an object of {} page{} (type {}, {} a block): ", warp, op.count,
-          op.count == 1 ? "" : "s", n, n == 1 ? "" : "s", n, ds::block_capacity(n));
+      what = fmt::format("warp {}: {} lane{} ask{} an object of {} page{} (type {}, {} a block): ",
+                         warp, op.count, op.count == 1 ? "" : "s", op.count == 1 ? "s" : "", n,
+                         n == 1 ? "" : "s", n, ds::block_capacity(n));
       nlohmann::json got = nlohmann::json::array();
       for (const auto& [bid, slot] : objects.back()) {
         what += fmt::format("block {} slot {} (page {}), ", bid, slot,
@@ -221,8 +222,9 @@ cli::TraceDocument dynasoar_trace(const cli::TraceRequest& r) {
     }
     const Capture after = capture(h, types);
     const auto changes = diff(before, after);
-    what += fmt::format(". Bits changed: {}; {} bitmap levels worked on, {} bitmap atomics.",
-                        changes_text(changes), c.bitmap.levels, c.bitmap.atomics);
+    what += fmt::format(". Bits changed: {}; {} bitmap level{} worked on, {} bitmap atomic{}.",
+                        changes_text(changes), c.bitmap.levels, c.bitmap.levels == 1 ? "" : "s",
+                        c.bitmap.atomics, c.bitmap.atomics == 1 ? "" : "s");
     nlohmann::json jc = nlohmann::json::array();
     for (const Change& ch : changes)
       jc.push_back({{"bitmap", ch.bitmap}, {"level", ch.level}, {"bit", ch.bit}, {"set", ch.set}});

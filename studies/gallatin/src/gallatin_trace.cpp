@@ -147,6 +147,7 @@ cli::TraceDocument gallatin_trace(const cli::TraceRequest& r) {
   std::size_t step = 0;
   for (const cli::TraceOp& op : ops) {
     Counts c;
+    std::uint32_t adds = 0;
     std::string text;
     nlohmann::json js;
     if (op.alloc) {
@@ -181,13 +182,17 @@ cli::TraceDocument gallatin_trace(const cli::TraceRequest& r) {
       if (served < op.count)
         text += fmt::format("{} lane{} got null: out of memory. ", op.count - served,
                             op.count - served == 1 ? "" : "s");
+      // Alone, every pass of Alg. 3's loop but one that found no block at all (out of memory:
+      // it returns) is the leader's one atomicAdd on a block's malloc counter.
+      adds = c.attempts - (served < op.count ? 1u : 0u);
       text += fmt::format(
-          "{} atomicAdd{} on malloc counters for {} attempt{} (one a team a block); {} segment{} "
-          "formatted, {} block{} taken from a segment's ring; vEB: {} levels touched, {} loads, "
-          "{} atomics; {} atomics on the memory table and buffers in all.\n",
-          c.attempts, c.attempts == 1 ? "" : "s", c.attempts, c.attempts == 1 ? "" : "s",
-          c.segments_formatted, c.segments_formatted == 1 ? "" : "s", c.block_refills,
-          c.block_refills == 1 ? "" : "s", c.veb.levels, c.veb.loads, c.veb.atomics, c.atomics);
+          "{} atomicAdd{} on a block's malloc counter (the team's one atomic, once a block); {} "
+          "segment{} formatted, {} block{} taken from a segment's ring; vEB: {} level{} touched, "
+          "{} "
+          "loads, {} atomics; {} atomics on the memory table and buffers in all.\n",
+          adds, adds == 1 ? "" : "s", c.segments_formatted, c.segments_formatted == 1 ? "" : "s",
+          c.block_refills, c.block_refills == 1 ? "" : "s", c.veb.levels,
+          c.veb.levels == 1 ? "" : "s", c.veb.loads, c.veb.atomics, c.atomics);
       js = {{"op", fmt::format("a{}x{}", op.size, op.count)},
             {"class", k},
             {"served", served},
@@ -211,14 +216,15 @@ cli::TraceDocument gallatin_trace(const cli::TraceRequest& r) {
       }
       text += fmt::format(
           "{} block{} back to {} segment's ring, {} segment{} back to the segment "
-          "tree; vEB: {} levels touched, {} atomics.\n",
+          "tree; vEB: {} level{} touched, {} atomics.\n",
           c.blocks_returned, c.blocks_returned == 1 ? "" : "s",
           c.blocks_returned == 1 ? "its" : "their", c.segments_returned,
-          c.segments_returned == 1 ? "" : "s", c.veb.levels, c.veb.atomics);
+          c.segments_returned == 1 ? "" : "s", c.veb.levels, c.veb.levels == 1 ? "" : "s",
+          c.veb.atomics);
       js = {{"op", fmt::format("f{}", op.target)}};
     }
     js["atomics"] = c.atomics;
-    js["malloc_counter_adds"] = op.alloc ? c.attempts : 0;
+    js["malloc_counter_adds"] = adds;
     js["segments_formatted"] = c.segments_formatted;
     js["block_refills"] = c.block_refills;
     js["blocks_returned"] = c.blocks_returned;

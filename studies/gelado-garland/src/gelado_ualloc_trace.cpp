@@ -100,10 +100,9 @@ Snapshot snapshot(const UAllocView& v, std::size_t chunks, const std::string& la
 // How an allocation went, in UAlloc's terms, from the machine's own counts.
 std::string alloc_path(const UAllocStats& s, const TBuddyStats& buddy) {
   if (s.waits_grew) {
-    std::string from = s.chunk_refills
-                           ? fmt::format("a new chunk from TBuddy ({} split{})", buddy.splits,
-                                         buddy.splits == 1 ? "" : "s")
-                           : std::string("a free bin of a chunk on the arena's chunk list");
+    std::string from = s.chunk_refills ? fmt::format("a new chunk from TBuddy ({} split{})",
+                                                     buddy.splits, buddy.splits == 1 ? "" : "s")
+                                       : std::string("the first chunk on the arena's chunk list");
     return fmt::format(
         "wait returned -1 (grow): chunk mutex, a bin from {}, the bin initialised and linked, "
         "the grower keeps its slot and signals the others",
