@@ -123,6 +123,23 @@ std::vector<TraceOp> parse_trace_ops(const std::string& text, std::uint64_t max_
   return ops;
 }
 
+namespace {
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '&')
+      out += "&amp;";
+    else if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else
+      out += ch;
+  }
+  return out;
+}
+}  // namespace
+
 std::string cell_rows_svg(const std::vector<CellRow>& rows, const std::string& legend) {
   const int c = 12;
   std::size_t label = 0, width = 0;
@@ -134,10 +151,10 @@ std::string cell_rows_svg(const std::vector<CellRow>& rows, const std::string& l
   std::string f = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "font-family=\"monospace\" font-size=\"9\">\n",
-      x0 + c * width + 10, c * rows.size() + 34);
+      std::max(x0 + c * width + 10, 5 * legend.size() + 10), c * rows.size() + 34);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::size_t y = 10 + c * r;
-    f += fmt::format("<text x=\"2\" y=\"{}\">{}</text>\n", y + 9, rows[r].label);
+    f += fmt::format("<text x=\"2\" y=\"{}\">{}</text>\n", y + 9, xml_escaped(rows[r].label));
     for (std::size_t i = 0; i < rows[r].cells.size(); ++i) {
       const auto& [fill, glyph] = rows[r].cells[i];
       f += fmt::format(
@@ -145,10 +162,11 @@ std::string cell_rows_svg(const std::vector<CellRow>& rows, const std::string& l
           x0 + c * i, y, c, c, fill);
       if (glyph != ' ')
         f += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"white\">{}</text>\n", x0 + c * i + 3,
-                         y + 9, glyph == '<' ? std::string("&lt;") : std::string(1, glyph));
+                         y + 9, xml_escaped(std::string(1, glyph)));
     }
   }
-  f += fmt::format("<text x=\"2\" y=\"{}\">{}</text>\n</svg>\n", c * rows.size() + 28, legend);
+  f += fmt::format("<text x=\"2\" y=\"{}\">{}</text>\n</svg>\n", c * rows.size() + 28,
+                   xml_escaped(legend));
   return f;
 }
 
