@@ -44,6 +44,20 @@ std::string mechanisms_help() {
   std::string out;
   for (const auto& e : TraceTable::instance().all())
     if (!e.help.empty()) out += "\n  " + std::string(e.help);
+  for (const auto& e : TraceTable::instance().all())
+    if (!e.example.empty()) out += "\nExample: " + std::string(e.example);
+  return out;
+}
+
+// What --allocator and --figure pick, from the table: "rw, rwbm (RW and RW-BM in lockstep), ...".
+template <class Keys>
+std::string picks(Keys keys) {
+  std::string out;
+  for (const auto& e : TraceTable::instance().all()) {
+    std::string these;
+    for (std::string_view k : keys(e)) these += (these.empty() ? "" : ", ") + std::string(k);
+    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + std::string(e.name) + ")";
+  }
   return out;
 }
 
@@ -58,19 +72,10 @@ void add_trace_command(CLI::App& app) {
       "simulator runs: the text on the terminal, --format json for the record, --out DIR for a "
       "drawing in DIR/trace.svg (where the mechanism has one). --allocator or --figure picks "
       "it:" +
-          mechanisms_help() +
-          "\nExample: alloclab trace --figure 3\n"
-          "Example: alloclab trace --figure 5\n"
-          "Example: alloclab trace --figure 1b\n"
-          "Example: alloclab trace --allocator gg-tbuddy --T 16 --requests 1,2,1,4\n"
-          "Example: alloclab trace --allocator gg-ualloc --ops a1024x4,f0\n"
-          "Example: alloclab trace --allocator gallatin --ops a16x5,a16x4,f0\n"
-          "Example: alloclab trace --allocator dynasoar-norot --T 8192 --ops a32,a32,a32,f0,f1\n"
-          "Example: alloclab trace --allocator ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e,d,d,d,d\n"
-          "Example: alloclab trace --allocator rwbm --N 12 --A 20 --T 64 --w 8 --out figures");
-  cmd->add_option("--allocator", r.allocator,
-                  "the mechanism, by allocator: rw or rwbm (lockstep rounds), gg-tbuddy, "
-                  "gg-ualloc, gallatin, dynasoar (-nocoal, -norot), ouro-p-s")
+          mechanisms_help());
+  cmd->add_option(
+         "--allocator", r.allocator,
+         "the mechanism, by allocator: " + picks([](const TraceEntry& e) { return e.allocators; }))
       ->capture_default_str();
   cmd->add_option("--ops", r.ops,
                   "ouro-p-s: e (enqueue the next page index) and d (dequeue), e.g. e,e,e,d,d,e; "
@@ -92,10 +97,7 @@ void add_trace_command(CLI::App& app) {
                   "dynasoar: the rotation's seed)")
       ->capture_default_str();
   cmd->add_option("--figure", r.figure,
-                  "a paper's figure: 3 (paper 000's Figure 3: seven RW threads, two crossing at "
-                  "one page), 5 (its Figure 5: CoRW's warp sharing, lane by lane), 1a and 1b "
-                  "(Gelado & Garland's Figure 1: the counting and the bulk semaphore, 8 threads "
-                  "waiting for a unit, batches of 4)");
+                  "a paper's figure: " + picks([](const TraceEntry& e) { return e.figures; }));
   cmd->add_option("--out", args->out, "DIR: also draw the trace as DIR/trace.svg");
   cmd->add_option("--max-rounds", r.max_rounds, "rounds printed (text; rw, rwbm)")
       ->capture_default_str();

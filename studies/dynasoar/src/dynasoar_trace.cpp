@@ -272,4 +272,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .help = "dynasoar, dynasoar-norot, dynasoar-nocoal: the bitmaps free, allocated[N] and "
             "active[N] level by level as objects of N pages are allocated and freed (--ops aN[xK], "
             "fI; --T 64 .. 16384 pages, default 8192), the bits each operation set or cleared",
+    .example = "alloclab trace --allocator dynasoar-norot --ops a32,a32,a32,f0,f1",
     .run = alloclab::studies::dynasoar_trace}))

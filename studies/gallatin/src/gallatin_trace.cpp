@@ -263,4 +263,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
             "slices (--ops aSxK: K lanes of 1 .. 4096 B; fI), the team's one atomicAdd and the "
             "vEB levels touched; segments of 32 KiB, blocks of 8 slices, --pool 32KiB .. 8MiB "
             "(default 4MiB)",
+    .example = "alloclab trace --allocator gallatin --ops a16x5,a16x4,f0,f1",
     .run = alloclab::studies::gallatin_trace}))

@@ -301,6 +301,7 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .options = {},
     .help = "--figure 1a, 1b: Gelado & Garland's Figure 1, the counting (a) and the bulk (b) "
             "semaphore: 8 threads wait for a unit, batches of 4; S, or C, E and R, at each step",
+    .example = "alloclab trace --figure 1a",
     .run = alloclab::gelado_semaphore_trace::figure1a}))
 ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .name = "Gelado & Garland's Figure 1(b) (the bulk semaphore)",
@@ -310,4 +311,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .figures = {"1b"},
     .options = {},
     .help = "",
+    .example = "alloclab trace --figure 1b",
     .run = alloclab::gelado_semaphore_trace::figure1b}))

@@ -94,4 +94,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .options = {"--allocator", "--T", "--requests"},
     .help = "gg-tbuddy: TBuddy's splits and merges on --T pages (a power of two, 2 .. 64), the "
             "--requests allocated in order and freed in reverse, the tree after each",
+    .example = "alloclab trace --allocator gg-tbuddy --T 16 --requests 1,2,1,4",
     .run = alloclab::gelado_tbuddy_trace::run}))

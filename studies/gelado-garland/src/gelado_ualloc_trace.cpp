@@ -240,4 +240,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .options = {"--allocator", "--ops", "--pool"},
     .help = "gg-ualloc: UAlloc's chunks, bins and free lists filling as the --ops (bytes, 1 .. "
             "1024) are served one at a time; --pool 256KiB .. 4MiB (default 1MiB)",
+    .example = "alloclab trace --allocator gg-ualloc --ops a1024x4,f0",
     .run = alloclab::studies::ualloc_trace}))

@@ -71,4 +71,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .help = "ouro-p-s: its index queue wrapping around a ring of --slots (2 .. 16), the --ops "
             "e (enqueue) and d (dequeue) one at a time; --printed-check: Alg. 1's full check as "
             "printed",
+    .example = "alloclab trace --allocator ouro-p-s --slots 4 --ops e,e,e,d,d,e,e,e,d,d,d,d",
     .run = alloclab::ouroboros_queue_trace::run}))

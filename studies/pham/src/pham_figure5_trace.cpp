@@ -79,4 +79,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .options = {"--max-rounds"},
     .help = "--figure 5: paper 000's Figure 5, CoRW's warp sharing lane by lane, with the printed "
             "t' = 5 marked",
+    .example = "alloclab trace --figure 5",
     .run = alloclab::pham_figure5_trace::run}))

@@ -287,6 +287,7 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .help = "rw, rwbm: a small lockstep run round by round (--N, --A, --T, --w; at most 512 pages "
             "and 64 threads), the pool after each round, and the one-at-a-time check of paper "
             "000's §3.2.2",
+    .example = "alloclab trace --allocator rwbm --N 12 --A 20 --T 64 --w 8 --out figures",
     .run = alloclab::pham_lockstep_trace::run}))
 ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .name = "paper 000's Figure 3",
@@ -297,4 +298,5 @@ ALLOCLAB_REGISTER_TRACE((alloclab::cli::TraceEntry{
     .options = {"--max-rounds"},
     .help = "--figure 3: paper 000's Figure 3, seven RW threads, two crossing at one page (--seed: "
             "where the search for a crossing starts)",
+    .example = "alloclab trace --figure 3",
     .run = alloclab::pham_lockstep_trace::run}))

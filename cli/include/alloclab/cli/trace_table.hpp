@@ -49,7 +49,8 @@ struct TraceEntry {
   // Options it reads beyond --format, --out and --seed (which every trace takes); any other
   // option given beside it is refused, naming the option, rather than silently ignored.
   std::vector<std::string_view> options;
-  std::string_view help;  // one line for --help: what it shows, and its options
+  std::string_view help;     // one line for --help: what it shows, and its options
+  std::string_view example;  // a command line for --help ("" for none)
   TraceDocument (*run)(const TraceRequest&) = nullptr;
 };
 
