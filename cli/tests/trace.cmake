@@ -97,3 +97,31 @@ string(FIND "${out}" "admitted, but the slot holds a live index" at)
 if(NOT rc EQUAL 0 OR at EQUAL -1)
   message(FATAL_ERROR "trace --printed-check: exit ${rc}: ${err}\n${out}")
 endif()
+
+# The study mechanisms added for issue 39, end to end: text, JSON and the SVG of each.
+foreach(case "--figure;1b" "--figure;1a" "--allocator;gg-ualloc;--ops;a1024x4,f0"
+             "--allocator;gallatin;--ops;a16x5,a16x4,f0,f1"
+             "--allocator;dynasoar-norot;--ops;a32,a32,a32,f0,f1")
+  file(REMOVE_RECURSE "${WORK}/m")
+  execute_process(COMMAND ${ALLOCLAB} trace ${case} --out ${WORK}/m
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${ALLOCLAB} trace ${case} --format json
+                  RESULT_VARIABLE rc_json OUTPUT_VARIABLE json ERROR_VARIABLE err_json)
+  if(NOT rc EQUAL 0 OR NOT rc_json EQUAL 0 OR NOT EXISTS ${WORK}/m/trace.svg)
+    message(FATAL_ERROR "trace ${case}: exit ${rc}/${rc_json}: ${err}${err_json}")
+  endif()
+  string(JSON kind TYPE "${json}")
+  if(NOT kind STREQUAL "OBJECT")
+    message(FATAL_ERROR "trace ${case} --format json is not one JSON object:\n${json}")
+  endif()
+endforeach()
+# Figure 1(b) by the paper's prose: T4 grows while T0's batch is on its way (E = 6), and the
+# word ends at (0, 0, 0) after 43 events.
+execute_process(COMMAND ${ALLOCLAB} trace --figure 1b RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+foreach(expected "   13 T4      0  6  3       -1  C + E - R = 0 < N: grows"
+                 "   43 T7      0  0  0        0  C = 1 >= N: takes 1" "2 growers for 8 requests")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "trace --figure 1b lacks '${expected}':\n${out}")
+  endif()
+endforeach()

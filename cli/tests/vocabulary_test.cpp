@@ -116,7 +116,7 @@ TEST_CASE("every subcommand's help uses the shared names and no retired spelling
   const std::set<std::string> backend{"sweep", "workload", "semaphore",        "rcu",
                                       "wator", "list",     "linux-scalability"};
   const std::set<std::string> out{"sweep", "report", "fit-time", "workload", "trace"};
-  const std::set<std::string> pool{"workload", "join", "wator", "linux-scalability"};
+  const std::set<std::string> pool{"workload", "join", "wator", "linux-scalability", "trace"};
   const std::set<std::string> rows{"model",    "simulate", "measure",          "validate",
                                    "workload", "explain",  "semaphore",        "rcu",
                                    "join",     "wator",    "linux-scalability"};
