@@ -180,10 +180,13 @@ Backend make_backend(const WorkloadArgs& a) {
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
     if (a.family_options.arenas || a.family_options.chunk_bins ||
-        a.family_options.single_chunk_mutex())
-      throw InputError(a.family_options.arenas       ? "--arenas"
-                       : a.family_options.chunk_bins ? "--chunk-bins"
-                                                     : "--chunk-mutex",
+        a.family_options.single_chunk_mutex() || a.family_options.gg_order != "acq-rel" ||
+        a.family_options.gg_wait != "warp")
+      throw InputError(a.family_options.arenas                 ? "--arenas"
+                       : a.family_options.chunk_bins           ? "--chunk-bins"
+                       : a.family_options.single_chunk_mutex() ? "--chunk-mutex"
+                       : a.family_options.gg_order != "acq-rel" ? "--gg-order"
+                                                                : "--gg-wait",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
@@ -220,6 +223,8 @@ Backend make_backend(const WorkloadArgs& a) {
     o.arenas = a.family_options.arenas;
     o.chunk_bins = a.family_options.chunk_bins;
     o.single_chunk_mutex = a.family_options.single_chunk_mutex();
+    o.gg_fenced = a.family_options.gg_order == "fenced";
+    o.gg_thread_waits = a.family_options.gg_wait == "thread";
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;

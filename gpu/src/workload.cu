@@ -76,6 +76,8 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.arenas = o.arenas;
   m.chunk_bins = o.chunk_bins;
   m.single_chunk_mutex = o.single_chunk_mutex;
+  m.gg_fenced = o.gg_fenced;
+  m.gg_thread_waits = o.gg_thread_waits;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
   m.pool_bytes = w.pool_bytes;  // a pool of bytes of its own (plug-ins): the workload's
