@@ -58,6 +58,7 @@ struct WorkloadArgs {
   std::string counters = "on";
   unsigned warmup = 1;
   bool warm = false;
+  bool block_sweep = false;  // --block-sweep (GPU): Figure 7's paper setting
   double watchdog = 300;
   std::string out;
   Format format = Format::table;
@@ -232,8 +233,12 @@ Backend make_backend(const WorkloadArgs& a) {
     o.heap_bytes = a.family_options.cuda_heap_bytes();
     if (!(a.watchdog >= 0)) throw InputError("--watchdog", "must be >= 0 seconds");
     o.watchdog_seconds = a.watchdog;
-    // Warm rows are another mode of the GPU backend: they never mix with cold ones.
-    return {"gpu", a.warm ? "gpu-warm" : "gpu",
+    o.block_sweep = a.block_sweep;
+    if (a.block_sweep && a.block != 256)
+      throw InputError("--block-sweep", "sets the blocks itself (1 .. 1024); leave --block out");
+    // Warm rows are another mode of the GPU backend: they never mix with cold ones, nor do the
+    // block sweep's means with one block's times.
+    return {"gpu", a.block_sweep ? "gpu-block-sweep" : a.warm ? "gpu-warm" : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return gpu::run_workload(algo, w, o, t);
@@ -519,6 +524,11 @@ void add_workload_command(CLI::App& app) {
                   "threads per block of the GPU launches (a multiple of 32, at most 1024); the "
                   "simulator's warps are 32 consecutive threads either way")
       ->capture_default_str();
+  cmd->add_flag("--block-sweep", args->block_sweep,
+                "gpu: each point's times the mean over runs with blocks of 1, 2, 4, ..., 1024 "
+                "threads, as Gelado & Garland's Figure 7 (PPoPP'19 §5.3); its other columns are "
+                "the run with blocks of 256; rows have mode gpu-block-sweep. gg-* and cudamalloc "
+                "only (the others' warp collectives need whole warps)");
   cmd->add_flag("--warp-uniform", args->warp_uniform,
                 "mixed: all 32 lanes of a warp ask for the same size (drawn per warp) instead of "
                 "one size per thread");
