@@ -364,6 +364,7 @@ __device__ UAllocRequest ualloc_malloc_request(const UAllocGpuView& v, std::uint
 // once; the others wait for its word (a shuffle) and then go on as takers (grant_unit), or fail
 // with it: a leader that grew serves them once its bin is linked (their slots are in it), one
 // whose growth failed or that gave up fails them (the units were never theirs).
+constexpr unsigned kRetryAlone = 2;  // a leader's word: its growth failed, ask alone
 __device__ UAllocRequest ualloc_warp_request(const UAllocGpuView& v, std::uint32_t k,
                                              unsigned group, std::uint32_t scatter,
                                              std::uint64_t max_steps) {
@@ -391,10 +392,17 @@ __device__ UAllocRequest ualloc_warp_request(const UAllocGpuView& v, std::uint32
       served = 1;  // the run's units are in C's past: the lanes take slots the list offers
     } else if (op.stats().waits_grew > 0) {
       run_ualloc(op, run, v, arena, scatter, max_steps, v.collective, false);  // grow, link
-      served = op.result() != gelado::kUAllocFailed ? 1 : 0;
+      served = op.result() != gelado::kUAllocFailed ? 1 : kRetryAlone;
     }
   }
   served = __shfl_sync(run_mask, served, leader);
+  if (served == kRetryAlone) {
+    // The growth failed (TBuddy has no chunk, now marked): the run's units were never there, but
+    // fewer may be (C < n made the leader grow). Each lane asks alone, as the paper's threads do,
+    // so that a pool serves exactly what fits; those that must grow fail fast on the mark.
+    return ualloc_malloc_request(v, gelado::ualloc_class_bytes(k) / gelado::kUAllocUnitBytes,
+                                 scatter, max_steps, v.collective);
+  }
   if (!leads && served) op.grant_unit();
   if (leads || served) run_ualloc(op, run, v, arena, scatter, max_steps, v.collective, false);
   finish_ualloc_request(q, op, run, v);
