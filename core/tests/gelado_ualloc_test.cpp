@@ -184,3 +184,50 @@ TEST_CASE("UAlloc: the conditional RCU barrier delegates (Fig. 4b) step by step"
   CHECK(v.chunk_bins[0] == 0b100011);  // bins 0, 1 and the 8 B bin 5 remain
   CHECK(ualloc_check(v, 1).empty());
 }
+
+TEST_CASE("UAlloc: a warp leader's wait takes its lanes' units at once", "[gelado][ualloc]") {
+  // The GPU's warp-aggregated wait (studies/gelado-garland/speed.md), by hand: one 256 KB chunk,
+  // class 0 (8 B), batch B = 512 (a bin with a tail). A leader of 4 lanes on an empty arena
+  // grows bin 2, keeps slot 0, leaves slots 1..511 on the bin's count, and signals
+  // (512 - 4, 512 - 4): C = 508 (the three lanes' slots are the bin's, not C's), E = 0.
+  UAllocStorage st(6, 6, 1);
+  const UAllocView& v = st.view;
+  const std::uint32_t li = v.list(0, 0);
+  REQUIRE(ualloc_most_shared_units(0) == 32);
+  REQUIRE(ualloc_most_shared_units(7) == 3);  // three 1 KB slots in a bin's body
+  UAllocAlloc<Atom> leader(v, 0, 0, 0, 4);
+  run(leader, v);
+  const std::uint64_t first = 2 * 4096 + 128;
+  CHECK(leader.result() == first);
+  CHECK(leader.stats().waits_grew == 1);
+  alloclab::SemCounters c = BulkWord::unpack(v.sems[li]);
+  CHECK(c.count == 508);
+  CHECK(c.expected == 0);
+  CHECK(c.reserved == 0);
+  CHECK(v.bin_count[2] == (511u | kBinListed));
+  // The three lanes skip the wait and take slots 1, 2, 3 from the bin's count and bitmap.
+  for (std::uint64_t j = 1; j <= 3; ++j) {
+    UAllocAlloc<Atom> lane(v, 0, 0, 0);
+    lane.grant_unit();
+    run(lane, v);
+    CHECK(lane.result() == first + 8 * j);
+    CHECK(lane.stats().waits_took == 1);
+    CHECK(lane.stats().reserves == 0);
+  }
+  CHECK(v.bin_count[2] == (508u | kBinListed));  // = C: the semaphore counts the list
+  CHECK(ualloc_check(v, 1).empty());
+  // A leader of 5 now takes (C = 508 >= 5): C = 503, and its lanes take slots 5..8.
+  UAllocAlloc<Atom> taker(v, 0, 0, 0, 5);
+  run(taker, v);
+  CHECK(taker.stats().waits_took == 1);
+  CHECK(taker.result() == first + 8 * 4);
+  CHECK(BulkWord::unpack(v.sems[li]).count == 503);
+  for (std::uint64_t j = 5; j <= 8; ++j) {
+    UAllocAlloc<Atom> lane(v, 0, 0, 0);
+    lane.grant_unit();
+    run(lane, v);
+    CHECK(lane.result() == first + 8 * j);
+  }
+  CHECK(v.bin_count[2] == (503u | kBinListed));
+  CHECK(ualloc_check(v, 1).empty());
+}

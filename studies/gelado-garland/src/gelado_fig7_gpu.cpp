@@ -11,11 +11,19 @@ Figure read_figure(const std::vector<Record>& rows) {
       f.device = record_text(r, "device");
       break;
     }
+  constexpr const char* kSweep = "gpu-block-sweep";
+  for (const Record& r : rows)
+    f.paper_setting = f.paper_setting || (record_text(r, "allocator") == "gg-malloc" &&
+                                          record_text(r, "backend") == "gpu" &&
+                                          record_text(r, "mode") == kSweep);
   for (const Record& r : rows) {
     const std::string algo = record_text(r, "allocator");
     if (record_text(r, "backend") != "gpu" || record_text(r, "workload") != "alloc" ||
         record_text(r, "device") != f.device || (algo != "gg-malloc" && algo != "cudamalloc"))
       continue;
+    // Counted rows run one block size (the stage's counts), so they serve either setting.
+    const bool sweep_row = record_text(r, "mode") == kSweep;
+    if (sweep_row != f.paper_setting && !r.number("sem_spins_per_request")) continue;
     const bool verified = record_flag(r, "verified");
     if (algo == "gg-malloc") {
       if (verified)
