@@ -21,9 +21,6 @@ Figure read_figure(const std::vector<Record>& rows) {
     if (record_text(r, "backend") != "gpu" || record_text(r, "workload") != "alloc" ||
         record_text(r, "device") != f.device || (algo != "gg-malloc" && algo != "cudamalloc"))
       continue;
-    // Counted rows run one block size (the stage's counts), so they serve either setting.
-    const bool sweep_row = record_text(r, "mode") == kSweep;
-    if (sweep_row != f.paper_setting && !r.number("sem_spins_per_request")) continue;
     const bool verified = record_flag(r, "verified");
     if (algo == "gg-malloc") {
       if (verified)
@@ -31,6 +28,9 @@ Figure read_figure(const std::vector<Record>& rows) {
       else
         f.any_unverified = true;
     }
+    // Counted rows run one block size (the stage's counts), so they serve either setting.
+    const bool sweep_row = record_text(r, "mode") == kSweep;
+    if (sweep_row != f.paper_setting && !r.number("sem_spins_per_request")) continue;
     const auto size = r.number("size"), ms = r.number("alloc_ms"), n = r.number("requests");
     if (!verified || !size || !ms || !n || *n <= 0) continue;
     Point& p = f.points[static_cast<std::uint64_t>(*size)];
