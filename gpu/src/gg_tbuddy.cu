@@ -18,6 +18,7 @@
 // order's Available nodes, no unit promised or reserved) with the blocks the requests hold and the
 // application's; after the free, the tree is the pristine one (the buddy tree of a set of free
 // pages, merged as far as it goes, is unique).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -277,7 +278,10 @@ class TBuddyPool final : public PoolPolicy {
   std::vector<std::string> notes() const override {
     return {
         "gg-tbuddy: a request of n pages holds a block of 2^ceil(log2 n) pages (what the "
-        "workloads count as held); every run starts from the pristine tree"};
+        "workloads count as held); every run starts from the pristine tree; memory order " +
+        std::string(fenced_ ? "fenced (--gg-order fenced)" : "acquire/release") +
+        "; requests failed on the sticky out-of-memory mark without a walk: " +
+        std::to_string(fast_failures_) + " in a run at most"};
   }
 
  private:
@@ -286,8 +290,10 @@ class TBuddyPool final : public PoolPolicy {
     std::vector<std::uint64_t> sems;
   };
   Tree read(const char* when) const {
-    unsigned long long stuck = 0;
-    ALLOCLAB_CUDA(cudaMemcpy(&stuck, stuck_.get(), sizeof stuck, cudaMemcpyDeviceToHost));
+    unsigned long long words[4] = {};  // stuck, the epoch, the mark, fast failures
+    ALLOCLAB_CUDA(cudaMemcpy(words, stuck_.get(), sizeof words, cudaMemcpyDeviceToHost));
+    const unsigned long long stuck = words[0];
+    fast_failures_ = std::max<unsigned long long>(fast_failures_, words[3]);
     if (stuck)
       throw VerificationError("gg-tbuddy: " + std::to_string(stuck) +
                               " operations spun past their bound " + when);
@@ -319,6 +325,7 @@ class TBuddyPool final : public PoolPolicy {
   DeviceBuffer<std::uint64_t> sems_;
   DeviceBuffer<unsigned long long> stuck_;
   bool fenced_ = false;
+  mutable unsigned long long fast_failures_ = 0;  // the most a read found
 };
 
 // This unit's memory order (tbuddy_order), copied only when it changes.

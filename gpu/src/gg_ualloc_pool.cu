@@ -190,6 +190,7 @@ void UAllocPool::download(const std::string& when) const {
   if (words.stuck)
     throw VerificationError(who() + ": " + std::to_string(words.stuck) +
                             " operations spun past their bound " + when);
+  fast_failures_ = std::max<std::uint64_t>(fast_failures_, words.oom_fast);
   if (words.bad)
     throw VerificationError(who() + ": " + std::to_string(words.bad) +
                             " operations saw a defect (a semaphore overflowed, over two TBuddy "
@@ -342,6 +343,8 @@ std::vector<std::string> UAllocPool::notes() const {
           (warp_waits_ ? "once per warp's lanes of a class (--gg-wait warp)"
                        : "per thread (--gg-wait thread)") +
           "; memory order " + (fenced_ ? "fenced (--gg-order fenced)" : "acquire/release") +
+          "; requests failed on the sticky out-of-memory mark without a TBuddy walk: " +
+          std::to_string(fast_failures_) + " in a run at most" +
           "; pages are 8 B units; every run starts from the pristine pool; "
           "frees are not in the timed kernel's counts (free_* counts: the frees since the last "
           "counted allocation launch)"};

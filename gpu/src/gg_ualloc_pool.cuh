@@ -93,6 +93,7 @@ class UAllocPool : public PoolPolicy {
   std::vector<std::uint32_t> application_;       // TBuddy's Busy blocks of the application
   std::unique_ptr<gelado::UAllocStorage> host_;  // the pristine state, then the copies back
   mutable std::vector<std::uint32_t> marks_;     // big_units copied back
+  mutable std::uint64_t fast_failures_ = 0;      // the most oom_fast a download found
   DeviceBuffer<std::uint32_t> words32_, pristine32_, big_units_;
   DeviceBuffer<std::uint64_t> words64_, pristine64_;
   DeviceBuffer<UAllocPoolWords> pool_words_;
