@@ -183,9 +183,9 @@ Backend make_backend(const WorkloadArgs& a) {
     if (a.family_options.arenas || a.family_options.chunk_bins ||
         a.family_options.single_chunk_mutex() || a.family_options.gg_order != "acq-rel" ||
         a.family_options.gg_wait != "warp")
-      throw InputError(a.family_options.arenas                 ? "--arenas"
-                       : a.family_options.chunk_bins           ? "--chunk-bins"
-                       : a.family_options.single_chunk_mutex() ? "--chunk-mutex"
+      throw InputError(a.family_options.arenas                  ? "--arenas"
+                       : a.family_options.chunk_bins            ? "--chunk-bins"
+                       : a.family_options.single_chunk_mutex()  ? "--chunk-mutex"
                        : a.family_options.gg_order != "acq-rel" ? "--gg-order"
                                                                 : "--gg-wait",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
@@ -238,7 +238,10 @@ Backend make_backend(const WorkloadArgs& a) {
       throw InputError("--block-sweep", "sets the blocks itself (1 .. 1024); leave --block out");
     // Warm rows are another mode of the GPU backend: they never mix with cold ones, nor do the
     // block sweep's means with one block's times.
-    return {"gpu", a.block_sweep ? "gpu-block-sweep" : a.warm ? "gpu-warm" : "gpu",
+    return {"gpu",
+            a.block_sweep ? "gpu-block-sweep"
+            : a.warm      ? "gpu-warm"
+                          : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return gpu::run_workload(algo, w, o, t);

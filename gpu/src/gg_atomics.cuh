@@ -62,12 +62,14 @@ struct GgAtomics {
   // increment before its epoch check, the barrier's flip before its reader count). The fenced
   // order has fenced after the store already.
   __device__ static void fence_sc() {
-    if (!Tally::fenced()) cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
+    if (!Tally::fenced())
+      cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
   }
 
  private:
   __device__ static cuda::memory_order failure_order(cuda::memory_order o) {
-    return o == cuda::memory_order_acq_rel ? cuda::memory_order_acquire : cuda::memory_order_relaxed;
+    return o == cuda::memory_order_acq_rel ? cuda::memory_order_acquire
+                                           : cuda::memory_order_relaxed;
   }
   template <class F>
   __device__ static auto rmw(F f) {

@@ -27,8 +27,8 @@
 #include "alloclab/core/gelado/tbuddy_pool.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/random_stream.hpp"
-#include "gpu_entry.cuh"
 #include "gg_atomics.cuh"
+#include "gpu_entry.cuh"
 #include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
@@ -126,8 +126,8 @@ __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddy
     } else {
       page = tbuddy_run_alloc(v, op, a.max_steps, steps);
       if (page == kFailed && op.stats().gave_up == 0)
-        DeviceWord(*v.oom_mark).fetch_max(((epoch + 1) << 8) | (255u - order),
-                                          cuda::memory_order_relaxed);
+        DeviceWord(*v.oom_mark)
+            .fetch_max(((epoch + 1) << 8) | (255u - order), cuda::memory_order_relaxed);
     }
     const gelado::TBuddyStats& ts = op.stats();
     record_request<kCounters>(a, r, i, page, static_cast<std::uint32_t>(steps),

@@ -306,8 +306,7 @@ __device__ void finish_ualloc_request(UAllocRequest& q, const Alloc& op, const U
   if (op.phase() == gelado::UAllocAllocPhase::done && op.result() != gelado::kUAllocFailed)
     q.unit = op.result() / gelado::kUAllocUnitBytes;
   // A single grower (not a group's) whose TBuddy walk found no chunk: the order is empty.
-  if (!r.failed_fast && op.buddy_stats().gave_up == 0 && op.stats().grow_failed > 0 &&
-      r.epoch_read)
+  if (!r.failed_fast && op.buddy_stats().gave_up == 0 && op.stats().grow_failed > 0 && r.epoch_read)
     mark_tbuddy_empty(v, r.epoch, v.u.chunk_order);
   const gelado::UAllocStats& us = op.stats();
   q.collisions = us.sem_cas_failures + us.count_cas_failures + us.bit_retries;

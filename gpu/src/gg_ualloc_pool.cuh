@@ -52,8 +52,8 @@ struct UAllocGpuView {
   UAllocPoolWords* words = nullptr;
   bool with_malloc = false;
   bool collective = true;  // the allocation kernel's chunk mutex taken by a warp's group
-  bool fenced = false;      // --gg-order fenced (gg_atomics.cuh)
-  bool warp_waits = true;   // --gg-wait warp: a warp's lanes of a class wait once
+  bool fenced = false;     // --gg-order fenced (gg_atomics.cuh)
+  bool warp_waits = true;  // --gg-wait warp: a warp's lanes of a class wait once
 };
 
 class UAllocPool : public PoolPolicy {

@@ -649,8 +649,9 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
   // collectives, whose kernels take any block), the times averaged, the rest from block 256.
   const std::string who(name(algo));
   if (who.rfind("gg-", 0) != 0 && who != "cudamalloc")
-    throw InputError("--block-sweep", who + ": its kernels need whole warps (gg-* and cudamalloc "
-                                            "take blocks of 1 .. 1024)");
+    throw InputError("--block-sweep", who +
+                                          ": its kernels need whole warps (gg-* and cudamalloc "
+                                          "take blocks of 1 .. 1024)");
   WorkloadRun out;
   std::vector<double> alloc_s, free_s;
   std::string per_block;
@@ -676,9 +677,10 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
     out.points[p].alloc_seconds = alloc_s[p] / 11;
     out.points[p].free_seconds = free_s[p] / 11;
   }
-  out.notes.push_back("block sweep (Gelado & Garland Fig. 7): alloc times are the mean over "
-                      "blocks of 1 .. 1024 threads; ms by block: " + per_block +
-                      "; the other columns are the run with blocks of 256");
+  out.notes.push_back(
+      "block sweep (Gelado & Garland Fig. 7): alloc times are the mean over "
+      "blocks of 1 .. 1024 threads; ms by block: " +
+      per_block + "; the other columns are the run with blocks of 256");
   return out;
 }
 

@@ -13,9 +13,9 @@ Figure read_figure(const std::vector<Record>& rows) {
     }
   constexpr const char* kSweep = "gpu-block-sweep";
   for (const Record& r : rows)
-    f.paper_setting = f.paper_setting || (record_text(r, "allocator") == "gg-malloc" &&
-                                          record_text(r, "backend") == "gpu" &&
-                                          record_text(r, "mode") == kSweep);
+    f.paper_setting =
+        f.paper_setting || (record_text(r, "allocator") == "gg-malloc" &&
+                            record_text(r, "backend") == "gpu" && record_text(r, "mode") == kSweep);
   for (const Record& r : rows) {
     const std::string algo = record_text(r, "allocator");
     if (record_text(r, "backend") != "gpu" || record_text(r, "workload") != "alloc" ||
