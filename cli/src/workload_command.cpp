@@ -181,14 +181,15 @@ Backend make_backend(const WorkloadArgs& a) {
     throw InputError("--warm", "is for --backend gpu (the simulator builds its allocator anew)");
   if (a.backend == "sim") {
     if (a.family_options.arenas || a.family_options.chunk_bins ||
-        a.family_options.single_chunk_mutex() || a.family_options.gg_order != "acq-rel" ||
-        a.family_options.gg_wait != "warp")
-      throw InputError(a.family_options.arenas                  ? "--arenas"
-                       : a.family_options.chunk_bins            ? "--chunk-bins"
-                       : a.family_options.single_chunk_mutex()  ? "--chunk-mutex"
-                       : a.family_options.gg_order != "acq-rel" ? "--gg-order"
-                                                                : "--gg-wait",
+        a.family_options.single_chunk_mutex())
+      throw InputError(a.family_options.arenas       ? "--arenas"
+                       : a.family_options.chunk_bins ? "--chunk-bins"
+                                                     : "--chunk-mutex",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
+    // The GPU's memory order and warp-aggregated waits: the simulator has neither.
+    if (a.family_options.gg_order != "acq-rel")
+      throw InputError("--gg-order", "is for --backend gpu");
+    if (a.family_options.gg_wait != "warp") throw InputError("--gg-wait", "is for --backend gpu");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
       throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
