@@ -281,7 +281,8 @@ __device__ void run_ualloc(Alloc& op, UAllocRun& r, const UAllocGpuView& v, std:
       r.epoch = tbuddy_epoch(v);
       r.epoch_read = true;
     }
-    if (tbuddy_known_empty(v, r.epoch, v.u.chunk_order) &&
+    // The epoch now (the mark must be of the current one), then the arena's chunk list.
+    if (tbuddy_known_empty(v, tbuddy_epoch(v), v.u.chunk_order) &&
         OrderedAtomics::load(v.u.chunk_heads[arena]) == gelado::kNoBin) {
       r.failed_fast = true;
       count_fast_failure(v);
