@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
@@ -230,4 +233,93 @@ TEST_CASE("UAlloc: a warp leader's wait takes its lanes' units at once", "[gelad
   }
   CHECK(v.bin_count[2] == (503u | kBinListed));
   CHECK(ualloc_check(v, 1).empty());
+}
+
+namespace {
+// The GPU's warp-aggregated protocol (gpu/src/gg_ualloc.cu, ualloc_warp_request) replayed on the
+// step machines under a random interleaving of every thread's steps: per warp a leader waits for
+// its run's n units; once it took, or grew and finished, its lanes go on as takers
+// (grant_unit); a leader whose growth failed makes every lane of its run (itself too) ask alone.
+// Returns the objects served; checks them disjoint and the state at rest.
+std::uint64_t replay_warps(std::uint32_t k, std::uint32_t warps, std::uint32_t n,
+                           std::uint64_t seed) {
+  UAllocStorage st(6, 6, 1);  // one 256 KB chunk
+  const UAllocView& v = st.view;
+  struct Thread {
+    std::unique_ptr<UAllocAlloc<Atom>> op;
+    int warp = 0;
+    bool leader = false, started = false;
+  };
+  std::vector<Thread> threads;
+  for (std::uint32_t w = 0; w < warps; ++w)
+    for (std::uint32_t l = 0; l < n; ++l) {
+      Thread t;
+      t.warp = static_cast<int>(w);
+      t.leader = l == 0;
+      t.started = t.leader;
+      t.op = std::make_unique<UAllocAlloc<Atom>>(v, k, 0, l, t.leader ? n : 1);
+      threads.push_back(std::move(t));
+    }
+  std::mt19937_64 rng(seed);
+  std::set<std::uint64_t> served;
+  bool all_done = false;
+  for (int guard = 0; guard < 10000000 && !all_done; ++guard) {
+    all_done = true;
+    std::vector<std::size_t> runnable;
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      Thread& t = threads[i];
+      if (t.op->phase() == UAllocAllocPhase::done) continue;
+      all_done = false;
+      if (!t.started) {  // a lane: its leader's word?
+        const Thread& lead = threads[i - (i % n)];
+        const UAllocStats& ls = lead.op->stats();
+        const bool took = ls.waits_took > 0 && lead.op->phase() != UAllocAllocPhase::wait;
+        const bool grew_done = ls.waits_grew > 0 && lead.op->phase() == UAllocAllocPhase::done;
+        if (took || (grew_done && lead.op->result() != kUAllocFailed)) {
+          t.op->grant_unit();
+          t.started = true;
+        } else if (grew_done) {
+          t.started = true;  // the growth failed: ask alone, as a thread of its own
+        } else {
+          continue;
+        }
+      }
+      runnable.push_back(i);
+    }
+    if (runnable.empty()) continue;
+    Thread& t = threads[runnable[rng() % runnable.size()]];
+    t.op->step(v);
+  }
+  REQUIRE(all_done);
+  // Leaders whose growth failed ask again alone (their lanes did above, as fresh requests would).
+  std::uint64_t objects = 0;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    Thread& t = threads[i];
+    std::uint64_t r = t.op->result();
+    if (r == kUAllocFailed && t.leader && t.op->stats().waits_grew > 0) {
+      UAllocAlloc<Atom> again(v, k, 0, 0);
+      run(again, v);
+      r = again.result();
+    }
+    if (r == kUAllocFailed) continue;
+    ++objects;
+    CHECK(served.insert(r).second);  // no slot handed out twice
+  }
+  CHECK(ualloc_check(v, 1).empty());
+  return objects;
+}
+}  // namespace
+
+TEST_CASE("UAlloc: warp-aggregated waits under random interleavings serve each slot once",
+          "[gelado][ualloc]") {
+  // 1 KB (class 7): a bin holds 3, so runs of 3 lanes grow a bin each; 62 bins hold 186 slots.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    CHECK(replay_warps(7, 20, 3, seed) == 60);  // 60 fit
+    // 70 runs of 3 = 210 requests, more than the 186 slots: exactly 186 served, whatever the
+    // order (a failed growth sends its lanes to ask alone, which takes the slots left).
+    CHECK(replay_warps(7, 70, 3, seed) == 186);
+  }
+  // 8 B (class 0): runs of 32 share bins of 512 and 496 slots.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) CHECK(replay_warps(0, 24, 32, seed) == 768);
 }
