@@ -33,6 +33,19 @@ void add_ualloc(CLI::App& cmd, FamilyOptions& o) {
                  "UAlloc (gg-ualloc, gg-malloc): 4 KB bins per chunk, 64 (256 KB) or 128 "
                  "(512 KB): the paper's two readings; 0 = 64")
       ->capture_default_str();
+  cmd.add_option("--gg-order", o.gg_order,
+                 "Gelado & Garland on the GPU (gg-tbuddy, gg-ualloc, gg-malloc): acq-rel (loads "
+                 "acquire, read-modify-writes acq_rel, a seq_cst fence only at SRCU's two "
+                 "store-then-load points) or fenced (relaxed atomics with a seq_cst fence on "
+                 "each side of every read-modify-write: the previous policy, for comparison)")
+      ->check(CLI::IsMember({"acq-rel", "fenced"}))
+      ->capture_default_str();
+  cmd.add_option("--gg-wait", o.gg_wait,
+                 "UAlloc on the GPU (gg-ualloc, gg-malloc): warp (the lanes of a warp asking for "
+                 "one class wait on its semaphore once, for all their units, through one leader) "
+                 "or thread (each thread waits for its unit: the previous behaviour)")
+      ->check(CLI::IsMember({"warp", "thread"}))
+      ->capture_default_str();
 }
 
 // Gallatin (McCoy & Pandey, PPoPP'24): its block buffers, in the simulator (the GPU backend

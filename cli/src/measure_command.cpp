@@ -63,6 +63,8 @@ void run(const MeasureArgs& args) {
   opt.arenas = args.family.arenas;
   opt.chunk_bins = args.family.chunk_bins;
   opt.single_chunk_mutex = args.family.single_chunk_mutex();
+  opt.gg_fenced = args.family.gg_order == "fenced";
+  opt.gg_thread_waits = args.family.gg_wait == "thread";
   opt.page_bytes = args.page_bytes;
   opt.heap_bytes = args.family.cuda_heap_bytes();
 

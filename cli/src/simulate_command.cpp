@@ -69,6 +69,10 @@ void run(const SimulateArgs& a) {
   if (a.trials < 1) throw InputError("--trials", "need at least one trial");
   if (a.occupancy != "random" && a.occupancy != "contiguous")
     throw InputError("--occupancy", "must be random or contiguous");
+  // The GPU's memory order and warp-aggregated waits: the simulator's atomics are sequentially
+  // consistent and its threads wait each for itself (lockstep's warps aside).
+  if (a.family.gg_order != "acq-rel") throw InputError("--gg-order", "is for the GPU (measure)");
+  if (a.family.gg_wait != "warp") throw InputError("--gg-wait", "is for the GPU (measure)");
   sim::SimOptions o;
   o.mode = *mode;
   o.host_threads = a.threads;

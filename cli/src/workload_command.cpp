@@ -348,6 +348,11 @@ void add_workload_command(CLI::App& app) {
                   "threads per block of the GPU launches (a multiple of 32, at most 1024); the "
                   "simulator's warps are 32 consecutive threads either way")
       ->capture_default_str();
+  cmd->add_flag("--block-sweep", args->block_sweep,
+                "gpu: each point's times the mean over runs with blocks of 1, 2, 4, ..., 1024 "
+                "threads, as Gelado & Garland's Figure 7 (PPoPP'19 §5.3); its other columns are "
+                "the run with blocks of 256; rows have mode gpu-block-sweep. gg-* and cudamalloc "
+                "only (the others' warp collectives need whole warps)");
   cmd->add_flag("--warp-uniform", args->warp_uniform,
                 "mixed: all 32 lanes of a warp ask for the same size (drawn per warp) instead of "
                 "one size per thread");

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
@@ -183,4 +186,140 @@ TEST_CASE("UAlloc: the conditional RCU barrier delegates (Fig. 4b) step by step"
   CHECK(v.rcu_epoch[0] == 2);
   CHECK(v.chunk_bins[0] == 0b100011);  // bins 0, 1 and the 8 B bin 5 remain
   CHECK(ualloc_check(v, 1).empty());
+}
+
+TEST_CASE("UAlloc: a warp leader's wait takes its lanes' units at once", "[gelado][ualloc]") {
+  // The GPU's warp-aggregated wait (studies/gelado-garland/speed.md), by hand: one 256 KB chunk,
+  // class 0 (8 B), batch B = 512 (a bin with a tail). A leader of 4 lanes on an empty arena
+  // grows bin 2, keeps slot 0, leaves slots 1..511 on the bin's count, and signals
+  // (512 - 4, 512 - 4): C = 508 (the three lanes' slots are the bin's, not C's), E = 0.
+  UAllocStorage st(6, 6, 1);
+  const UAllocView& v = st.view;
+  const std::uint32_t li = v.list(0, 0);
+  REQUIRE(ualloc_most_shared_units(0) == 32);
+  REQUIRE(ualloc_most_shared_units(7) == 3);  // three 1 KB slots in a bin's body
+  UAllocAlloc<Atom> leader(v, 0, 0, 0, 4);
+  run(leader, v);
+  const std::uint64_t first = 2 * 4096 + 128;
+  CHECK(leader.result() == first);
+  CHECK(leader.stats().waits_grew == 1);
+  alloclab::SemCounters c = BulkWord::unpack(v.sems[li]);
+  CHECK(c.count == 508);
+  CHECK(c.expected == 0);
+  CHECK(c.reserved == 0);
+  CHECK(v.bin_count[2] == (511u | kBinListed));
+  // The three lanes skip the wait and take slots 1, 2, 3 from the bin's count and bitmap.
+  for (std::uint64_t j = 1; j <= 3; ++j) {
+    UAllocAlloc<Atom> lane(v, 0, 0, 0);
+    lane.grant_unit();
+    run(lane, v);
+    CHECK(lane.result() == first + 8 * j);
+    CHECK(lane.stats().waits_took == 1);
+    CHECK(lane.stats().reserves == 0);
+  }
+  CHECK(v.bin_count[2] == (508u | kBinListed));  // = C: the semaphore counts the list
+  CHECK(ualloc_check(v, 1).empty());
+  // A leader of 5 now takes (C = 508 >= 5): C = 503, and its lanes take slots 5..8.
+  UAllocAlloc<Atom> taker(v, 0, 0, 0, 5);
+  run(taker, v);
+  CHECK(taker.stats().waits_took == 1);
+  CHECK(taker.result() == first + 8 * 4);
+  CHECK(BulkWord::unpack(v.sems[li]).count == 503);
+  for (std::uint64_t j = 5; j <= 8; ++j) {
+    UAllocAlloc<Atom> lane(v, 0, 0, 0);
+    lane.grant_unit();
+    run(lane, v);
+    CHECK(lane.result() == first + 8 * j);
+  }
+  CHECK(v.bin_count[2] == (503u | kBinListed));
+  CHECK(ualloc_check(v, 1).empty());
+}
+
+namespace {
+// The GPU's warp-aggregated protocol (gpu/src/gg_ualloc.cu, ualloc_warp_request) replayed on the
+// step machines under a random interleaving of every thread's steps: per warp a leader waits for
+// its run's n units; once it took, or grew and finished, its lanes go on as takers
+// (grant_unit); a leader whose growth failed makes every lane of its run (itself too) ask alone.
+// Returns the objects served; checks them disjoint and the state at rest.
+std::uint64_t replay_warps(std::uint32_t k, std::uint32_t warps, std::uint32_t n,
+                           std::uint64_t seed) {
+  UAllocStorage st(6, 6, 1);  // one 256 KB chunk
+  const UAllocView& v = st.view;
+  struct Thread {
+    std::unique_ptr<UAllocAlloc<Atom>> op;
+    int warp = 0;
+    bool leader = false, started = false;
+  };
+  std::vector<Thread> threads;
+  for (std::uint32_t w = 0; w < warps; ++w)
+    for (std::uint32_t l = 0; l < n; ++l) {
+      Thread t;
+      t.warp = static_cast<int>(w);
+      t.leader = l == 0;
+      t.started = t.leader;
+      t.op = std::make_unique<UAllocAlloc<Atom>>(v, k, 0, l, t.leader ? n : 1);
+      threads.push_back(std::move(t));
+    }
+  std::mt19937_64 rng(seed);
+  std::set<std::uint64_t> served;
+  bool all_done = false;
+  for (int guard = 0; guard < 10000000 && !all_done; ++guard) {
+    all_done = true;
+    std::vector<std::size_t> runnable;
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      Thread& t = threads[i];
+      if (t.op->phase() == UAllocAllocPhase::done) continue;
+      all_done = false;
+      if (!t.started) {  // a lane: its leader's word?
+        const Thread& lead = threads[i - (i % n)];
+        const UAllocStats& ls = lead.op->stats();
+        const bool took = ls.waits_took > 0 && lead.op->phase() != UAllocAllocPhase::wait;
+        const bool grew_done = ls.waits_grew > 0 && lead.op->phase() == UAllocAllocPhase::done;
+        if (took || (grew_done && lead.op->result() != kUAllocFailed)) {
+          t.op->grant_unit();
+          t.started = true;
+        } else if (grew_done) {
+          t.started = true;  // the growth failed: ask alone, as a thread of its own
+        } else {
+          continue;
+        }
+      }
+      runnable.push_back(i);
+    }
+    if (runnable.empty()) continue;
+    Thread& t = threads[runnable[rng() % runnable.size()]];
+    t.op->step(v);
+  }
+  REQUIRE(all_done);
+  // Leaders whose growth failed ask again alone (their lanes did above, as fresh requests would).
+  std::uint64_t objects = 0;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    Thread& t = threads[i];
+    std::uint64_t r = t.op->result();
+    if (r == kUAllocFailed && t.leader && t.op->stats().waits_grew > 0) {
+      UAllocAlloc<Atom> again(v, k, 0, 0);
+      run(again, v);
+      r = again.result();
+    }
+    if (r == kUAllocFailed) continue;
+    ++objects;
+    CHECK(served.insert(r).second);  // no slot handed out twice
+  }
+  CHECK(ualloc_check(v, 1).empty());
+  return objects;
+}
+}  // namespace
+
+TEST_CASE("UAlloc: warp-aggregated waits under random interleavings serve each slot once",
+          "[gelado][ualloc]") {
+  // 1 KB (class 7): a bin holds 3, so runs of 3 lanes grow a bin each; 62 bins hold 186 slots.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    CHECK(replay_warps(7, 20, 3, seed) == 60);  // 60 fit
+    // 70 runs of 3 = 210 requests, more than the 186 slots: exactly 186 served, whatever the
+    // order (a failed growth sends its lanes to ask alone, which takes the slots left).
+    CHECK(replay_warps(7, 70, 3, seed) == 186);
+  }
+  // 8 B (class 0): runs of 32 share bins of 512 and 496 slots.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) CHECK(replay_warps(0, 24, 32, seed) == 768);
 }

@@ -18,6 +18,7 @@
 // order's Available nodes, no unit promised or reserved) with the blocks the requests hold and the
 // application's; after the free, the tree is the pristine one (the buddy tree of a set of free
 // pages, merged as far as it goes, is unique).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,8 @@
 #include "alloclab/core/gelado/tbuddy_pool.hpp"
 #include "alloclab/core/pool.hpp"
 #include "alloclab/core/random_stream.hpp"
+#include "gg_atomics.cuh"
 #include "gpu_entry.cuh"
-#include "ouro_atomics.cuh"
 #include "pool_page_heap.cuh"
 
 namespace alloclab::gpu::detail {
@@ -37,28 +38,15 @@ namespace {
 // thread of the block; the step machines' atomics policy has static functions, no state).
 __shared__ std::uint32_t tbuddy_rmw_tally[1024];
 
-// DeviceAtomics, counting the calling thread's read-modify-writes in tbuddy_rmw_tally.
-struct TallyingAtomics {
-  template <class T>
-  __device__ static T load(T& w) {
-    return DeviceAtomics::load(w);
-  }
-  template <class T>
-  __device__ static T fetch_add(T& w, T v) {
-    ++tbuddy_rmw_tally[threadIdx.x];
-    return DeviceAtomics::fetch_add(w, v);
-  }
-  template <class T>
-  __device__ static T cas(T& w, T expected, T desired) {
-    ++tbuddy_rmw_tally[threadIdx.x];
-    return DeviceAtomics::cas(w, expected, desired);
-  }
-  template <class T>
-  __device__ static T exchange(T& w, T v) {
-    ++tbuddy_rmw_tally[threadIdx.x];
-    return DeviceAtomics::exchange(w, v);
-  }
+// The launch's memory order (gg_atomics.cuh; --gg-order), set by the launches, and the tally of
+// the calling thread's read-modify-writes. The previous policy here was relaxed atomics with no
+// fence (what --gg-order fenced replaces with a fence on each side, as UAlloc's was).
+__constant__ unsigned tbuddy_order = 0;
+struct TBuddyTally {
+  __device__ static void count() { ++tbuddy_rmw_tally[threadIdx.x]; }
+  __device__ static bool fenced() { return tbuddy_order == unsigned(GgOrder::fenced); }
 };
+using TallyingAtomics = GgAtomics<TBuddyTally>;
 
 using Alloc = gelado::TBuddyAlloc<TallyingAtomics>;
 using Free = gelado::TBuddyFree<TallyingAtomics>;
@@ -77,7 +65,22 @@ constexpr unsigned kTBuddyCounts = std::size(kTBuddyCountNames);
 struct TBuddyView {
   gelado::TBuddyTree tree;
   unsigned long long* stuck = nullptr;
+  // Sticky out of memory: frees so far (the epoch), and the mark of the latest alloc that found
+  // nothing, (epoch + 1) << 8 | (255 - order): until the next free, a request of that order or
+  // more fails without climbing the tree (gg_ualloc.cu does the same for UAlloc's chunks).
+  unsigned long long* epoch = nullptr;
+  unsigned long long* oom_mark = nullptr;
+  unsigned long long* oom_fast = nullptr;  // requests failed by the mark
+  bool fenced = false;                     // --gg-order fenced
 };
+
+using DeviceWord = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+// Relaxed: a hint (a stale mark costs a walk, or fails a request no block could serve when its
+// epoch was read).
+__device__ bool tbuddy_known_empty(const TBuddyView& v, std::uint64_t epoch, std::uint32_t order) {
+  const std::uint64_t mark = DeviceWord(*v.oom_mark).load(cuda::memory_order_relaxed);
+  return (mark >> 8) == epoch + 1 && order >= 255u - (mark & 255u);
+}
 
 // Runs the calling thread's alloc `op` to its end within the bounds (--max-steps, then
 // kStuckSteps); returns the page of the block it got or kFailed, and its steps in `steps`. The
@@ -115,7 +118,17 @@ __global__ void __launch_bounds__(1024) tbuddy_alloc_kernel(KernelArgs a, TBuddy
         PhiloxStream(a.seed, StreamDomain::probe, i + std::uint64_t{r} * a.N).bits(0));
     Alloc op(order, scatter);
     std::uint64_t steps = 0;
-    const std::uint64_t page = tbuddy_run_alloc(v, op, a.max_steps, steps);
+    const std::uint64_t epoch = DeviceWord(*v.epoch).load(cuda::memory_order_relaxed);
+    std::uint64_t page = kFailed;
+    if (tbuddy_known_empty(v, epoch, order)) {
+      DeviceWord(*v.oom_fast).fetch_add(1ull, cuda::memory_order_relaxed);
+      steps = 1;
+    } else {
+      page = tbuddy_run_alloc(v, op, a.max_steps, steps);
+      if (page == kFailed && op.stats().gave_up == 0)
+        DeviceWord(*v.oom_mark)
+            .fetch_max(((epoch + 1) << 8) | (255u - order), cuda::memory_order_relaxed);
+    }
     const gelado::TBuddyStats& ts = op.stats();
     record_request<kCounters>(a, r, i, page, static_cast<std::uint32_t>(steps),
                               ts.cas_failures + ts.sem_cas_failures, tbuddy_rmw_tally[threadIdx.x]);
@@ -145,7 +158,10 @@ __global__ void __launch_bounds__(1024) tbuddy_free_kernel(KernelArgs a, TBuddyV
       return;
     }
     const gelado::StepStatus st = op.step(v.tree);
-    if (st == gelado::StepStatus::done) return;
+    if (st == gelado::StepStatus::done) {
+      DeviceWord(*v.epoch).fetch_add(1ull, cuda::memory_order_release);  // ends any mark
+      return;
+    }
     if (st == gelado::StepStatus::spinning) spin_back_off(static_cast<std::uint32_t>(steps));
   }
 }
@@ -160,8 +176,12 @@ class TBuddyPool final : public PoolPolicy {
     gelado::check_tbuddy_scenario(
         s, {}, std::min<std::uint64_t>(s.N * o.per_thread, kMostResidentThreads));
   }
-  TBuddyPool(const Scenario&, const MeasureOptions&, const KernelArgs& a)
-      : T_(a.T), A_(a.A), seed_(a.seed), height_(gelado::tbuddy_height_of(a.T)) {}
+  TBuddyPool(const Scenario&, const MeasureOptions& o, const KernelArgs& a)
+      : T_(a.T),
+        A_(a.A),
+        seed_(a.seed),
+        height_(gelado::tbuddy_height_of(a.T)),
+        fenced_(o.gg_fenced) {}
 
   View view() const {
     View v;
@@ -169,6 +189,10 @@ class TBuddyPool final : public PoolPolicy {
     v.tree.nodes = nodes_.get();
     v.tree.sems = sems_.get();
     v.stuck = stuck_.get();
+    v.epoch = v.stuck + 1;
+    v.oom_mark = v.stuck + 2;
+    v.oom_fast = v.stuck + 3;
+    v.fenced = fenced_;
     return v;
   }
 
@@ -191,7 +215,7 @@ class TBuddyPool final : public PoolPolicy {
       throw VerificationError("gg-tbuddy: the pristine tree: " + e);
     nodes_.resize(host.nodes.size());
     sems_.resize(host.sems.size());
-    stuck_.resize(1);
+    stuck_.resize(4);  // stuck, the epoch, the mark, fast failures
     reset();
   }
 
@@ -254,7 +278,10 @@ class TBuddyPool final : public PoolPolicy {
   std::vector<std::string> notes() const override {
     return {
         "gg-tbuddy: a request of n pages holds a block of 2^ceil(log2 n) pages (what the "
-        "workloads count as held); every run starts from the pristine tree"};
+        "workloads count as held); every run starts from the pristine tree; memory order " +
+        std::string(fenced_ ? "fenced (--gg-order fenced)" : "acquire/release") +
+        "; requests failed on the sticky out-of-memory mark without a walk: " +
+        std::to_string(fast_failures_) + " in a run at most"};
   }
 
  private:
@@ -263,8 +290,10 @@ class TBuddyPool final : public PoolPolicy {
     std::vector<std::uint64_t> sems;
   };
   Tree read(const char* when) const {
-    unsigned long long stuck = 0;
-    ALLOCLAB_CUDA(cudaMemcpy(&stuck, stuck_.get(), sizeof stuck, cudaMemcpyDeviceToHost));
+    unsigned long long words[4] = {};  // stuck, the epoch, the mark, fast failures
+    ALLOCLAB_CUDA(cudaMemcpy(words, stuck_.get(), sizeof words, cudaMemcpyDeviceToHost));
+    const unsigned long long stuck = words[0];
+    fast_failures_ = std::max<unsigned long long>(fast_failures_, words[3]);
     if (stuck)
       throw VerificationError("gg-tbuddy: " + std::to_string(stuck) +
                               " operations spun past their bound " + when);
@@ -295,9 +324,21 @@ class TBuddyPool final : public PoolPolicy {
   DeviceBuffer<std::uint32_t> nodes_;
   DeviceBuffer<std::uint64_t> sems_;
   DeviceBuffer<unsigned long long> stuck_;
+  bool fenced_ = false;
+  mutable unsigned long long fast_failures_ = 0;  // the most a read found
 };
 
+// This unit's memory order (tbuddy_order), copied only when it changes.
+void set_tbuddy_order(const TBuddyView& v) {
+  static unsigned current = 0;
+  const unsigned want = unsigned(v.fenced ? GgOrder::fenced : GgOrder::acq_rel);
+  if (want == current) return;
+  ALLOCLAB_CUDA(cudaMemcpyToSymbol(tbuddy_order, &want, sizeof want));
+  current = want;
+}
+
 void launch_tbuddy_alloc(const KernelArgs& a, const TBuddyView& v, bool counters) {
+  set_tbuddy_order(v);
   if (counters)
     tbuddy_alloc_kernel<true><<<blocks_for(a.N, a.block), a.block>>>(a, v);
   else
@@ -306,6 +347,7 @@ void launch_tbuddy_alloc(const KernelArgs& a, const TBuddyView& v, bool counters
 }
 
 void launch_tbuddy_free(const KernelArgs& a, const TBuddyView& v) {
+  set_tbuddy_order(v);
   tbuddy_free_kernel<<<blocks_for(a.N * a.per_thread, 256), 256>>>(a, v);
   ALLOCLAB_CUDA_LAUNCH();
 }

@@ -16,13 +16,10 @@ using gelado::kNoBin;
 using gelado::kUAllocBitmapWords;
 using gelado::kUAllocUnitsPerPage;
 
-// Threads of an allocation block at most (--block): the step machines (UAlloc's with TBuddy's
-// inside) need more registers than 1024 threads a block would leave them.
-constexpr unsigned kMostThreads = 512;
-// Chunks each arena gets at least, by default: an arena cannot use another's bins, and blocks
-// land on SMs unevenly, so with fewer an arena runs out while others hold free bins (the
-// simulator: two arenas on one chunk fail over half of Figure 7's 8 B requests).
-constexpr std::uint64_t kChunksPerArena = 8;
+// Threads of an allocation block at most (--block): blocks of up to 512 run a kernel compiled
+// for 512 (the step machines, UAlloc's with TBuddy's inside, use more registers than 1024 threads
+// a block leave them), blocks of 1024 (Figure 7's paper setting) one compiled for 1024.
+constexpr unsigned kMostThreads = 1024;
 
 // A page holding any unit that is not free at the start is the application's: busy[p] = 1.
 __global__ void busy_pages_kernel(std::uint8_t* busy, std::uint64_t T, std::uint64_t A,
@@ -87,6 +84,8 @@ UAllocPool::UAllocPool(const Scenario&, const MeasureOptions& o, const KernelArg
       seed_(a.seed),
       with_malloc_(with_malloc),
       collective_(!o.single_chunk_mutex),
+      fenced_(o.gg_fenced),
+      warp_waits_(!o.gg_thread_waits),
       height_(gelado::ualloc_height_of(a.T)),
       chunk_order_(gelado::ualloc_chunk_order(o.chunk_bins)),
       sms_(device_sm_count()) {
@@ -94,15 +93,19 @@ UAllocPool::UAllocPool(const Scenario&, const MeasureOptions& o, const KernelArg
     throw InputError("--arenas", who() + " has one arena per SM; this device has " +
                                      std::to_string(sms_) + " SMs, got " +
                                      std::to_string(o.arenas));
-  arenas_ = o.arenas ? o.arenas
-                     : static_cast<std::uint32_t>(
-                           std::clamp<std::uint64_t>(chunks() / kChunksPerArena, 1, sms_));
+  // One arena per SM, as the paper (§4.2). An arena whose list and chunk list are empty grows
+  // from TBuddy; it never takes another arena's bins, so on a small pool some requests fail while
+  // other arenas hold free slots (studies/gelado-garland/ualloc-speed.md). The previous default,
+  // clamp(chunks / 8, 1, SMs), is --arenas with that number.
+  arenas_ = o.arenas ? o.arenas : sms_;
 }
 
 UAllocGpuView UAllocPool::view() const {
   UAllocGpuView v;
   v.with_malloc = with_malloc_;
   v.collective = collective_;
+  v.fenced = fenced_;
+  v.warp_waits = warp_waits_;
   v.words = pool_words_.get();
   v.big_units = big_units_.get();
   if (!host_) return v;
@@ -187,6 +190,7 @@ void UAllocPool::download(const std::string& when) const {
   if (words.stuck)
     throw VerificationError(who() + ": " + std::to_string(words.stuck) +
                             " operations spun past their bound " + when);
+  fast_failures_ = std::max<std::uint64_t>(fast_failures_, words.oom_fast);
   if (words.bad)
     throw VerificationError(who() + ": " + std::to_string(words.bad) +
                             " operations saw a defect (a semaphore overflowed, over two TBuddy "
@@ -335,6 +339,12 @@ std::vector<std::string> UAllocPool::notes() const {
           " chunks in the pool; the chunk mutex " +
           (collective_ ? "taken once for a warp's waiting growers (--chunk-mutex collective)"
                        : "taken by each grower alone (--chunk-mutex single)") +
+          "; semaphore waits " +
+          (warp_waits_ ? "once per warp's lanes of a class (--gg-wait warp)"
+                       : "per thread (--gg-wait thread)") +
+          "; memory order " + (fenced_ ? "fenced (--gg-order fenced)" : "acquire/release") +
+          "; requests failed on the sticky out-of-memory mark without a TBuddy walk: " +
+          std::to_string(fast_failures_) + " in a run at most" +
           "; pages are 8 B units; every run starts from the pristine pool; "
           "frees are not in the timed kernel's counts (free_* counts: the frees since the last "
           "counted allocation launch)"};

@@ -37,6 +37,13 @@ struct UAllocPoolWords {
   // The frees' counts since the last counted allocation launch, which adds them to its totals.
   alignas(128) unsigned long long free_counts[kUAllocFreeCounts] = {};
   std::uint32_t counting = 0;  // the last allocation launch kept counters: the frees count too
+  // Sticky out of memory (gg_ualloc.cu): TBuddy frees so far (its epoch), and the mark of the
+  // latest TBuddy alloc that found nothing: (epoch + 1) << 8 | (255 - order), 0 for none. A
+  // mark whose epoch is the current one + 1 says: no block of that order or more until a free.
+  alignas(128) unsigned long long tbuddy_epoch = 0;
+  alignas(128) unsigned long long oom_mark = 0;
+  // Requests failed by the mark without a TBuddy walk (counted in every launch).
+  alignas(128) unsigned long long oom_fast = 0;
 };
 
 struct UAllocGpuView {
@@ -45,6 +52,8 @@ struct UAllocGpuView {
   UAllocPoolWords* words = nullptr;
   bool with_malloc = false;
   bool collective = true;  // the allocation kernel's chunk mutex taken by a warp's group
+  bool fenced = false;     // --gg-order fenced (gg_atomics.cuh)
+  bool warp_waits = true;  // --gg-wait warp: a warp's lanes of a class wait once
 };
 
 class UAllocPool : public PoolPolicy {
@@ -79,11 +88,12 @@ class UAllocPool : public PoolPolicy {
   std::string who() const { return with_malloc_ ? "gg-malloc" : "gg-ualloc"; }
 
   std::uint64_t T_, A_, seed_;
-  bool with_malloc_, collective_;
+  bool with_malloc_, collective_, fenced_, warp_waits_;
   std::uint32_t height_, chunk_order_, arenas_, sms_;
   std::vector<std::uint32_t> application_;       // TBuddy's Busy blocks of the application
   std::unique_ptr<gelado::UAllocStorage> host_;  // the pristine state, then the copies back
   mutable std::vector<std::uint32_t> marks_;     // big_units copied back
+  mutable std::uint64_t fast_failures_ = 0;      // the most oom_fast a download found
   DeviceBuffer<std::uint32_t> words32_, pristine32_, big_units_;
   DeviceBuffer<std::uint64_t> words64_, pristine64_;
   DeviceBuffer<UAllocPoolWords> pool_words_;

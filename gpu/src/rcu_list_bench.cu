@@ -5,12 +5,15 @@
 #include "alloclab/core/median.hpp"
 #include "alloclab/gpu/rcu_list_bench.hpp"
 #include "device.cuh"
+#include "gg_atomics.cuh"
 #include "ouro_atomics.cuh"
 
 namespace alloclab::gpu {
 namespace {
 
-using detail::DeviceAtomics;
+// Acquire/release at device scope (gg_atomics.cuh): what the units and nodes handed between
+// threads need (studies/gelado-garland/memory-order.md).
+using GgBenchAtomics = detail::GgAtomics<detail::NoTally<detail::GgOrder::acq_rel>>;
 using detail::DeviceBuffer;
 using gelado::RcuListRole;
 using gelado::RcuListStats;
@@ -24,7 +27,7 @@ __global__ void rcu_list_kernel(RcuListView v, const std::uint32_t* tags, std::u
                                 RcuListStats* stats) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= threads) return;
-  gelado::RcuListThread<DeviceAtomics> t(tags[i], conditional);
+  gelado::RcuListThread<GgBenchAtomics> t(tags[i], conditional);
   std::uint32_t spins = 0;
   for (;;) {
     const StepStatus s = t.step(v);

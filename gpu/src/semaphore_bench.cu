@@ -4,13 +4,16 @@
 #include "alloclab/core/median.hpp"
 #include "alloclab/gpu/semaphore_bench.hpp"
 #include "device.cuh"
+#include "gg_atomics.cuh"
 #include "ouro_atomics.cuh"
 #include "ouro_gpu_support.cuh"
 
 namespace alloclab::gpu {
 namespace {
 
-using detail::DeviceAtomics;
+// Acquire/release at device scope (gg_atomics.cuh): what the units and nodes handed between
+// threads need (studies/gelado-garland/memory-order.md).
+using GgBenchAtomics = detail::GgAtomics<detail::NoTally<detail::GgOrder::acq_rel>>;
 using detail::DeviceBuffer;
 using gelado::SemBenchOutcome;
 using gelado::SemBenchThreadResult;
@@ -31,7 +34,7 @@ __global__ void sem_bench_kernel(SemBenchWords* words, gelado::SemBenchConfig co
     if (i % 32 != 0) return;
     i /= 32;
   }
-  gelado::SemBenchThread<DeviceAtomics> t(config);
+  gelado::SemBenchThread<GgBenchAtomics> t(config);
   std::uint64_t steps = 0;
   std::uint32_t spins = 0;
   for (;;) {
@@ -40,7 +43,7 @@ __global__ void sem_bench_kernel(SemBenchWords* words, gelado::SemBenchConfig co
       // in (the fence orders the two atomics), or two would overlap by a few instructions.
       if (t.phase() == gelado::SemBenchPhase::signal) {
         atomicAdd(growing, ~0ull);  // - 1
-        __threadfence();
+        cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_device);
       }
     }
     const bool was_growing = t.growing();

@@ -76,6 +76,8 @@ MeasureOptions workload_measure_options(Algorithm algo, const Workload& w,
   m.arenas = o.arenas;
   m.chunk_bins = o.chunk_bins;
   m.single_chunk_mutex = o.single_chunk_mutex;
+  m.gg_fenced = o.gg_fenced;
+  m.gg_thread_waits = o.gg_thread_waits;
   m.counters = o.counters && !info(algo).step_definition.empty();
   m.heap_bytes = detail::workload_heap_bytes(algo, w, o);
   m.pool_bytes = w.pool_bytes;  // a pool of bytes of its own (plug-ins): the workload's
@@ -639,8 +641,47 @@ WorkloadRun run_workload(Algorithm algo, const Workload& given, const WorkloadOp
   const Workload w = workload_for(algo, given);
   check_workload_input(algo, w, o);
   require_device();
-  WorkloadDriver driver(algo, w, o, trial);
-  return driver.run();
+  if (!o.block_sweep) {
+    WorkloadDriver driver(algo, w, o, trial);
+    return driver.run();
+  }
+  // Figure 7's paper setting: blocks of 1 .. 1024 (below a warp: only allocators without warp
+  // collectives, whose kernels take any block), the times averaged, the rest from block 256.
+  const std::string who(name(algo));
+  if (who.rfind("gg-", 0) != 0 && who != "cudamalloc")
+    throw InputError("--block-sweep", who +
+                                          ": its kernels need whole warps (gg-* and cudamalloc "
+                                          "take blocks of 1 .. 1024)");
+  WorkloadRun out;
+  std::vector<double> alloc_s, free_s;
+  std::string per_block;
+  for (unsigned block = 1; block <= 1024; block *= 2) {
+    Workload wb = w;
+    wb.block = block;
+    WorkloadDriver driver(algo, wb, o, trial);
+    WorkloadRun r = driver.run();
+    if (alloc_s.empty()) {
+      alloc_s.assign(r.points.size(), 0);
+      free_s.assign(r.points.size(), 0);
+    }
+    std::string ms;
+    for (std::size_t p = 0; p < r.points.size() && p < alloc_s.size(); ++p) {
+      alloc_s[p] += r.points[p].alloc_seconds;
+      free_s[p] += r.points[p].free_seconds;
+      if (p == 0) ms = std::to_string(r.points[p].alloc_seconds * 1e3);
+    }
+    per_block += (per_block.empty() ? "" : ", ") + std::to_string(block) + ": " + ms;
+    if (block == 256) out = std::move(r);
+  }
+  for (std::size_t p = 0; p < out.points.size() && p < alloc_s.size(); ++p) {
+    out.points[p].alloc_seconds = alloc_s[p] / 11;
+    out.points[p].free_seconds = free_s[p] / 11;
+  }
+  out.notes.push_back(
+      "block sweep (Gelado & Garland Fig. 7): alloc times are the mean over "
+      "blocks of 1 .. 1024 threads; ms by block: " +
+      per_block + "; the other columns are the run with blocks of 256");
+  return out;
 }
 
 }  // namespace alloclab::gpu

@@ -236,7 +236,8 @@ gelado_fig7_size() { # FILE COUNTERS SIZE ALLOCATORS
 }
 
 gelado_fig7_point() { # FILE COUNTERS SIZE N POOL ALLOCATORS
-  local file=$1 counters=$2 size=$3 n=$4 pool=$5 algos=$6 start rc
+  local file=$1 counters=$2 size=$3 n=$4 pool=$5 algos=$6 start rc sweep=${GELADO_SWEEP:-}
+  [ "$counters" = on ] && sweep='' # counts need one block size, not a mean
   if [ $(($(date +%s) - GELADO_FIG7_START)) -ge "${FIG7_BUDGET:-180}" ]; then
     echo "$algos $size B N $n pool $pool counters $counters: skipped (budget)" >>"$OUT/fig7.log"
     return
@@ -246,8 +247,122 @@ gelado_fig7_point() { # FILE COUNTERS SIZE N POOL ALLOCATORS
   gpu_csv "$file" timeout "${LIMIT:-45}" "$AL" workload --backend gpu --format csv \
     --allocator "$algos" --workload alloc --N "$n" --size "$size" --pool "$pool" \
     --cuda-heap 4GiB --trials 1 --counters "$counters" ${ARENAS:+--arenas $ARENAS} \
-    ${CHUNK_MUTEX:+--chunk-mutex $CHUNK_MUTEX} 2>>"$OUT/fig7.log" && rc=0 || rc=$?
+    ${CHUNK_MUTEX:+--chunk-mutex $CHUNK_MUTEX} ${GG_ORDER:+--gg-order $GG_ORDER} \
+    ${GG_WAIT:+--gg-wait $GG_WAIT} $sweep 2>>"$OUT/fig7.log" && rc=0 || rc=$?
   echo "$algos $size B N $n pool $pool counters $counters: status $rc," \
     "$((($(date +%s%N) - start) / 1000000)) ms wall" >>"$OUT/fig7.log"
   [ "$rc" = 0 ] || [ "$rc" = 124 ] || GELADO_BAD=1
+}
+
+stage_speed() { # issue 37 in 8 minutes: GG GPU tests, sanitizers, Fig. 7 both settings, TBuddy, Fig. 5
+  # The whole stage, build included, ends within SPEED_BUDGET seconds (default 460): every step's
+  # own limit (seconds, environment) is cut to what is left, and a step with nothing left is
+  # skipped and logged. TESTS_LIMIT 90; SANITIZE_TIMEOUT 30 a case (6 cases); PAPER_BUDGET 110
+  # and FIXED_BUDGET 45 (Figure 7: a point starts only within its budget, FIG7_LIMIT 30 s a
+  # point); TBUDDY_LIMIT 12 a point; FIG5_LIMIT 8 a point. Everything lands under OUT:
+  # ctest-speed.txt, sanitizer-speed.txt, fig7-paper.csv and fig7-256.csv (each with its
+  # -counts.csv: atomics, waits, growers a request, and its .log), tbuddy-speed.csv,
+  # figure5-speed.csv.
+  GELADO_SPEED_BAD=0
+  GELADO_SPEED_END=$(($(date +%s) + ${SPEED_BUDGET:-460}))
+  gpu_prepare alloclab gpu_tests
+  gelado_speed_tests
+  gelado_speed_sanitizers
+  # Figure 7 in the paper's setting: each point's times the mean over blocks of 1 .. 1024
+  # threads (--block-sweep), TBuddy's sizes on the paper's 512 MiB; then blocks of 256.
+  GELADO_SWEEP=--block-sweep BIG_POOL=512MiB LIMIT=$(gelado_left "${FIG7_LIMIT:-30}") \
+    FIG7_BUDGET=$(gelado_left "${PAPER_BUDGET:-110}") \
+    COUNT_SIZES=${COUNT_SIZES:-8 64 512 1024} gelado_figure7_into paper
+  GELADO_SWEEP='' BIG_POOL=${FIXED_POOL:-64MiB} LIMIT=$(gelado_left "${FIG7_LIMIT:-30}") \
+    FIG7_BUDGET=$(gelado_left "${FIXED_BUDGET:-45}") \
+    COUNT_SIZES=${COUNT_SIZES:-8 64 512 1024} gelado_figure7_into 256
+  gelado_speed_tbuddy
+  gelado_speed_figure5
+  [ "$GELADO_SPEED_BAD" = 0 ] || fail "a step failed or was cut (see the log)"
+}
+
+# min(LIMIT, the seconds left of SPEED_BUDGET), at least 1 (a step that gets 1 s is cut at once,
+# and logged as such).
+gelado_left() { # LIMIT
+  local left=$((GELADO_SPEED_END - $(date +%s)))
+  [ "$left" -lt 1 ] && left=1
+  [ "$1" -lt "$left" ] && left=$1
+  echo "$left"
+}
+
+gelado_speed_tests() {
+  stamp "GG GPU tests (limit ${TESTS_LIMIT:-90} s)"
+  if gpu_dry; then
+    echo "+ (cd $BUILD && timeout ${TESTS_LIMIT:-90} ctest -L '^(gg_tbuddy_gpu_test|gg_ualloc_gpu_test|semaphore_bench_gpu_test|rcu_list_gpu_test)\$' --output-on-failure -j1) > $OUT/ctest-speed.txt" >&3
+    return 0
+  fi
+  (cd "$BUILD" && timeout "$(gelado_left "${TESTS_LIMIT:-90}")" ctest \
+    -L '^(gg_tbuddy_gpu_test|gg_ualloc_gpu_test|semaphore_bench_gpu_test|rcu_list_gpu_test)$' \
+    --output-on-failure -j1) >"$OUT/ctest-speed.txt" 2>&1 || {
+    tail -40 "$OUT/ctest-speed.txt"
+    echo "GG GPU tests failed or were cut (see $OUT/ctest-speed.txt)" >&2
+    GELADO_SPEED_BAD=1
+  }
+  tail -3 "$OUT/ctest-speed.txt" 2>/dev/null || true
+}
+
+gelado_speed_sanitizers() { # small runs of every GG kernel, each case cut at SANITIZE_TIMEOUT
+  local steps="--repeats 1 --warmup 0 --max-steps 100000 --format csv"
+  gpu_sanitize_begin "$OUT/sanitizer-speed.txt"
+  # shellcheck disable=SC2086
+  {
+    SANITIZE_TIMEOUT=$(gelado_left "${SANITIZE_TIMEOUT:-30}") gpu_sanitize \
+      "memcheck racecheck synccheck" "$AL" measure --allocator gg-malloc --N 600 --A 131072 \
+      --T 131072 --pages 8 $steps
+    SANITIZE_TIMEOUT=$(gelado_left "${SANITIZE_TIMEOUT:-30}") gpu_sanitize "memcheck synccheck" \
+      "$AL" measure --allocator gg-tbuddy --N 2000 --A 8192 --T 16384 --pages 1 $steps
+    SANITIZE_TIMEOUT=$(gelado_left "${SANITIZE_TIMEOUT:-30}") gpu_sanitize memcheck "$AL" \
+      semaphore --backend gpu --N 3000 --batch 16 --repeats 1 --warmup 0 --format csv
+  }
+  gpu_sanitize_end || {
+    echo "a sanitizer reported an error or was cut (see $OUT/sanitizer-speed.txt)" >&2
+    GELADO_SPEED_BAD=1
+  }
+}
+
+# Figure 7 into OUT/fig7-NAME.csv and OUT/fig7-NAME-counts.csv (gelado_figure7's points, with
+# GELADO_SWEEP's option on every command).
+gelado_figure7_into() { # NAME
+  local name=$1
+  (gelado_figure7) || GELADO_SPEED_BAD=1 # a failed point: logged, the stage goes on
+  if ! gpu_dry; then
+    mv "$OUT/fig7.csv" "$OUT/fig7-$name.csv"
+    mv "$OUT/fig7-counts.csv" "$OUT/fig7-$name-counts.csv"
+    mv "$OUT/fig7.log" "$OUT/fig7-$name.log"
+  fi
+}
+
+gelado_speed_tbuddy() { # gg-tbuddy, 2^14 .. 2^20 one-page requests on 1 GiB of 256 B pages
+  stamp "gg-tbuddy 2^14 .. 2^20 one-page requests (limit ${TBUDDY_LIMIT:-12} s a point)"
+  local n counters f=$OUT/tbuddy-speed.csv
+  : >"$f"
+  for counters in off on; do
+    for n in 16384 65536 262144 1048576; do
+      gpu_csv "$f" timeout "$(gelado_left "${TBUDDY_LIMIT:-12}")" "$AL" workload --backend gpu --format csv \
+        --allocator gg-tbuddy --workload alloc --N "$n" --size 256 --pool 1GiB --page-bytes 256 \
+        --trials 1 --counters $counters ||
+        echo "tbuddy N $n counters $counters: failed or cut (status $?)" | tee -a "$OUT/log.txt"
+    done
+  done
+  gpu_table "$f" 1,5,6,7,17,18,22
+}
+
+gelado_speed_figure5() { # bulk against counting semaphore, counters on (peak growers, waits)
+  stamp "figure 5 (limit ${FIG5_LIMIT:-8} s a point)"
+  GELADO_BAD=0
+  GELADO_FILE=$OUT/figure5-speed.csv
+  : >"$GELADO_FILE"
+  local n
+  for n in 1024 16384 65536 262144 1048576; do
+    LIMIT=$(gelado_left "${FIG5_LIMIT:-8}") REPEATS=3 gelado_fig5_point 512 256 "$n" --warp
+    [ "$n" -le 65536 ] && LIMIT=$(gelado_left "${FIG5_LIMIT:-8}") REPEATS=3 \
+      gelado_fig5_point 512 256 "$n"
+  done
+  gpu_table "$GELADO_FILE" 1,4,5,6,7,8,9,13,15,16,17,22
+  [ $GELADO_BAD = 0 ] || GELADO_SPEED_BAD=1
 }

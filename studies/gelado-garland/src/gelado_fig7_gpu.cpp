@@ -11,6 +11,11 @@ Figure read_figure(const std::vector<Record>& rows) {
       f.device = record_text(r, "device");
       break;
     }
+  constexpr const char* kSweep = "gpu-block-sweep";
+  for (const Record& r : rows)
+    f.paper_setting =
+        f.paper_setting || (record_text(r, "allocator") == "gg-malloc" &&
+                            record_text(r, "backend") == "gpu" && record_text(r, "mode") == kSweep);
   for (const Record& r : rows) {
     const std::string algo = record_text(r, "allocator");
     if (record_text(r, "backend") != "gpu" || record_text(r, "workload") != "alloc" ||
@@ -23,6 +28,9 @@ Figure read_figure(const std::vector<Record>& rows) {
       else
         f.any_unverified = true;
     }
+    // Counted rows run one block size (the stage's counts), so they serve either setting.
+    const bool sweep_row = record_text(r, "mode") == kSweep;
+    if (sweep_row != f.paper_setting && !r.number("sem_spins_per_request")) continue;
     const auto size = r.number("size"), ms = r.number("alloc_ms"), n = r.number("requests");
     if (!verified || !size || !ms || !n || *n <= 0) continue;
     Point& p = f.points[static_cast<std::uint64_t>(*size)];

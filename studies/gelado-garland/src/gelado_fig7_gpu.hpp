@@ -37,6 +37,10 @@ struct Figure {
   std::map<std::uint64_t, Point> points;  // by size
   std::uint64_t verified_runs = 0;        // gg-malloc's verified rows, every size and file
   bool any_unverified = false;            // a gg-malloc row not verified
+  // The rows read are the paper's setting (mode gpu-block-sweep: each time the mean over blocks
+  // of 1 .. 1024 threads, `workload --block-sweep`), where any gg-malloc row has it; else the
+  // fixed blocks' rows (mode gpu, or none given). The two never mix in one figure.
+  bool paper_setting = false;
 };
 Figure read_figure(const std::vector<Record>& rows);
 

@@ -17,6 +17,8 @@ struct FamilyOptions {
   std::uint32_t queue_capacity = 0;          // Ouroboros: --queue-capacity; 0 = the default
   std::uint32_t arenas = 0, chunk_bins = 0;  // UAlloc: --arenas, --chunk-bins; 0 = the default
   std::string chunk_mutex = "collective";    // UAlloc: --chunk-mutex collective|single
+  std::string gg_order = "acq-rel";          // gg-* on the GPU: --gg-order acq-rel|fenced
+  std::string gg_wait = "warp";              // UAlloc on the GPU: --gg-wait warp|thread
   bool preboot = false;                      // Gallatin in the simulator: --preboot
   std::string cuda_heap;                     // CUDA's malloc: --cuda-heap BYTES; empty = sized
 

@@ -86,6 +86,13 @@ struct MeasureOptions {
   // gg-ualloc, gg-malloc: every grower takes the chunk mutex alone (groups of one), not a warp's
   // waiting growers with one acquisition (§4.2.2; --chunk-mutex single): the comparison.
   bool single_chunk_mutex = false;
+  // gg-tbuddy, gg-ualloc, gg-malloc: the previous memory order, relaxed atomics with a seq_cst
+  // fence on each side of every read-modify-write (--gg-order fenced), not acquire/release
+  // (gpu/src/gg_atomics.cuh): the comparison.
+  bool gg_fenced = false;
+  // gg-ualloc, gg-malloc: a semaphore wait per thread (--gg-wait thread), not one per warp's
+  // lanes of a class (studies/gelado-garland/ualloc-speed.md): the comparison.
+  bool gg_thread_waits = false;
   std::uint64_t page_bytes = 256;  // requests of bytes (cudamalloc): pages * page_bytes each
   unsigned block = 256;            // threads per block of the allocation launch
   std::uint64_t heap_bytes = 0;    // device malloc heap; 0 = sized for this scenario

@@ -27,6 +27,10 @@ struct WorkloadOptions {
   std::uint32_t queue_capacity = 0;          // Ouroboros: MeasureOptions::queue_capacity
   std::uint32_t arenas = 0, chunk_bins = 0;  // gg-ualloc, gg-malloc: MeasureOptions' own
   bool single_chunk_mutex = false;           // ... and MeasureOptions::single_chunk_mutex
+  bool gg_fenced = false, gg_thread_waits = false;  // gg-*: MeasureOptions' own
+  // Figure 7's paper setting (Gelado & Garland §5.3): each point's alloc and free times the mean
+  // over runs with blocks of 1, 2, 4, ..., 1024 threads; the other fields the run of 256.
+  bool block_sweep = false;
   bool counters = true;  // per-request steps and collisions stored by the timed kernels
   // Untimed allocation phases (all threads) and frees before the first timed one, after which
   // the pool is made pristine again: the first launch of a kernel in a process pays for loading

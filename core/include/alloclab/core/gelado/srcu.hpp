@@ -45,6 +45,19 @@ struct SrcuDomain {
   std::uint32_t* next = nullptr;       // per node: its link in the stack
 };
 
+// The one order release/acquire does not give: a store, then a load of another word, seen in that
+// order by a thread doing the mirror image (Dekker's pattern). Both sides of SRCU need it: a
+// reader's increment before its epoch check, the barrier's flip before its reader count; with it,
+// a reader that missed the flip is counted by the barrier, or sees the new epoch and retries.
+// Calls Atomics::fence_sc() where the policy has one (the GPU's acquire/release policy,
+// gpu/src/gg_atomics.cuh); a no-op for policies whose atomics are sequentially consistent already
+// (the host's std::atomic) or that fence around every read-modify-write. Not a memory operation:
+// the step machines' counts and steps are unchanged.
+template <class Atomics>
+ALLOCLAB_HD void srcu_fence_sc() {
+  if constexpr (requires { Atomics::fence_sc(); }) Atomics::fence_sc();
+}
+
 template <class Atomics>
 struct SrcuReader {
   std::uint32_t epoch = 0;
@@ -64,6 +77,7 @@ struct SrcuReader {
   template <class Stats>
   ALLOCLAB_HD bool check(const SrcuDomain& d, Stats& s) {
     ++s.memory_ops;
+    srcu_fence_sc<Atomics>();  // the increment (enter) before this read
     if (Atomics::load(*d.epoch) == epoch) return true;
     ++s.rcu_retries;
     return false;
@@ -177,6 +191,7 @@ class SrcuBarrier {
         return StepStatus::running;
       case SrcuBarrierPhase::drain:
         ++s.memory_ops;
+        srcu_fence_sc<Atomics>();  // the flip before this read
         if (Atomics::load(d.readers[drain_]) != 0) {
           ++s.barrier_spins;
           return StepStatus::spinning;

@@ -75,12 +75,30 @@ class UAllocAlloc {
  public:
   ALLOCLAB_HD UAllocAlloc(const UAllocView& v, std::uint32_t k, std::uint32_t arena,
                           std::uint32_t scatter)
+      : UAllocAlloc(v, k, arena, scatter, 1) {}
+  // A warp's leader (the GPU's warp-aggregated wait, studies/gelado-garland/ualloc-speed.md):
+  // its wait is for `units` units, 1 <= units <= ualloc_most_shared_units(k), its own and those
+  // of lanes it then serves (grant_unit). As a grower it keeps `units` of its batch: its bin's
+  // slot 0 and units - 1 slots the bin's count still offers to the lanes, so it signals
+  // (slots - units, B - units), paying off the B - units it promised; a failed growth withdraws
+  // B - units. With units = 1 this is the paper's per-thread wait, unchanged.
+  ALLOCLAB_HD UAllocAlloc(const UAllocView& v, std::uint32_t k, std::uint32_t arena,
+                          std::uint32_t scatter, std::uint32_t units)
       : k_(k),
         arena_(arena),
         li_(v.list(arena, k)),
         scatter_(scatter),
-        wait_(1, ualloc_batch(k)),
+        wait_(units, ualloc_batch(k)),
         buddy_(v.chunk_order, scatter) {}
+
+  // A lane whose unit its leader's wait took (or grew and delivered): it skips the wait and goes
+  // on as a taker, to the read side and the list walk, which finds its slot (the bin's count
+  // counts it). Only before the first step.
+  ALLOCLAB_HD void grant_unit() {
+    if (phase_ != UAllocAllocPhase::wait) return;
+    ++stats_.waits_took;
+    phase_ = UAllocAllocPhase::rcu_epoch;
+  }
 
   ALLOCLAB_HD UAllocAllocPhase phase() const { return phase_; }
   // The object's byte offset in the pool, or kUAllocFailed (after done).
@@ -251,7 +269,7 @@ class UAllocAlloc {
         return StepStatus::running;
       case UAllocAllocPhase::grow_signal:
         ++s.memory_ops;
-        bulk_signal<Atomics>(v.sems[li_], slots_ - 1, ualloc_batch(k_) - 1);
+        bulk_signal<Atomics>(v.sems[li_], slots_ - wait_.n(), ualloc_batch(k_) - wait_.n());
         phase_ = UAllocAllocPhase::done;
         return StepStatus::done;
       case UAllocAllocPhase::fail_release:
@@ -261,7 +279,7 @@ class UAllocAlloc {
       case UAllocAllocPhase::fail_signal:
         ++s.memory_ops;
         ++s.grow_failed;
-        bulk_grow_failed<Atomics>(v.sems[li_], 1, ualloc_batch(k_));
+        bulk_grow_failed<Atomics>(v.sems[li_], wait_.n(), ualloc_batch(k_));
         return finish(kUAllocFailed);
       case UAllocAllocPhase::done:
         break;

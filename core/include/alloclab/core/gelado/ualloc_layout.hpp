@@ -75,6 +75,14 @@ ALLOCLAB_HD std::uint32_t ualloc_batch(std::uint32_t k) {
   return ualloc_slots(k, kUAllocSpecialBins);
 }
 
+// The most units one warp-aggregated wait may take for class k (UAllocAlloc's `units`): a
+// grower keeps them all out of the bin it initialises, whose slots may be the body's alone (a bin
+// without a tail), and a wait asks for at most its batch; and at most a warp's 32 lanes.
+ALLOCLAB_HD std::uint32_t ualloc_most_shared_units(std::uint32_t k) {
+  const std::uint32_t body = ualloc_body_slots(k);
+  return body < 32 ? body : 32;
+}
+
 // Byte offset, from the chunk's start, of slot j of bin b of class k: the body first, then the
 // tail (tail t = b - 2 sits in special bin t / 31, after its 128 B header, at (t % 31) x 128).
 ALLOCLAB_HD std::uint32_t ualloc_slot_offset(std::uint32_t k, std::uint32_t bin, std::uint32_t j) {
