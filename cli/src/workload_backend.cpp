@@ -104,6 +104,10 @@ Backend make_backend(const WorkloadArgs& a) {
                        : a.family_options.chunk_bins ? "--chunk-bins"
                                                      : "--chunk-mutex",
                        "is for --backend gpu here (the simulator's: alloclab simulate)");
+    // The GPU's memory order and warp-aggregated waits: the simulator has neither.
+    if (a.family_options.gg_order != "acq-rel")
+      throw InputError("--gg-order", "is for --backend gpu");
+    if (a.family_options.gg_wait != "warp") throw InputError("--gg-wait", "is for --backend gpu");
     const auto mode = sim::parse_mode(a.mode);
     if (!mode)
       throw InputError("--mode", "unknown mode '" + a.mode + "' (sequential|lockstep|threads)");
@@ -139,6 +143,8 @@ Backend make_backend(const WorkloadArgs& a) {
     o.arenas = a.family_options.arenas;
     o.chunk_bins = a.family_options.chunk_bins;
     o.single_chunk_mutex = a.family_options.single_chunk_mutex();
+    o.gg_fenced = a.family_options.gg_order == "fenced";
+    o.gg_thread_waits = a.family_options.gg_wait == "thread";
     o.counters = a.counters == "on";
     o.warmup = a.warmup;
     o.repeats = a.repeats;
@@ -146,8 +152,15 @@ Backend make_backend(const WorkloadArgs& a) {
     o.heap_bytes = a.family_options.cuda_heap_bytes();
     if (!(a.watchdog >= 0)) throw InputError("--watchdog", "must be >= 0 seconds");
     o.watchdog_seconds = a.watchdog;
-    // Warm rows are another mode of the GPU backend: they never mix with cold ones.
-    return {"gpu", a.warm ? "gpu-warm" : "gpu",
+    o.block_sweep = a.block_sweep;
+    if (a.block_sweep && a.block != 256)
+      throw InputError("--block-sweep", "sets the blocks itself (1 .. 1024); leave --block out");
+    // Warm rows are another mode of the GPU backend: they never mix with cold ones, nor do the
+    // block sweep's means with one block's times.
+    return {"gpu",
+            a.block_sweep ? "gpu-block-sweep"
+            : a.warm      ? "gpu-warm"
+                          : "gpu",
             [o](Algorithm algo, const Workload& w) { gpu::check_workload_input(algo, w, o); },
             [o](Algorithm algo, const Workload& w, std::uint64_t t) {
               return gpu::run_workload(algo, w, o, t);

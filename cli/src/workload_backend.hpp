@@ -38,6 +38,7 @@ struct WorkloadArgs {
   std::string counters = "on";
   unsigned warmup = 1;
   bool warm = false;
+  bool block_sweep = false;  // --block-sweep (GPU): Figure 7's paper setting
   double watchdog = 300;
   std::string out;
   Format format = Format::table;

@@ -95,7 +95,7 @@ UAllocPool::UAllocPool(const Scenario&, const MeasureOptions& o, const KernelArg
                                      std::to_string(o.arenas));
   // One arena per SM, as the paper (§4.2). An arena whose list and chunk list are empty grows
   // from TBuddy; it never takes another arena's bins, so on a small pool some requests fail while
-  // other arenas hold free slots (studies/gelado-garland/ualloc-speed.md). The previous default,
+  // other arenas hold free slots (studies/gelado-garland/speed.md). The previous default,
   // clamp(chunks / 8, 1, SMs), is --arenas with that number.
   arenas_ = o.arenas ? o.arenas : sms_;
 }

@@ -84,9 +84,17 @@ TEST_CASE("gg-ualloc GPU: the 128-bin reading serves 126 bins a chunk", "[gpu][u
   const Scenario s = exhaust(Algorithm::gg_ualloc, kMiB / 2, 1024);
   MeasureOptions o = quick();
   o.chunk_bins = 128;
+  o.arenas = 1;  // the chunk's bins, not the arenas: every request meets the one chunk
   const MeasureResult r = measure(Algorithm::gg_ualloc, s, o);
   CHECK(r.taken == 126 * 3);
   CHECK(r.taken == model::gg_malloc_exhaustion(kMiB / 2, 1024, 128).served);
+  // One arena per SM (the default, as the paper): the one chunk goes to one arena, and requests
+  // of the other arenas fail although it has room (no stealing between arenas, speed.md).
+  o.arenas = 0;
+  const MeasureResult per_sm = measure(Algorithm::gg_ualloc, s, o);
+  CHECK(per_sm.taken > 0);
+  CHECK(per_sm.taken < 126 * 3);
+  CHECK(per_sm.taken + per_sm.failed == s.N);
 }
 
 TEST_CASE("gg-ualloc GPU: alloc then free everything then alloc again from the retired bins",

@@ -79,9 +79,8 @@ struct MeasureOptions {
   bool counters = true;                // per-thread step / collision counters in the timed kernel
   std::uint64_t max_steps = 1u << 20;  // per request; a request that reaches it fails (OOM)
   std::uint32_t queue_capacity = 0;    // Ouroboros: pages one class's queue holds; 0 = 2^20
-  // gg-ualloc, gg-malloc: arenas (0 = one per SM of the device, fewer where the pool has under 8
-  // chunks per arena; a thread uses the arena of its SM modulo the count) and bins per chunk (0 =
-  // 64, or 128).
+  // gg-ualloc, gg-malloc: arenas (0 = one per SM of the device, as the paper; a thread uses the
+  // arena of its SM modulo the count) and bins per chunk (0 = 64, or 128).
   std::uint32_t arenas = 0, chunk_bins = 0;
   // gg-ualloc, gg-malloc: every grower takes the chunk mutex alone (groups of one), not a warp's
   // waiting growers with one acquisition (§4.2.2; --chunk-mutex single): the comparison.
@@ -91,7 +90,7 @@ struct MeasureOptions {
   // (gpu/src/gg_atomics.cuh): the comparison.
   bool gg_fenced = false;
   // gg-ualloc, gg-malloc: a semaphore wait per thread (--gg-wait thread), not one per warp's
-  // lanes of a class (studies/gelado-garland/ualloc-speed.md): the comparison.
+  // lanes of a class (studies/gelado-garland/speed.md): the comparison.
   bool gg_thread_waits = false;
   std::uint64_t page_bytes = 256;  // requests of bytes (cudamalloc): pages * page_bytes each
   unsigned block = 256;            // threads per block of the allocation launch

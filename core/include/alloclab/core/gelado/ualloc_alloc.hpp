@@ -76,7 +76,7 @@ class UAllocAlloc {
   ALLOCLAB_HD UAllocAlloc(const UAllocView& v, std::uint32_t k, std::uint32_t arena,
                           std::uint32_t scatter)
       : UAllocAlloc(v, k, arena, scatter, 1) {}
-  // A warp's leader (the GPU's warp-aggregated wait, studies/gelado-garland/ualloc-speed.md):
+  // A warp's leader (the GPU's warp-aggregated wait, studies/gelado-garland/speed.md):
   // its wait is for `units` units, 1 <= units <= ualloc_most_shared_units(k), its own and those
   // of lanes it then serves (grant_unit). As a grower it keeps `units` of its batch: its bin's
   // slot 0 and units - 1 slots the bin's count still offers to the lanes, so it signals
