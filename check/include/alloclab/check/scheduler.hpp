@@ -1,0 +1,187 @@
+// One execution of a Program, each checker thread on its own fiber (Boost.Context), and the
+// atomics policy that makes every shared access a scheduling point.
+//
+// CheckAtomics has the interface of the core's policies (ouroboros/host_atomics.hpp): load,
+// fetch_add, cas, exchange, fetch_or, fetch_and, fetch_max, fence. Before each access it records
+// (address, size, read/write/RMW) and switches to the explorer, which resumes exactly one thread
+// at a time: the access then happens with nothing else running (sequential consistency; weak
+// memory orders are not modelled). fence() is not an access and not a scheduling point.
+//
+// Spin waits: a thread that reads a location and sees the value it saw at its previous read of
+// it, with no write there by anyone in between and no write by itself since, is waiting: it is
+// disabled until some location it has read since its last own write is written again. A failed
+// CAS counts as such a read. An execution whose unfinished threads all wait is a deadlock.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "alloclab/check/program.hpp"
+
+namespace alloclab::check {
+
+struct ExecutionLimits {
+  std::uint64_t max_steps = 4000;    // accesses in one execution; past it the schedule is pruned
+  std::uint64_t max_op_steps = 400;  // accesses in one operation of one thread
+};
+
+class Execution {
+ public:
+  Execution(Program& p, ExecutionLimits limits);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  std::size_t threads() const { return threads_.size(); }
+  bool finished(std::size_t t) const { return threads_[t].finished; }
+  bool enabled(std::size_t t) const;
+  bool all_finished() const;
+  const Access& pending(std::size_t t) const { return threads_[t].pending; }
+  std::uint64_t steps() const { return steps_; }
+  // A thread asked to stop this execution (a bound reached): its reason, else "".
+  const std::string& pruned() const { return pruned_; }
+  // Resumes thread t: it makes its pending access and runs to its next one (or its end).
+  void step(std::size_t t);
+
+  // ---- called from the checker thread's fiber ----
+  static Execution& current();
+  static std::size_t current_thread();
+  void before_access(const void* addr, std::uint32_t size, AccessKind kind);
+  // After the access: `wrote` whether memory changed, `value` what was read (for waits).
+  void after_access(const void* addr, std::uint64_t value, bool wrote);
+  // A new operation starts: its step count and its read history start again.
+  void begin_op();
+  // The thread stops this execution (a bound): never resumed.
+  [[noreturn]] void prune(const std::string& why);
+
+ private:
+  struct ReadSeen {
+    std::uint64_t value = 0;
+    std::uint64_t version = 0;
+  };
+  struct Thread {
+    boost::context::fiber fiber;  // the thread's side (the explorer resumes it)
+    boost::context::fiber sink;   // the explorer's side (the thread resumes it to yield)
+    Access pending;
+    bool finished = false;
+    bool waiting = false;
+    std::uint64_t op_steps = 0;
+    std::unordered_map<std::uintptr_t, ReadSeen> reads;  // since the thread's last own write
+  };
+  void yield_to_explorer(std::size_t t);
+  std::uint64_t version(std::uintptr_t a) const;
+
+  Program& program_;
+  ExecutionLimits limits_;
+  std::vector<Thread> threads_;
+  std::unordered_map<std::uintptr_t, std::uint64_t> versions_;
+  std::uint64_t steps_ = 0;
+  std::string pruned_;
+};
+
+// The checker's atomics policy: the core's interface, every access a scheduling point.
+struct CheckAtomics {
+  template <class T>
+  static std::uint64_t bits(T v) {
+    return static_cast<std::uint64_t>(v);
+  }
+  template <class T>
+  static T load(T& w) {
+    Execution& e = Execution::current();
+    e.before_access(&w, sizeof(T), AccessKind::read);
+    const T v = w;
+    e.after_access(&w, bits(v), false);
+    return v;
+  }
+  // Not in the core's interface: a plain store, for the checker's own bug-injecting policy.
+  template <class T>
+  static void store(T& w, T v) {
+    Execution& e = Execution::current();
+    e.before_access(&w, sizeof(T), AccessKind::write);
+    w = v;
+    e.after_access(&w, bits(v), true);
+  }
+  template <class T, class F>
+  static T rmw(T& w, F f) {
+    Execution& e = Execution::current();
+    e.before_access(&w, sizeof(T), AccessKind::rmw);
+    const T old = w;
+    w = f(old);
+    e.after_access(&w, bits(old), w != old);
+    return old;
+  }
+  template <class T>
+  static T fetch_add(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o + v); });
+  }
+  template <class T>
+  static T cas(T& w, T expected, T desired) {
+    return rmw(w, [&](T o) { return o == expected ? desired : o; });
+  }
+  template <class T>
+  static T exchange(T& w, T v) {
+    return rmw(w, [v](T) { return v; });
+  }
+  template <class T>
+  static T fetch_or(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o | v); });
+  }
+  template <class T>
+  static T fetch_and(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o & v); });
+  }
+  template <class T>
+  static T fetch_max(T& w, T v) {
+    return rmw(w, [v](T o) { return o < v ? v : o; });
+  }
+  static void fence() {}
+};
+
+// A broken policy for the checker's own tests (and `--inject torn-rmw`): every read-modify-write
+// is a load and then a store, two scheduling points, as if a claim were written without an
+// atomic. The checker must find the double allocation this allows.
+struct TornRmwAtomics {
+  template <class T>
+  static T load(T& w) {
+    return CheckAtomics::load(w);
+  }
+  template <class T, class F>
+  static T rmw(T& w, F f) {
+    const T old = CheckAtomics::load(w);
+    const T next = f(old);
+    if (next != old) CheckAtomics::store(w, next);
+    return old;
+  }
+  template <class T>
+  static T fetch_add(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o + v); });
+  }
+  template <class T>
+  static T cas(T& w, T expected, T desired) {
+    return rmw(w, [&](T o) { return o == expected ? desired : o; });
+  }
+  template <class T>
+  static T exchange(T& w, T v) {
+    return rmw(w, [v](T) { return v; });
+  }
+  template <class T>
+  static T fetch_or(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o | v); });
+  }
+  template <class T>
+  static T fetch_and(T& w, T v) {
+    return rmw(w, [v](T o) { return static_cast<T>(o & v); });
+  }
+  template <class T>
+  static T fetch_max(T& w, T v) {
+    return rmw(w, [v](T o) { return o < v ? v : o; });
+  }
+  static void fence() {}
+};
+
+}  // namespace alloclab::check
