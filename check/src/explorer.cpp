@@ -14,7 +14,9 @@ namespace alloclab::check {
 namespace {
 
 using Mask = std::uint64_t;
-Mask bit(std::size_t t) { return Mask{1} << t; }
+Mask bit(std::size_t t) {
+  return Mask{1} << t;
+}
 using Clock = std::vector<std::uint32_t>;
 
 void join(Clock& a, const Clock& b) {
@@ -84,6 +86,11 @@ class Explorer {
     }
     for (;;) {
       if (!ex.pruned().empty()) {
+        ++result_.stats.pruned_bound;
+        return;
+      }
+      // Once a violation is known, only shorter (or as short) schedules are of interest.
+      if (result_.violation && events_.size() > result_.violation->schedule.size()) {
         ++result_.stats.pruned_bound;
         return;
       }
@@ -273,7 +280,34 @@ class Explorer {
 
 }  // namespace
 
-ExploreResult explore(Program& p, const ExploreOptions& o) { return Explorer(p, o).run(); }
+ExploreResult explore(Program& p, const ExploreOptions& o) {
+  ExploreResult r = Explorer(p, o).run();
+  if (!r.violation) return r;
+  // A depth-first search meets long schedules first (a thread keeps running until it must
+  // stop). Schedules with few preemptions are short: searching again under bounds 0 .. 3 finds
+  // a shorter violating schedule where one exists within them.
+  for (unsigned b = 0; b <= 3 && (!o.preemptions || b < *o.preemptions); ++b) {
+    ExploreOptions bounded = o;
+    bounded.preemptions = b;
+    bounded.max_executions = std::min<std::uint64_t>(o.max_executions, 200'000);
+    ExploreResult more = Explorer(p, bounded).run();
+    if (!more.violation) continue;
+    for (auto& v : more.kinds) {
+      const std::string kind = v.message.substr(0, v.message.find(':'));
+      bool known = false;
+      for (auto& w : r.kinds)
+        if (w.message.substr(0, w.message.find(':')) == kind) {
+          known = true;
+          if (v.schedule.size() < w.schedule.size()) w = v;
+        }
+      if (!known) r.kinds.push_back(v);
+    }
+    if (more.violation->schedule.size() < r.violation->schedule.size())
+      r.violation = std::move(more.violation);
+    r.stats.seconds += more.stats.seconds;
+  }
+  return r;
+}
 
 ReplayResult replay(Program& p, const std::vector<std::size_t>& schedule,
                     const ExecutionLimits& limits) {

@@ -34,12 +34,15 @@ const std::vector<std::pair<std::string, std::string>>& not_covered() {
       {"ouro-p-s, ouro-c-s, ouro-*-va, ouro-*-vl",
        "their page and chunk queues run over core/ouroboros step machines (PageQueue, "
        "ChunkQueue, the virtualized queues); the checker covers their index queue only, so far"},
-      {"gg-ualloc", "step machines over an Atomics policy exist (ualloc_alloc.hpp, "
-                    "ualloc_free.hpp): not wired into the checker yet"},
-      {"gallatin", "step machines over an Atomics policy exist (gallatin/allocator.hpp, "
-                   "veb_tree.hpp): not wired into the checker yet"},
-      {"dynasoar, bitmap-alloc", "step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
-                                 "hbitmap.hpp): not wired into the checker yet"},
+      {"gg-ualloc",
+       "step machines over an Atomics policy exist (ualloc_alloc.hpp, "
+       "ualloc_free.hpp): not wired into the checker yet"},
+      {"gallatin",
+       "step machines over an Atomics policy exist (gallatin/allocator.hpp, "
+       "veb_tree.hpp): not wired into the checker yet"},
+      {"dynasoar, bitmap-alloc",
+       "step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
+       "hbitmap.hpp): not wired into the checker yet"},
       {"gg-malloc, cudamalloc", "the CUDA device heap: no algorithm of ours to check"},
   };
   return n;
@@ -59,8 +62,7 @@ std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
     if (!known.empty()) known += ", ";
     known += f.name;
   }
-  throw std::invalid_argument("--allocator: '" + c.allocator + "' is not checked (" + known +
-                              ")");
+  throw std::invalid_argument("--allocator: '" + c.allocator + "' is not checked (" + known + ")");
 }
 
 }  // namespace alloclab::check

@@ -25,8 +25,10 @@ class IndexQueueProgram final : public ScriptProgram {
                                   std::to_string(c.pool));
     for (const auto& op : c.ops)
       if (op.alloc && op.size != 1)
-        throw std::invalid_argument("--ops: ouro-index-queue hands out one page per alloc; got "
-                                    "alloc:" + std::to_string(op.size));
+        throw std::invalid_argument(
+            "--ops: ouro-index-queue hands out one page per alloc; got "
+            "alloc:" +
+            std::to_string(op.size));
   }
   std::uint64_t capacity() const override {
     return config().pool + config().threads * config().ops.size();
@@ -66,7 +68,9 @@ class IndexQueueProgram final : public ScriptProgram {
     refused_.clear();
     lost_.clear();
   }
-  IndexQueueRef ref() { return IndexQueueRef{&words_, slots_.data(), static_cast<std::uint32_t>(slots_.size())}; }
+  IndexQueueRef ref() {
+    return IndexQueueRef{&words_, slots_.data(), static_cast<std::uint32_t>(slots_.size())};
+  }
   FullCheck check() const {
     return config().rule == Rule::printed ? FullCheck::printed : FullCheck::correct;
   }
@@ -89,9 +93,7 @@ class IndexQueueProgram final : public ScriptProgram {
               " was refused by a ring that cannot be full (no new page came in)";
     refused_.push_back(index);
   }
-  void free(std::size_t, const Block& b) override {
-    enqueue(static_cast<std::uint32_t>(b.offset));
-  }
+  void free(std::size_t, const Block& b) override { enqueue(static_cast<std::uint32_t>(b.offset)); }
   void free_nothing(std::size_t) override { enqueue(next_new_++); }
   std::string check_now() override {
     if (!lost_.empty()) return lost_;
@@ -112,8 +114,8 @@ class IndexQueueProgram final : public ScriptProgram {
     if (fill != static_cast<std::int64_t>(pages.size()) ||
         words_.back - words_.front != pages.size())
       return "at rest, fill count " + std::to_string(fill) + ", back - front " +
-             std::to_string(words_.back - words_.front) + ", but " +
-             std::to_string(pages.size()) + " pages in the ring";
+             std::to_string(words_.back - words_.front) + ", but " + std::to_string(pages.size()) +
+             " pages in the ring";
     for (const auto& b : held) pages.push_back(static_cast<std::uint32_t>(b.offset));
     std::sort(pages.begin(), pages.end());
     for (std::size_t i = 1; i < pages.size(); ++i)

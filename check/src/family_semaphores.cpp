@@ -35,8 +35,8 @@ class SemaphoreBase : public ScriptProgram {
     for (const auto& op : c.ops)
       if (op.alloc && op.size > kBatch)
         throw std::invalid_argument("--ops: alloc:" + std::to_string(op.size) +
-                                    " exceeds the semaphores' batch of " +
-                                    std::to_string(kBatch) + " units");
+                                    " exceeds the semaphores' batch of " + std::to_string(kBatch) +
+                                    " units");
   }
   std::uint64_t capacity() const override { return config().pool / kBatch * kBatch; }
   bool could_serve(const std::vector<Block>& occupied, std::uint64_t size) const override {
@@ -107,7 +107,7 @@ class BulkProgram final : public SemaphoreBase<A> {
       bool barged = false;
       for (const std::uint64_t when : takes_) barged = barged || when > reserved_at_[t];
       if (!barged)
-        wrong_grower_ = "thread " + std::to_string(t) +
+        wrong_grower_ = "wrong grower: thread " + std::to_string(t) +
                         " reserved units that growers had promised, then grew itself (its "
                         "reservation was still covered): the wrong thread grows";
     }
@@ -133,8 +133,8 @@ class BulkProgram final : public SemaphoreBase<A> {
     std::uint64_t h = 0;
     for (const auto& b : held) h += b.len;
     const SemCounters s = BulkWord::unpack(this->word_);
-    if (s.expected != 0 || s.reserved != 0 || static_cast<std::uint64_t>(s.count) + h !=
-                                                   this->delivered_)
+    if (s.expected != 0 || s.reserved != 0 ||
+        static_cast<std::uint64_t>(s.count) + h != this->delivered_)
       return "at rest, C + held = " + std::to_string(s.count) + " + " + std::to_string(h) +
              " with E = " + std::to_string(s.expected) + ", R = " + std::to_string(s.reserved) +
              ", but the growers delivered " + std::to_string(this->delivered_) + " units";

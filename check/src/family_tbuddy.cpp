@@ -20,8 +20,10 @@ class TBuddyProgram final : public ScriptProgram {
   explicit TBuddyProgram(const CheckCase& c)
       : ScriptProgram(c), height_(tbuddy_height_of(c.pool)), storage_(height_) {
     if (c.pool < 1 || (std::uint64_t{1} << height_) != c.pool || height_ > 10)
-      throw std::invalid_argument("--pool: gg-tbuddy needs a power of two of pages, 1 .. 1024; "
-                                  "got " + std::to_string(c.pool));
+      throw std::invalid_argument(
+          "--pool: gg-tbuddy needs a power of two of pages, 1 .. 1024; "
+          "got " +
+          std::to_string(c.pool));
     for (const auto& op : c.ops)
       if (op.alloc && op.size > c.pool)
         throw std::invalid_argument("--ops: alloc:" + std::to_string(op.size) +
@@ -50,8 +52,7 @@ class TBuddyProgram final : public ScriptProgram {
       s += c;
     }
     s += " sem C:";
-    for (std::uint32_t h = 0; h <= t.height; ++h)
-    {
+    for (std::uint32_t h = 0; h <= t.height; ++h) {
       if (h) s += ',';
       s += std::to_string(BulkWord::unpack(t.sems[h]).count);
     }

@@ -32,9 +32,8 @@ std::vector<CheckRow> run_checks(const CheckRequest& q) {
     rows[i].r = explore(*programs[i], o);
     if (rows[i].r.violation) {
       rows[i].schedule_path = q.out_dir + "/" + rows[i].c.allocator + ".schedule";
-      write_schedule(rows[i].schedule_path,
-                     ScheduleFile{rows[i].c, rows[i].r.violation->message,
-                                  rows[i].r.violation->schedule});
+      write_schedule(rows[i].schedule_path, ScheduleFile{rows[i].c, rows[i].r.violation->message,
+                                                         rows[i].r.violation->schedule});
     }
   }
   return rows;
@@ -47,8 +46,7 @@ std::string bound_text(const CheckRequest& q) {
 }
 }  // namespace
 
-void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows,
-                     const CheckRequest& q) {
+void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows, const CheckRequest& q) {
   out << fmt::format("alloclab check: {} thread(s), each {}; pool {}; {}; rule {}{}\n", q.threads,
                      script_text(q.ops), q.pool, bound_text(q),
                      q.rule == Rule::printed ? "printed" : "alloclab",
@@ -61,7 +59,9 @@ void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows,
     out << fmt::format("{:<22} {:>11} {:>9} {:>8} {:>8} {:>10} {:>9.3f}  {}\n", row.c.allocator,
                        s.executions, s.sleep_blocked, s.pruned_bound + s.pruned_preemption,
                        s.spin_waits, s.steps, s.seconds,
-                       row.r.violation ? "VIOLATION" : s.complete ? "ok" : "ok (incomplete)");
+                       row.r.violation ? "VIOLATION"
+                       : s.complete    ? "ok"
+                                       : "ok (incomplete)");
     if (row.r.violation) {
       out << fmt::format("  {}\n  shortest schedule found: {} accesses, written to {}\n",
                          row.r.violation->message, row.r.violation->schedule.size(),
@@ -74,8 +74,7 @@ void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows,
   out << "Distinct states: not counted (no state hashing; the search is stateless).\n";
 }
 
-void write_rows_json(std::ostream& out, const std::vector<CheckRow>& rows,
-                     const CheckRequest& q) {
+void write_rows_json(std::ostream& out, const std::vector<CheckRow>& rows, const CheckRequest& q) {
   nlohmann::json j;
   j["threads"] = q.threads;
   j["ops"] = script_text(q.ops);

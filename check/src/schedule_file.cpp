@@ -9,6 +9,10 @@
 
 #include "alloclab/check/explorer.hpp"
 #include "alloclab/check/families.hpp"
+#include "alloclab/core/errors.hpp"
+
+#include <filesystem>
+#include <iostream>
 
 namespace alloclab::check {
 
@@ -38,8 +42,8 @@ ScheduleFile read_schedule(const std::string& path) {
   bool have_schedule = false, have_allocator = false;
   auto number = [&](const std::string& key, const std::string& v) -> std::uint64_t {
     if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("--schedule: " + path + ": '" + key + "' is not a count: '" +
-                                  v + "'");
+      throw std::invalid_argument("--schedule: " + path + ": '" + key + "' is not a count: '" + v +
+                                  "'");
     return std::stoull(v);
   };
   while (std::getline(in, line)) {
@@ -112,8 +116,8 @@ void write_svg(const std::string& path, const ScheduleFile& f, const ReplayResul
     o << fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" fill=\"{}\"><title>step {}: "
         "thread {} {} {} ({})</title></rect>\n",
-        left + static_cast<int>(i) * cell, top + 24 * static_cast<int>(s.thread), cell - 2,
-        colour, i + 1, s.thread, access_kind_name(s.access.kind), s.where, s.doing);
+        left + static_cast<int>(i) * cell, top + 24 * static_cast<int>(s.thread), cell - 2, colour,
+        i + 1, s.thread, access_kind_name(s.access.kind), s.where, s.doing);
   }
   o << fmt::format("<text x=\"4\" y=\"{}\">{}</text>\n", height - 10,
                    r.violation.empty() ? std::string("no violation") : r.violation);
@@ -160,6 +164,24 @@ std::string write_replay(std::ostream& out, const ScheduleFile& f, ReplayFormat 
                               : "violation: " + r.violation)
       << "\n";
   return r.violation;
+}
+
+void trace_schedule(const std::string& path, bool json, const std::string& out_dir) {
+  ScheduleFile f;
+  try {
+    f = read_schedule(path);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--schedule",
+                     std::string(e.what()).substr(std::string("--schedule: ").size()));
+  }
+  if (!out_dir.empty() && !std::filesystem::is_directory(out_dir))
+    throw InputError("--out", "'" + out_dir + "' is not a directory");
+  try {
+    write_replay(std::cout, f, json ? ReplayFormat::json : ReplayFormat::text,
+                 out_dir.empty() ? std::string() : out_dir + "/schedule.svg");
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--schedule", path + ": " + e.what());
+  }
 }
 
 }  // namespace alloclab::check

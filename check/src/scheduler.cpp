@@ -44,17 +44,17 @@ Execution::Execution(Program& p, ExecutionLimits limits)
   program_.reset();
   namespace ctx = boost::context;
   for (std::size_t t = 0; t < threads_.size(); ++t) {
-    threads_[t].fiber = ctx::fiber(
-        std::allocator_arg, ctx::fixedsize_stack(256 * 1024), [this, t](ctx::fiber&& sink) {
-          threads_[t].sink = std::move(sink);
-          try {
-            program_.run_thread(t);
-          } catch (const Stopped&) {
-            // the thread stopped the execution (pruned_ says why)
-          }
-          threads_[t].finished = true;
-          return std::move(threads_[t].sink);
-        });
+    threads_[t].fiber = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024),
+                                   [this, t](ctx::fiber&& sink) {
+                                     threads_[t].sink = std::move(sink);
+                                     try {
+                                       program_.run_thread(t);
+                                     } catch (const Stopped&) {
+                                       // the thread stopped the execution (pruned_ says why)
+                                     }
+                                     threads_[t].finished = true;
+                                     return std::move(threads_[t].sink);
+                                   });
     g_execution = this;
     g_thread = t;
     threads_[t].fiber = std::move(threads_[t].fiber).resume();  // to its first access
@@ -72,8 +72,12 @@ Execution::~Execution() {
   }
 }
 
-Execution& Execution::current() { return *g_execution; }
-std::size_t Execution::current_thread() { return g_thread; }
+Execution& Execution::current() {
+  return *g_execution;
+}
+std::size_t Execution::current_thread() {
+  return g_thread;
+}
 
 std::uint64_t Execution::version(std::uintptr_t a) const {
   const auto it = versions_.find(a);

@@ -47,7 +47,9 @@ std::string script_text(const std::vector<ScriptOp>& ops) {
 
 ScriptProgram::ScriptProgram(const CheckCase& c) : case_(c) {}
 
-std::uint64_t ScriptProgram::now() { return Execution::current().steps(); }
+std::uint64_t ScriptProgram::now() {
+  return Execution::current().steps();
+}
 
 void ScriptProgram::reset() {
   blocks_.clear();
@@ -110,8 +112,7 @@ std::string ScriptProgram::check_step() {
         return "double allocation: blocks [" + std::to_string(a.offset) + ", " +
                std::to_string(a.offset + static_cast<std::int64_t>(a.len)) + ") and [" +
                std::to_string(b.offset) + ", " +
-               std::to_string(b.offset + static_cast<std::int64_t>(b.len)) +
-               ") are held at once";
+               std::to_string(b.offset + static_cast<std::int64_t>(b.len)) + ") are held at once";
     }
   }
   if (units > capacity())
@@ -144,8 +145,8 @@ std::string ScriptProgram::check_end() {
       lacked = !could_serve(occupied, n.size);
     }
     if (!lacked)
-      return "spurious null: thread " + std::to_string(n.thread) + " got null for alloc:" +
-             std::to_string(n.size) +
+      return "spurious null: thread " + std::to_string(n.thread) +
+             " got null for alloc:" + std::to_string(n.size) +
              " although the pool had room throughout (a sequential allocator of the same "
              "capacity serves it)";
   }

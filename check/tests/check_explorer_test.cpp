@@ -69,8 +69,8 @@ TEST_CASE("check: all conflicting: the multinomial number of interleavings", "[c
   for (int n = 1; n <= 4; ++n) {
     Tiny p;
     p.bodies = {rmws(0, n), rmws(0, n)};
-    CHECK(run(p).executions == binomial(2 * static_cast<std::uint64_t>(n),
-                                        static_cast<std::uint64_t>(n)));
+    CHECK(run(p).executions ==
+          binomial(2 * static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n)));
   }
   // Three threads of 1 and 2 RMWs: 5! / (1! 2! 2!) = 30; three of one each: 3! = 6.
   Tiny p;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "alloclab/check/schedule_file.hpp"  // --schedule: alloclab check's replay
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
@@ -36,6 +37,7 @@ struct TraceArgs {
   GridOptions grid;
   int figure = 0;
   std::uint64_t max_rounds = 50;
+  std::string schedule;  // a schedule file of `alloclab check` (check/)
 };
 
 // A cell of the pool: '#' used before the run, '.' free, else the thread (0-9, a-z, A-Z, then
@@ -401,6 +403,8 @@ void write_index_queue(std::ostream& out, const TraceArgs& a) {
 }
 
 void run(const TraceArgs& a) {
+  if (!a.schedule.empty())
+    return check::trace_schedule(a.schedule, a.format == Format::json, a.out);
   if (a.figure != 0 && a.figure != 3 && a.figure != 5)
     throw InputError("--figure", fmt::format("figure {} is not traced (3: RW's Figure 3, 5: "
                                              "CoRW's Figure 5)",
@@ -503,6 +507,9 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("--out", args->out,
                   "DIR: also draw the rounds (rw, rwbm, --figure 3) as DIR/trace.svg");
   cmd->add_option("--max-rounds", args->max_rounds, "rounds printed (text)")->capture_default_str();
+  cmd->add_option("--schedule", args->schedule,
+                  "FILE: replay a schedule `alloclab check` wrote, access by access (--out DIR: "
+                  "also DIR/schedule.svg)");
   // The rounds are a narrative and a drawing, not rows: no csv or md.
   add_format_option(*cmd, args->format, {Format::table, Format::json});
   cmd->get_option("--format")

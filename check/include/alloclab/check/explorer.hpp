@@ -29,15 +29,15 @@ struct ExploreOptions {
 };
 
 struct ExploreStats {
-  std::uint64_t executions = 0;      // complete executions (every thread finished or deadlock)
-  std::uint64_t sleep_blocked = 0;   // prefixes cut because every enabled thread slept
-  std::uint64_t pruned_bound = 0;    // schedules cut by a step bound
+  std::uint64_t executions = 0;         // complete executions (every thread finished or deadlock)
+  std::uint64_t sleep_blocked = 0;      // prefixes cut because every enabled thread slept
+  std::uint64_t pruned_bound = 0;       // schedules cut by a step bound
   std::uint64_t pruned_preemption = 0;  // alternatives not taken: past the preemption bound
-  std::uint64_t spin_waits = 0;      // times a thread was disabled while spinning (unfair
-                                     // schedules that were not explored)
-  std::uint64_t steps = 0;           // accesses executed, replays included
+  std::uint64_t spin_waits = 0;         // states in which a spinning thread was disabled (each
+                                        // cuts the unfair schedules that spin there again)
+  std::uint64_t steps = 0;              // accesses executed, replays included
   std::uint64_t max_depth = 0;
-  bool complete = true;              // false: stopped at max_executions or after a violation
+  bool complete = true;  // false: stopped at max_executions or after a violation
   double seconds = 0;
 };
 
@@ -61,9 +61,9 @@ ExploreResult explore(Program& p, const ExploreOptions& o);
 struct ReplayStep {
   std::size_t thread = 0;
   Access access;
-  std::string doing;   // what the thread was doing (before the access)
-  std::string state;   // the shared state after it
-  std::string where;   // the accessed location's name
+  std::string doing;  // what the thread was doing (before the access)
+  std::string state;  // the shared state after it
+  std::string where;  // the accessed location's name
 };
 struct ReplayResult {
   std::vector<ReplayStep> steps;

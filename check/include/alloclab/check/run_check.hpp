@@ -32,9 +32,7 @@ struct CheckRow {
 
 // Throws std::invalid_argument naming the parameter when a case does not fit its family.
 std::vector<CheckRow> run_checks(const CheckRequest& q);
-void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows,
-                     const CheckRequest& q);
-void write_rows_json(std::ostream& out, const std::vector<CheckRow>& rows,
-                     const CheckRequest& q);
+void write_rows_text(std::ostream& out, const std::vector<CheckRow>& rows, const CheckRequest& q);
+void write_rows_json(std::ostream& out, const std::vector<CheckRow>& rows, const CheckRequest& q);
 
 }  // namespace alloclab::check

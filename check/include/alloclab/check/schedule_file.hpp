@@ -29,4 +29,8 @@ enum class ReplayFormat { text, json };
 std::string write_replay(std::ostream& out, const ScheduleFile& f, ReplayFormat format,
                          const std::string& svg_path);
 
+// `alloclab trace --schedule FILE`: the replay on stdout (text or JSON); out_dir non-empty:
+// also out_dir/schedule.svg. Bad input throws alloclab::InputError naming --schedule or --out.
+void trace_schedule(const std::string& path, bool json, const std::string& out_dir);
+
 }  // namespace alloclab::check

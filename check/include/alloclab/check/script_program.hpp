@@ -30,7 +30,7 @@ struct CheckCase {
   std::vector<ScriptOp> ops;
   std::uint64_t pool = 4;
   Rule rule = Rule::alloclab;
-  bool torn_rmw = false;  // inject a bug: every RMW a load then a store (TornRmwAtomics)
+  bool torn_rmw = false;   // inject a bug: every RMW a load then a store (TornRmwAtomics)
   bool null_check = true;  // false: nulls are not checked against the sequential allocator
 };
 
