@@ -22,6 +22,9 @@ const std::vector<FamilyInfo>& families() {
        "Alg. 1's full check `old > size` (FullCheck::printed)",
        "Ouroboros' index queue (EnqueueOp, DequeueOp), the queue of every ouro-*-s and ouro-*-v* "
        "page and chunk queue; one checker thread = one GPU thread"},
+      {"bitmap-alloc", "slots (alloc:1 only)", "",
+       "DynaSOAr's BitmapAlloc (BitmapAllocOp: try_find_set then try_clear; BitOp set on free) "
+       "over the hierarchical bitmap; one checker thread = one GPU thread"},
   };
   return f;
 }
@@ -40,9 +43,9 @@ const std::vector<std::pair<std::string, std::string>>& not_covered() {
       {"gallatin",
        "step machines over an Atomics policy exist (gallatin/allocator.hpp, "
        "veb_tree.hpp): not wired into the checker yet"},
-      {"dynasoar, bitmap-alloc",
-       "step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
-       "hbitmap.hpp): not wired into the checker yet"},
+      {"dynasoar, dynasoar-nocoal, dynasoar-norot",
+       "their block protocol's step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
+       "free.hpp): not wired into the checker yet; their bitmap is checked as bitmap-alloc"},
       {"gg-malloc, cudamalloc", "the CUDA device heap: no algorithm of ours to check"},
   };
   return n;
@@ -57,6 +60,7 @@ std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
   if (c.allocator == "gg-counting-semaphore") return make_counting_semaphore(c);
   if (c.allocator == "gg-tbuddy") return make_tbuddy(c);
   if (c.allocator == "ouro-index-queue") return make_index_queue(c);
+  if (c.allocator == "bitmap-alloc") return make_bitmap_alloc(c);
   std::string known;
   for (const auto& f : families()) {
     if (!known.empty()) known += ", ";

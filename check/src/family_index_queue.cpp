@@ -76,15 +76,13 @@ class IndexQueueProgram final : public ScriptProgram {
   }
   std::optional<Block> alloc(std::size_t, std::uint64_t) override {
     DequeueOp<A> d;
-    while (d.step(ref()) != QueueStatus::done) {
-    }
+    run_to_done([&] { return d.step(ref()); });
     if (d.outcome() != QueueOutcome::ok) return std::nullopt;
     return Block{static_cast<std::int64_t>(d.index()), 1};
   }
   void enqueue(std::uint32_t index) {
     EnqueueOp<A> e(index, check());
-    while (e.step(ref()) != QueueStatus::done) {
-    }
+    run_to_done([&] { return e.step(ref()); });
     if (e.outcome() == QueueOutcome::ok || index >= config().pool) return;
     // A page of the pool refused: the ring of `pool` slots can be full only once a new page
     // has come in (its enqueue begun); before that, the refusal loses a page.

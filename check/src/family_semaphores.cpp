@@ -89,8 +89,10 @@ class BulkProgram final : public SemaphoreBase<A> {
     const auto n = static_cast<std::uint32_t>(size);
     BulkWait<A> w(n, kBatch, rule);
     reserved_at_[t] = kNever;
-    while (w.step(this->word_) != StepStatus::done)
+    for (StepStatus s = w.step(this->word_); s != StepStatus::done; s = w.step(this->word_)) {
+      if (s == StepStatus::spinning) Execution::current().note_spin();
       if (w.result().reserves > 0 && reserved_at_[t] == kNever) reserved_at_[t] = this->now();
+    }
     const BulkWaitResult& r = w.result();
     if (r.outcome == BulkWaitOutcome::took) {
       if (r.reserves == 0) takes_.push_back(this->now());  // took without waiting its turn
@@ -165,8 +167,7 @@ class CountingProgram final : public SemaphoreBase<A> {
   std::optional<Block> alloc(std::size_t, std::uint64_t size) override {
     const auto n = static_cast<std::uint32_t>(size);
     CountingWait<A> w(n);
-    while (w.step(this->word_) != StepStatus::done) {
-    }
+    run_to_done([&] { return w.step(this->word_); });
     const CountingWaitResult& r = w.result();
     if (r.outcome == CountingWaitOutcome::took) return Block{-1, size};
     const auto held = static_cast<std::uint32_t>(r.returned);

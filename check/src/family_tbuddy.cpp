@@ -82,8 +82,7 @@ class TBuddyProgram final : public ScriptProgram {
   std::optional<Block> alloc(std::size_t t, std::uint64_t size) override {
     const std::uint32_t order = tbuddy_order_of(static_cast<std::uint32_t>(size));
     TBuddyAlloc<A> a(order, static_cast<std::uint32_t>(t));
-    while (a.step(storage_.tree) != StepStatus::done) {
-    }
+    run_to_done([&] { return a.step(storage_.tree); });
     if (a.node() == 0) return std::nullopt;
     return Block{tb_offset(height_, a.node()), std::uint64_t{1} << order};
   }
@@ -92,8 +91,7 @@ class TBuddyProgram final : public ScriptProgram {
     while ((std::uint64_t{1} << order) < b.len) ++order;
     const std::uint32_t node = tb_node(height_, static_cast<std::uint32_t>(b.offset), order);
     TBuddyFree<A> f(storage_.tree, node, config().rule != Rule::printed);
-    while (f.step(storage_.tree) != StepStatus::done) {
-    }
+    run_to_done([&] { return f.step(storage_.tree); });
   }
   // TBuddy's own checker (tbuddy_check: I1, I2, the summaries, no lock, tiling, sem[h] equal
   // to the Available nodes of height h) holds only at rest: it runs when no operation is in

@@ -88,8 +88,8 @@ bool Execution::enabled(std::size_t t) const {
   const Thread& th = threads_[t];
   if (th.finished || !pruned_.empty()) return false;
   if (!th.waiting) return true;
-  for (const auto& [a, seen] : th.reads)
-    if (version(a) != seen.version) return true;  // something it read has changed
+  for (const Seen& seen : th.round)
+    if (version(seen.addr) != seen.version) return true;  // something it read has changed
   return false;
 }
 
@@ -101,8 +101,10 @@ bool Execution::all_finished() const {
 
 void Execution::step(std::size_t t) {
   Thread& th = threads_[t];
-  th.waiting = false;  // it runs: a read that sees a change ends the wait, one that does not
-                       // starts it again (after_access)
+  if (th.waiting) {  // woken by a write: its next round is compared with the last full one
+    th.waiting = false;
+    th.round.clear();
+  }
   ++steps_;
   g_execution = this;
   g_thread = t;
@@ -127,23 +129,29 @@ void Execution::after_access(const void* addr, std::uint64_t value, bool wrote) 
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   if (wrote) {
     ++versions_[a];
-    th.reads.clear();  // its own progress: what it read before no longer makes a spin
+    th.round.clear();  // its own progress: no spin round repeats across it
+    th.previous.clear();
     return;
   }
-  const std::uint64_t v = version(a);
-  auto it = th.reads.find(a);
-  if (it != th.reads.end() && it->second.value == value && it->second.version == v) {
-    th.waiting = true;  // the same value, nobody wrote in between: a spin, not progress
-    return;
-  }
-  th.reads[a] = ReadSeen{value, v};
+  th.round.push_back(Seen{a, th.pending.kind, value, version(a)});
 }
 
 void Execution::begin_op() {
   Thread& th = threads_[g_thread];
   th.op_steps = 0;
-  th.reads.clear();
+  th.round.clear();
+  th.previous.clear();
   th.waiting = false;
+}
+
+void Execution::note_spin() {
+  Thread& th = threads_[g_thread];
+  if (!th.round.empty() && th.round == th.previous) {
+    th.waiting = true;  // the same round again, nothing written: it would repeat for ever
+    return;             // (round stays: enabled() watches its locations)
+  }
+  th.previous = std::move(th.round);
+  th.round.clear();
 }
 
 void Execution::prune(const std::string& why) {

@@ -14,13 +14,14 @@ execute_process(COMMAND ${ALLOCLAB} check --allocator all --threads 3 --ops allo
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check --allocator all: exit ${rc}: ${err}\n${out}")
 endif()
-foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue)
+foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue bitmap-alloc)
   string(REGEX MATCH "\n${f} +[0-9]+ [^\n]* ok\n" row "${out}")
   if(row STREQUAL "")
     message(FATAL_ERROR "check --allocator all: no ok row for ${f}:\n${out}")
   endif()
 endforeach()
-execute_process(COMMAND ${ALLOCLAB} check --allocator gg-bulk-semaphore,gg-counting-semaphore,ouro-index-queue
+execute_process(COMMAND ${ALLOCLAB} check
+                        --allocator gg-bulk-semaphore,gg-counting-semaphore,ouro-index-queue,bitmap-alloc
                         --threads 3 --ops alloc:1,free --pool 2 --preemptions 3 --format json
                         --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
@@ -28,8 +29,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check with nulls: exit ${rc}: ${err}\n${json}")
 endif()
 string(JSON n LENGTH "${json}" results)
-if(NOT n EQUAL 3)
-  message(FATAL_ERROR "check --format json: ${n} results, not 3")
+if(NOT n EQUAL 4)
+  message(FATAL_ERROR "check --format json: ${n} results, not 4")
 endif()
 
 # The bulk semaphore's printed spin rule: exit 3 and a schedule file, replayed step by step.

@@ -113,8 +113,7 @@ TEST_CASE("check: a spin on a flag nobody sets is a deadlock; one that is set is
           "[check]") {
   Tiny p;
   p.bodies = {[](Tiny& s) {
-    while (A::load(s.words[0]) == 0) {
-    }
+    while (A::load(s.words[0]) == 0) Execution::current().note_spin();
   }};
   const ExploreResult r = explore(p, {});
   REQUIRE(r.violation);
@@ -122,8 +121,7 @@ TEST_CASE("check: a spin on a flag nobody sets is a deadlock; one that is set is
   CHECK(r.violation->schedule.size() == 2);  // two reads of the same 0: a wait
   Tiny q;
   q.bodies = {[](Tiny& s) {
-                while (A::load(s.words[0]) == 0) {
-                }
+                while (A::load(s.words[0]) == 0) Execution::current().note_spin();
               },
               [](Tiny& s) { A::exchange(s.words[0], std::uint64_t{1}); }};
   const ExploreResult r2 = explore(q, {});

@@ -91,6 +91,15 @@ TEST_CASE("check: Ouroboros' printed full check enqueues into a full ring", "[ch
 
 TEST_CASE("check: a torn claim (load, then store) is found as a double allocation",
           "[check][inject]") {
+  // BitmapAlloc: both threads' searches find bit 0 (thread 1's rotation, 2, wraps to bit 0 of
+  // a 2-slot bitmap); each torn try_clear loads the word and stores it with bit 0 cleared. By
+  // hand: 3 accesses a thread (find's load, the RMW's load, its store), 6 in all, and both
+  // hold slot 0.
+  const ExploreResult bitmap = check("bitmap-alloc", 2, "alloc", 2, Rule::alloclab, true);
+  REQUIRE(bitmap.violation);
+  CHECK(starts(bitmap.violation->message, "double allocation: blocks [0, 1) and [0, 1)"));
+  CHECK(bitmap.violation->schedule.size() == 6);
+  CHECK_FALSE(check("bitmap-alloc", 2, "alloc", 2).violation);
   // Two dequeuers read front = 0 before either writes it, then both take slot 0's page.
   const ExploreResult torn = check("ouro-index-queue", 2, "alloc", 2, Rule::alloclab, true);
   REQUIRE(torn.violation);

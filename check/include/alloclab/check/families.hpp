@@ -30,5 +30,6 @@ std::unique_ptr<ScriptProgram> make_bulk_semaphore(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_counting_semaphore(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_tbuddy(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_index_queue(const CheckCase& c);
+std::unique_ptr<ScriptProgram> make_bitmap_alloc(const CheckCase& c);
 
 }  // namespace alloclab::check

@@ -7,10 +7,14 @@
 // at a time: the access then happens with nothing else running (sequential consistency; weak
 // memory orders are not modelled). fence() is not an access and not a scheduling point.
 //
-// Spin waits: a thread that reads a location and sees the value it saw at its previous read of
-// it, with no write there by anyone in between and no write by itself since, is waiting: it is
-// disabled until some location it has read since its last own write is written again. A failed
-// CAS counts as such a read. An execution whose unfinished threads all wait is a deadlock.
+// Spin waits: the accesses a thread makes between two `spinning` reports of its step machine
+// form a round. A round that repeats the thread's previous round exactly (the same locations,
+// kinds of access and values read), with no write by anyone to those locations in between and
+// no write by the thread itself, makes no progress: the thread is waiting, disabled until one of
+// those locations is written. An execution whose unfinished threads all wait is a deadlock.
+// The rule assumes a machine that repeats a round exactly would repeat it again; one that
+// changes its own state between rounds (DynaSOAr's claim moves its seed) may be held back until
+// another thread writes (docs/checking.md).
 #pragma once
 
 #include <boost/context/fiber.hpp>
@@ -60,13 +64,20 @@ class Execution {
   void after_access(const void* addr, std::uint64_t value, bool wrote);
   // A new operation starts: its step count and its read history start again.
   void begin_op();
+  // The thread's step machine reported `spinning` (it waits for another thread, or retries).
+  void note_spin();
   // The thread stops this execution (a bound): never resumed.
   [[noreturn]] void prune(const std::string& why);
 
  private:
-  struct ReadSeen {
+  struct Seen {
+    std::uintptr_t addr = 0;
+    AccessKind kind = AccessKind::read;
     std::uint64_t value = 0;
-    std::uint64_t version = 0;
+    std::uint64_t version = 0;  // writes to addr before this access
+    bool operator==(const Seen& o) const {
+      return addr == o.addr && kind == o.kind && value == o.value && version == o.version;
+    }
   };
   struct Thread {
     boost::context::fiber fiber;  // the thread's side (the explorer resumes it)
@@ -75,7 +86,7 @@ class Execution {
     bool finished = false;
     bool waiting = false;
     std::uint64_t op_steps = 0;
-    std::unordered_map<std::uintptr_t, ReadSeen> reads;  // since the thread's last own write
+    std::vector<Seen> round, previous;  // this round's accesses (none writing), the last one's
   };
   void yield_to_explorer(std::size_t t);
   std::uint64_t version(std::uintptr_t a) const;
@@ -101,6 +112,13 @@ struct CheckAtomics {
     const T v = w;
     e.after_access(&w, bits(v), false);
     return v;
+  }
+  // Not in the core's interface: the load half of TornRmwAtomics' split RMW (not a spin read).
+  template <class T>
+  static T load_for_rmw(T& w) {
+    Execution& e = Execution::current();
+    e.before_access(&w, sizeof(T), AccessKind::read);
+    return w;
   }
   // Not in the core's interface: a plain store, for the checker's own bug-injecting policy.
   template <class T>
@@ -156,7 +174,7 @@ struct TornRmwAtomics {
   }
   template <class T, class F>
   static T rmw(T& w, F f) {
-    const T old = CheckAtomics::load(w);
+    const T old = CheckAtomics::load_for_rmw(w);
     const T next = f(old);
     if (next != old) CheckAtomics::store(w, next);
     return old;
@@ -187,5 +205,17 @@ struct TornRmwAtomics {
   }
   static void fence() {}
 };
+
+// Steps a machine to its end on a checker thread: step() returns the machine's status (any enum
+// with running, spinning and done); each spinning one is reported for the spin-wait rule.
+template <class Step>
+void run_to_done(Step&& step) {
+  for (;;) {
+    const auto s = step();
+    using Status = decltype(s);
+    if (s == Status::done) return;
+    if (s == Status::spinning) Execution::current().note_spin();
+  }
+}
 
 }  // namespace alloclab::check
