@@ -81,7 +81,7 @@ TEST_CASE("check: all conflicting: the multinomial number of interleavings", "[c
   CHECK(run(q).executions == 6);
 }
 
-TEST_CASE("check: reads commute; two read-write races make 4 traces", "[check]") {
+TEST_CASE("check: reads commute, and two read-write races make 4 traces", "[check]") {
   Tiny p;
   p.bodies = {[](Tiny& s) { A::load(s.words[0]); }, [](Tiny& s) { A::load(s.words[0]); }};
   CHECK(run(p).executions == 1);
@@ -109,7 +109,7 @@ TEST_CASE("check: the preemption bound counts schedules by their preemptions", "
   }
 }
 
-TEST_CASE("check: a spin on a flag nobody sets is a deadlock; one that is set is a wait",
+TEST_CASE("check: a spin on a flag nobody sets is a deadlock, one that is set is a wait",
           "[check]") {
   Tiny p;
   p.bodies = {[](Tiny& s) {
