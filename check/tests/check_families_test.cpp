@@ -135,3 +135,15 @@ TEST_CASE("check: TBuddy gives a spurious null while a free is between its two s
   REQUIRE(r.violation);
   CHECK(starts(r.violation->message, "spurious null"));
 }
+
+TEST_CASE("check: the index queue's correct full check admits too while a dequeue undoes",
+          "[check][ouro]") {
+  // A finding of the checker, with `old < size`: a dequeue that found the queue empty holds the
+  // fill count 1 low until its undo; enqueues admitted meanwhile (a new page and a freed one)
+  // put 3 pages into 2 slots, and the last enqueuer spins on an occupied slot for ever. It needs
+  // more pages than slots, which Ouroboros' page queues never have (docs/checking.md).
+  const ExploreResult r = check("ouro-index-queue", 4, "alloc,free", 2, Rule::alloclab, false, 3u);
+  REQUIRE(r.violation);
+  CHECK(starts(r.violation->message, "deadlock"));
+  CHECK_FALSE(check("ouro-index-queue", 3, "alloc,free", 2, Rule::alloclab, false, 3u).violation);
+}
