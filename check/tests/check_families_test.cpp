@@ -63,11 +63,11 @@ TEST_CASE("check: the bulk semaphore's printed spin rule makes the wrong thread 
   const ExploreResult printed = check("gg-bulk-semaphore", 3, "alloc:1", 8, Rule::printed);
   REQUIRE(printed.violation);
   CHECK(starts(printed.violation->message, "wrong grower: thread"));
-  // The shortest schedule found: T0 grows (read, CAS, and its batch taken from the pool: 4),
-  // T1 reserves, leaves, drops R, re-reserves, leaves, drops R (6), T2 reserves (2), T1's CAS
-  // fails and it grows (2). The minimum by hand is 12 (one round trip of T1 fewer).
+  // The minimum by hand is 10 accesses: T0's read and CAS (grow), T1's read, CAS (reserve),
+  // spin read (leave) and release, T2's read and CAS (reserve), T1's failed CAS and its CAS
+  // (grow). The search finds 15 (T0 also takes its batch, T1 goes round once more).
   CHECK(printed.violation->schedule.size() <= 15);
-  CHECK(printed.violation->schedule.size() >= 12);
+  CHECK(printed.violation->schedule.size() >= 10);
   const ExploreResult ours = check("gg-bulk-semaphore", 3, "alloc:1", 8);
   CHECK_FALSE(ours.violation);
   CHECK(ours.stats.complete);
