@@ -53,8 +53,7 @@ const std::vector<std::pair<std::string, std::string>>& not_covered() {
 
 std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
   if (c.threads < 1 || c.threads > 16)
-    throw std::invalid_argument("--threads: 1 .. 16 checker threads; got " +
-                                std::to_string(c.threads));
+    throw std::invalid_argument("--N: 1 .. 16 checker threads; got " + std::to_string(c.threads));
   if (c.ops.empty()) throw std::invalid_argument("--ops: an empty script");
   if (c.allocator == "gg-bulk-semaphore") return make_bulk_semaphore(c);
   if (c.allocator == "gg-counting-semaphore") return make_counting_semaphore(c);

@@ -9,7 +9,7 @@ file(MAKE_DIRECTORY "${WORK}")
 # every family at most 3 preemptions with nulls unchecked (TBuddy's spurious null,
 # docs/checking.md, is asserted by check_tests), then the other four exhaustive with nulls
 # checked.
-execute_process(COMMAND ${ALLOCLAB} check --allocator all --threads 3 --ops alloc:1,free --pool 2
+execute_process(COMMAND ${ALLOCLAB} check --allocator all --N 3 --ops alloc:1,free --pool 2
                         --preemptions 3 --null-check off --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -23,7 +23,7 @@ foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue bit
 endforeach()
 execute_process(COMMAND ${ALLOCLAB} check
                         --allocator gg-bulk-semaphore,gg-counting-semaphore,ouro-index-queue,bitmap-alloc
-                        --threads 3 --ops alloc:1,free --pool 2 --preemptions exhaustive --format json
+                        --N 3 --ops alloc:1,free --pool 2 --preemptions exhaustive --format json
                         --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -35,7 +35,7 @@ if(NOT n EQUAL 4)
 endif()
 
 # The bulk semaphore's printed spin rule: exit 3 and a schedule file, replayed step by step.
-execute_process(COMMAND ${ALLOCLAB} check --allocator gg-bulk-semaphore --threads 3 --ops alloc:1
+execute_process(COMMAND ${ALLOCLAB} check --allocator gg-bulk-semaphore --N 3 --ops alloc:1
                         --pool 8 --rule printed --preemptions exhaustive --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 3 OR NOT EXISTS ${WORK}/gg-bulk-semaphore.schedule)
@@ -67,7 +67,7 @@ if(NOT rc EQUAL 0 OR NOT n_json EQUAL n_steps OR NOT n_rects EQUAL n_steps)
 endif()
 
 # Bad input: exit 2, one line on stderr naming the parameter, nothing on stdout.
-foreach(case "--threads;0;--threads" "--preemptions;many;--preemptions"
+foreach(case "--N;0;--N" "--preemptions;many;--preemptions"
              "--allocator;nope;--allocator" "--ops;alloc:0;--ops" "--rule;paper;--rule"
              "--null-check;maybe;--null-check")
   list(GET case 0 option)

@@ -49,7 +49,7 @@ void run(const CheckArgs& a) {
     if (q.allocators.empty()) throw InputError("--allocator", "an empty list");
   }
   if (a.threads < 1 || a.threads > 16)
-    throw InputError("--threads", "1 .. 16 checker threads; got " + std::to_string(a.threads));
+    throw InputError("--N", "1 .. 16 checker threads; got " + std::to_string(a.threads));
   if (a.pool < 1) throw InputError("--pool", "a pool of at least 1; got 0");
   if (a.preemptions != "exhaustive") {
     if (a.preemptions.empty() || a.preemptions.size() > 3 ||
@@ -109,13 +109,14 @@ void add_check_command(CLI::App& app) {
       "unchanged state are waits (a deadlock when every thread waits). A violation's shortest "
       "schedule found goes to DIR/<allocator>.schedule (replay: alloclab trace --schedule "
       "FILE); exit 3. docs/checking.md says what is proved.\n"
-      "Example: alloclab check --allocator all --threads 3 --ops alloc:1,free --pool 2\n"
-      "Example: alloclab check --allocator gg-bulk-semaphore --threads 3 --ops alloc:1 --pool 8 "
+      "Example: alloclab check --allocator all --N 3 --ops alloc:1,free --pool 2\n"
+      "Example: alloclab check --allocator gg-bulk-semaphore --N 3 --ops alloc:1 --pool 8 "
       "--rule printed");
   cmd->add_option("--allocator", args->allocators, "a comma list of " + names + ", or all")
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads,
-                  "checker threads (1 .. 16), each one GPU thread running the script")
+  cmd->add_option("--N", args->threads,
+                  "checker threads (1 .. 16), each one GPU thread running the script (the "
+                  "case's N; the search itself runs on one host thread)")
       ->capture_default_str();
   cmd->add_option("--ops", args->ops,
                   "each thread's script: alloc:N (N pages or units, as the allocator counts) and "
