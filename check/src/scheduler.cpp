@@ -3,6 +3,7 @@
 
 #include <boost/context/fixedsize_stack.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -146,6 +147,10 @@ void Execution::begin_op() {
 
 void Execution::note_spin() {
   Thread& th = threads_[g_thread];
+  // Compared as sets: a walk that retries in another order (TBuddy's scatter word) over the
+  // same unchanged locations is a repeat too.
+  std::sort(th.round.begin(), th.round.end());
+  th.round.erase(std::unique(th.round.begin(), th.round.end()), th.round.end());
   if (!th.round.empty() && th.round == th.previous) {
     th.waiting = true;  // the same round again, nothing written: it would repeat for ever
     return;             // (round stays: enabled() watches its locations)

@@ -8,11 +8,11 @@
 // memory orders are not modelled). fence() is not an access and not a scheduling point.
 //
 // Spin waits: the accesses a thread makes between two `spinning` reports of its step machine
-// form a round. A round that repeats the thread's previous round exactly (the same locations,
-// kinds of access and values read), with no write by anyone to those locations in between and
-// no write by the thread itself, makes no progress: the thread is waiting, disabled until one of
-// those locations is written. An execution whose unfinished threads all wait is a deadlock.
-// The rule assumes a machine that repeats a round exactly would repeat it again; one that
+// form a round. A round that repeats the thread's previous round (the same set of locations,
+// kinds of access and values read, in any order), with no write by anyone to those locations in
+// between and no write by the thread itself, makes no progress: the thread is waiting, disabled
+// until one of those locations is written. An execution whose unfinished threads all wait is a
+// deadlock. The rule assumes a machine that repeats a round exactly would repeat it again; one that
 // changes its own state between rounds (DynaSOAr's claim moves its seed) may be held back until
 // another thread writes (docs/checking.md).
 #pragma once
@@ -77,6 +77,12 @@ class Execution {
     std::uint64_t version = 0;  // writes to addr before this access
     bool operator==(const Seen& o) const {
       return addr == o.addr && kind == o.kind && value == o.value && version == o.version;
+    }
+    bool operator<(const Seen& o) const {
+      if (addr != o.addr) return addr < o.addr;
+      if (kind != o.kind) return kind < o.kind;
+      if (value != o.value) return value < o.value;
+      return version < o.version;
     }
   };
   struct Thread {
