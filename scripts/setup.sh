@@ -27,7 +27,7 @@ esac
 
 # Debian packages, each chosen for a reason given in docs/dependencies.md.
 packages=(build-essential cmake ninja-build
-  libeigen3-dev libboost-dev catch2 libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libboost-dev libboost-context-dev catch2 libcli11-dev nlohmann-json3-dev
   libfmt-dev librandom123-dev gnuplot-nox libopenmpi-dev openmpi-bin emscripten)
 # The report test renders the HTML report in headless Chromium; CI checks the formatting with
 # Debian's clang-format (the version .clang-format is written for).

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     for (CLI::App* sub : entry.add(app)) sub->group(std::string(entry.group));
   engine(&add_sweep_command, kReportsGroup);
   engine(&add_validate_command, kReportsGroup);
+  engine(&add_check_command, kReportsGroup);
   engine(&add_report_command, kReportsGroup);
   engine(&add_fit_time_command, kReportsGroup);
   engine(&add_explain_command, kTeachingGroup);

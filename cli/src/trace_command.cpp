@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "alloclab/check/schedule_file.hpp"  // --schedule: alloclab check's replay
 #include "alloclab/cli/commands.hpp"
 #include "alloclab/cli/grid.hpp"
 #include "alloclab/cli/output.hpp"
@@ -23,6 +24,7 @@ struct TraceArgs {
   TraceRequest request;
   Format format = Format::table;  // table: the trace as text; json: its record
   std::string out;
+  std::string schedule;  // a schedule file of `alloclab check` (check/), replayed instead
 };
 
 void write(const TraceArgs& a, const TraceDocument& d) {
@@ -102,12 +104,22 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("--max-rounds", r.max_rounds, "rounds printed (text; rw, rwbm)")
       ->capture_default_str();
   // A trace is a narrative and a drawing, not rows: no csv or md.
+  cmd->add_option("--schedule", args->schedule,
+                  "FILE: replay a schedule `alloclab check` wrote, access by access, instead of a "
+                  "mechanism (--out DIR: also DIR/schedule.svg)");
   add_format_option(*cmd, args->format, {Format::table, Format::json});
   cmd->get_option("--format")
       ->description("table (the trace as text) or json (its record: every step)");
   cmd->callback([args, cmd] {
     for (CLI::Option* o : cmd->get_options())
       if (o->count() > 0) args->request.given.insert(o->get_name());
+    if (!args->schedule.empty()) {
+      // A schedule is its own trace: the mechanism's options have nothing to act on.
+      for (const std::string& given : args->request.given)
+        if (given != "--schedule" && given != "--format" && given != "--out")
+          throw InputError(given, "not with --schedule (the schedule file says what runs)");
+      return check::trace_schedule(args->schedule, args->format == Format::json, args->out);
+    }
     write(*args, run_trace(args->request));
   });
 }

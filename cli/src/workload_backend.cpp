@@ -40,8 +40,6 @@ void check_workload_memory(Algorithm algo, const Workload& w, const sim::Workloa
   }
 }
 
-
-
 // --types: the typed heap's backends (the options of page pools refused, each naming itself).
 Backend make_typed_backend(const WorkloadArgs& a) {
   const std::pair<bool, const char*> page_pool_only[] = {

@@ -108,15 +108,16 @@ bool mentions(const std::string& text, const std::string& word) {
 
 TEST_CASE("every subcommand's help uses the shared names and no retired spelling", "[cli]") {
   const auto commands = subcommands();
-  REQUIRE(commands.size() == 16);  // the engine's 11 and the studies' 5
+  REQUIRE(commands.size() == 17);  // the engine's 12 and the studies' 5
   // Which command offers which shared option, by hand (docs/architecture.md's table).
-  const std::set<std::string> allocator{"model",    "simulate",         "measure", "sweep",
-                                        "workload", "explain",          "trace",   "join",
-                                        "wator",    "linux-scalability"};
+  const std::set<std::string> allocator{"model",    "simulate",          "measure", "sweep",
+                                        "workload", "explain",           "trace",   "join",
+                                        "wator",    "linux-scalability", "check"};
   const std::set<std::string> backend{"sweep", "workload", "semaphore",        "rcu",
                                       "wator", "list",     "linux-scalability"};
-  const std::set<std::string> out{"sweep", "report", "fit-time", "workload", "trace"};
-  const std::set<std::string> pool{"workload", "join", "wator", "linux-scalability", "trace"};
+  const std::set<std::string> out{"sweep", "report", "fit-time", "workload", "trace", "check"};
+  const std::set<std::string> pool{"workload",          "join",  "wator",
+                                   "linux-scalability", "trace", "check"};
   const std::set<std::string> rows{"model",    "simulate", "measure",          "validate",
                                    "workload", "explain",  "semaphore",        "rcu",
                                    "join",     "wator",    "linux-scalability"};

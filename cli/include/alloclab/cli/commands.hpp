@@ -20,6 +20,7 @@ void add_list_command(CLI::App& app);      // list_command.cpp     (allocators, 
 void add_explain_command(CLI::App& app);   // explain_command.cpp  (teaching: a worked derivation)
 void add_trace_command(
     CLI::App& app);  // trace_command.cpp    (teaching: a small run, round by round)
+void add_check_command(CLI::App& app);  // check_command.cpp    (every interleaving, check/)
 // The command line as typed (recorded in sweep metadata and report captions): main() records
 // it before parsing (command_line.cpp).
 void record_command_line(int argc, const char* const* argv);

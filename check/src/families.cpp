@@ -1,0 +1,71 @@
+#include "alloclab/check/families.hpp"
+
+#include <stdexcept>
+
+namespace alloclab::check {
+
+const std::vector<FamilyInfo>& families() {
+  static const std::vector<FamilyInfo> f{
+      {"gg-bulk-semaphore", "units",
+       "Alg. 1's spin rule `while C < N and R < C + E` (SpinExit::printed)",
+       "Gelado & Garland's bulk semaphore (BulkWait, bulk_signal, bulk_grow_delivered/failed) "
+       "over a pool of units grown in batches of 2; one checker thread = one GPU thread"},
+      {"gg-counting-semaphore", "units", "",
+       "Gelado & Garland's counting semaphore (CountingWait, counting_signal, "
+       "counting_grow_delivered/failed), batches of 2; one checker thread = one GPU thread"},
+      {"gg-tbuddy", "pages",
+       "the printed merge rule: a merger whose try-wait finds sem[n] empty falls back "
+       "(TBuddyFree with wait_for_buddy = false)",
+       "Gelado & Garland's TBuddy (TBuddyAlloc, TBuddyFree, their node locks and per-order bulk "
+       "semaphores); one checker thread = one GPU thread"},
+      {"ouro-index-queue", "pages (alloc:1 only)",
+       "Alg. 1's full check `old > size` (FullCheck::printed)",
+       "Ouroboros' index queue (EnqueueOp, DequeueOp), the queue of every ouro-*-s and ouro-*-v* "
+       "page and chunk queue; one checker thread = one GPU thread"},
+      {"bitmap-alloc", "slots (alloc:1 only)", "",
+       "DynaSOAr's BitmapAlloc (BitmapAllocOp: try_find_set then try_clear; BitOp set on free) "
+       "over the hierarchical bitmap; one checker thread = one GPU thread"},
+  };
+  return f;
+}
+
+const std::vector<std::pair<std::string, std::string>>& not_covered() {
+  static const std::vector<std::pair<std::string, std::string>> n{
+      {"queue, rw, rwbm, corw, rwmalloc, corw-lockmap",
+       "paper 000's allocators are written in cpu_sim/ and gpu/ as lockstep rounds, not as step "
+       "machines over an Atomics policy in core/: not checked (no copy of the algorithm here)"},
+      {"ouro-p-s, ouro-c-s, ouro-*-va, ouro-*-vl",
+       "their page and chunk queues run over core/ouroboros step machines (PageQueue, "
+       "ChunkQueue, the virtualized queues); the checker covers their index queue only, so far"},
+      {"gg-ualloc",
+       "step machines over an Atomics policy exist (ualloc_alloc.hpp, "
+       "ualloc_free.hpp): not wired into the checker yet"},
+      {"gallatin",
+       "step machines over an Atomics policy exist (gallatin/allocator.hpp, "
+       "veb_tree.hpp): not wired into the checker yet"},
+      {"dynasoar, dynasoar-nocoal, dynasoar-norot",
+       "their block protocol's step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
+       "free.hpp): not wired into the checker yet; their bitmap is checked as bitmap-alloc"},
+      {"gg-malloc, cudamalloc", "the CUDA device heap: no algorithm of ours to check"},
+  };
+  return n;
+}
+
+std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
+  if (c.threads < 1 || c.threads > 16)
+    throw std::invalid_argument("--N: 1 .. 16 checker threads; got " + std::to_string(c.threads));
+  if (c.ops.empty()) throw std::invalid_argument("--ops: an empty script");
+  if (c.allocator == "gg-bulk-semaphore") return make_bulk_semaphore(c);
+  if (c.allocator == "gg-counting-semaphore") return make_counting_semaphore(c);
+  if (c.allocator == "gg-tbuddy") return make_tbuddy(c);
+  if (c.allocator == "ouro-index-queue") return make_index_queue(c);
+  if (c.allocator == "bitmap-alloc") return make_bitmap_alloc(c);
+  std::string known;
+  for (const auto& f : families()) {
+    if (!known.empty()) known += ", ";
+    known += f.name;
+  }
+  throw std::invalid_argument("--allocator: '" + c.allocator + "' is not checked (" + known + ")");
+}
+
+}  // namespace alloclab::check
