@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .devdeps
 cd .devdeps
-apt-get download libeigen3-dev libboost1.74-dev catch2 libcli11-dev nlohmann-json3-dev \
+apt-get download libeigen3-dev libboost1.74-dev libboost-context1.74-dev libboost-context1.74.0 \
+  catch2 libcli11-dev nlohmann-json3-dev \
   libfmt-dev libfmt9 librandom123-dev
 # Open MPI 4.1 and the libraries it loads (8 MB), for `mpirun alloclab sweep` over the GPUs of a
 # machine of several (scripts/gpu.sh engine mpi-sweep); gpu-setup.sh points OPAL_PREFIX at the copy.
