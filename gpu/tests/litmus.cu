@@ -18,6 +18,9 @@
 //   page_heap_corw   the same over CoRW (warp-collective claims, one atomicOr for the lanes)
 //   ouro_index_queue Ouroboros: the index queue's slot publish (enqueue: release + CAS of the
 //                    slot; dequeue: exchange + acquire), a page index handed between SMs
+//   gallatin_block   Gallatin: Ops::malloc_team and free_slices per lane on a pool of 2 segments
+//                    (a block's slices freed, the block given back through its segment's ring,
+//                    fetched again into a buffer slot that teams on other SMs read)
 //   dynasoar_bitmap  DynaSOAr's BitmapAlloc: the hierarchical bitmap's claim (try_clear +
 //                    acquire) and free (release + set), a slot's bit cleared and set across SMs
 // Usage: gpu_litmus [--rounds R] [--blocks B] [--stress-blocks S]   (defaults: a 4-minute bound
@@ -32,9 +35,12 @@
 
 #include "alloclab/core/dynasoar/bitmap_alloc.hpp"
 #include "alloclab/core/dynasoar/hbitmap_check.hpp"
+#include "alloclab/core/gallatin/allocator.hpp"
 #include "alloclab/core/ouroboros/index_queue.hpp"
 #include "corw.cuh"
 #include "device_page_heap.cuh"
+#include "gallatin_pool.cuh"
+#include "gpu_entry.cuh"
 #include "ouro_atomics.cuh"
 #include "rwbm.cuh"
 
@@ -161,6 +167,40 @@ __global__ void bitmap_kernel(dynasoar::HBitmap b, unsigned* payload, unsigned w
   add_outcomes(total, o);
 }
 
+// Gallatin's own shared operations, each lane a team of one (the GPU's warp teams add a
+// shuffle, not an order): the slice's 64 B at its byte offset in an arena of ours (the pool
+// keeps no bytes).
+struct PausingAtomics : DeviceAtomics {
+  __device__ static void pause(std::uint32_t w) {
+    if (w >= 32) __nanosleep(64);
+  }
+};
+using GallatinOps = gallatin::Ops<PausingAtomics>;
+constexpr unsigned kGallatinClass = 2;  // 64 B slices
+
+__global__ void gallatin_kernel(detail::GallatinView v, unsigned* arena, unsigned workers,
+                                unsigned rounds, unsigned* scratch, std::uint64_t lines,
+                                Outcomes* total) {
+  if (stress_block(workers, scratch, lines, rounds)) return;
+  Outcomes o;
+  const auto token_base = static_cast<unsigned>(worker_index() * rounds) + 1;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  const std::uint32_t slot = sm % v.st.slots[kGallatinClass];
+  for (unsigned r = 0; r < rounds; ++r) {
+    gallatin::Counts c;
+    std::uint64_t offset[1] = {0};
+    if (GallatinOps::malloc_team(v.st, kGallatinClass, slot, 1, offset, c) != 1) {
+      ++o.empty;
+      __nanosleep(100);
+      continue;
+    }
+    own_unit(arena + offset[0] / 4, token_base + r, o);
+    GallatinOps::free_slices(v.st, offset[0], 1, c);
+  }
+  add_outcomes(total, o);
+}
+
 }  // namespace
 }  // namespace alloclab::gpu::litmus
 
@@ -250,6 +290,29 @@ Result run_index_queue(const Config& c) {
   return r;
 }
 
+Result run_gallatin(const Config& c) {
+  Scenario s;
+  s.algo = Algorithm::gallatin;
+  s.T = s.A = 2 * detail::kGallatinUnitsPerSegment;  // 2 segments: 128 blocks of 64 B slices
+  s.N = s.T;
+  s.pages = 4;  // 64 B: the class pre-booted
+  s.seed = 1;
+  const MeasureOptions options;
+  const detail::KernelArgs args = detail::kernel_args(s, options);
+  detail::GallatinPool::check(s, options);
+  detail::GallatinPool pool(s, options, args);
+  pool.set_up();
+  pool.reset();
+  auto* arena = device_zeroed<unsigned>(s.T * detail::kGallatinUnitBytes / 4);
+  Result r = run("gallatin_block", c,
+                 [&](unsigned grid, unsigned* scratch, std::uint64_t lines, Outcomes* t) {
+                   gallatin_kernel<<<grid, kThreads>>>(pool.view(), arena, c.blocks, c.rounds,
+                                                       scratch, lines, t);
+                 });
+  cudaFree(arena);
+  return r;
+}
+
 Result run_bitmap(const Config& c) {
   dynasoar::HBitmapStorage host(c.units);  // units: a multiple of 64
   for (std::uint64_t i = 0; i < c.units / 64; ++i) host.words[i] = ~std::uint64_t{0};
@@ -315,6 +378,7 @@ int main(int argc, char** argv) {
       run_page_heap<alloclab::gpu::detail::CorwDevice<std::uint32_t, BitChoice::lowest>>(
           "page_heap_corw", c),
       run_index_queue(c),
+      run_gallatin(c),
       run_bitmap(c),
   };
   unsigned long long forbidden = 0;
