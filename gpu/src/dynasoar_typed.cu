@@ -7,6 +7,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
+#include "common.cuh"
 #include "dynasoar_serve.cuh"
 #include "dynasoar_typed.cuh"
 

@@ -25,6 +25,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "alloclab/gpu/measure.hpp"
+#include "common.cuh"
 #include "dynasoar_typed.cuh"
 
 namespace alloclab::gpu {
@@ -91,7 +92,8 @@ struct World {
     a.target = to;
     if (to == kNoTarget) return;
     a.bid = (rng(a.cell).bits(k) >> 32 << 32) | a.cell;
-    count_min(&request[to], static_cast<unsigned long long>(a.bid));
+    // The bid: relaxed (the winner is read in the next launch).
+    atomic_min_word(&request[to], static_cast<unsigned long long>(a.bid));
   }
   // The winner of its bid moves; old enough, it leaves a newborn cell (request tid).
   __device__ void move(Agent& a, std::uint64_t self, unsigned breed, unsigned type,

@@ -19,6 +19,7 @@
 
 #include "alloclab/core/median.hpp"
 #include "alloclab/gpu/join.hpp"
+#include "common.cuh"
 #include "device.cuh"
 #include "join_workspace.cuh"
 #include "warp.cuh"
