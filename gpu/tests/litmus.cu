@@ -252,6 +252,10 @@ Result run(const char* pattern, const Config& c, Launch&& launch) {
   check(cudaEventElapsedTime(&ms, a, b), "event");
   r.ms = ms;
   check(cudaMemcpy(&r.o, total, sizeof(Outcomes), cudaMemcpyDeviceToHost), "copy");
+  // Progress on stderr (the JSON comes at the end): a run stopped by the stage's timeout still
+  // leaves what the finished patterns saw.
+  std::fprintf(stderr, "gpu_litmus: %s: %llu hand-overs, %llu torn, %llu overwritten, %.1f ms\n",
+               pattern, r.o.handovers, r.o.torn, r.o.overwritten, r.ms);
   cudaFree(scratch);
   cudaFree(total);
   return r;
@@ -260,7 +264,7 @@ Result run(const char* pattern, const Config& c, Launch&& launch) {
 template <class Api>
 Result run_page_heap(const char* pattern, const Config& c) {
   detail::DevicePageHeap<Api> heap(
-      {.pages = c.units, .page_bytes = kWords * 4, .seed = 1, .max_steps = 1u << 12});
+      {.pages = c.units, .page_bytes = kWords * 4, .seed = 1, .max_steps = 256});
   return run(pattern, c, [&](unsigned grid, unsigned* scratch, std::uint64_t lines, Outcomes* t) {
     page_heap_kernel<<<grid, kThreads>>>(heap.device(), c.blocks, c.rounds, scratch, lines, t);
   });
