@@ -356,11 +356,15 @@ int main(int argc, char** argv) {
                        : a == "--blocks"        ? &c.blocks
                        : a == "--stress-blocks" ? &c.stress_blocks
                                                 : nullptr;
-    if (target == nullptr || i + 1 >= argc || !parse_unsigned(argv[i + 1], *target)) {
+    if (target == nullptr) {
       std::fprintf(stderr,
-                   "gpu_litmus: %s needs a value in [1, 2^24] (options: --rounds, "
-                   "--blocks, --stress-blocks)\n",
+                   "gpu_litmus: unknown option '%s' (options: --rounds, --blocks, "
+                   "--stress-blocks)\n",
                    a.c_str());
+      return 2;
+    }
+    if (i + 1 >= argc || !parse_unsigned(argv[i + 1], *target)) {
+      std::fprintf(stderr, "gpu_litmus: %s needs a whole number in [1, 2^24]\n", a.c_str());
       return 2;
     }
     ++i;
