@@ -342,3 +342,39 @@ stage_mpi_sweep() { # alloclab sweep over the GPUs of one machine through MPI (2
   cat "$OUT/times.json"
   tar -C /tmp -czf "$OUT/mpi-sweep.tgz" mpi-sweep
 }
+
+stage_litmus() { # memory-order litmus tests (gpu_litmus: forbidden outcomes, JSON), < 4 minutes
+  gpu_prepare gpu_litmus
+  stamp "litmus"
+  # docs/memory-order.md: each publish/consume point driven through the allocator's own code on
+  # every SM, with stress blocks; 0 forbidden outcomes expected (exit 1 otherwise). The bound
+  # (LITMUS_ROUNDS per worker, 2 worker blocks and 1 stress block of 256 threads per SM) is
+  # sized to end well within 4 minutes on an H200; the timeout stops it there regardless.
+  local rc=0
+  gpu_do timeout 230 "$BUILD/gpu/gpu_litmus" --rounds "${LITMUS_ROUNDS:-400}" \
+    >"$OUT/litmus.json" || rc=$?
+  gpu_dry || cat "$OUT/litmus.json"
+  [ "$rc" -eq 0 ] || fail "gpu_litmus exit $rc (1: a forbidden outcome; 124: the timeout)"
+}
+
+stage_reference() { # the reference workload (2^20 x 16/256/4096 B) for the memory-order families
+  gpu_prepare alloclab
+  stamp "reference workload"
+  # As scripts/gpu-plugins.sh's `reference` stage, for the allocators whose atomics and fences the
+  # memory-order discipline changed (docs/memory-order.md), to compare with the same loop at the
+  # commit before it (no allocator slower by more than 5%). Each allocator's three sizes within REF_TIMEOUT seconds (16 x 18 s < 5 minutes);
+  # one that runs out is listed in failures.txt and the stage goes on.
+  local algo size rc
+  : >"$OUT/failures.txt"
+  for algo in queue rw rwbm corw rwmalloc bitmap-alloc dynasoar dynasoar-nocoal dynasoar-norot \
+    gallatin ouro-p-s ouro-c-s ouro-p-va ouro-p-vl ouro-c-va ouro-c-vl; do
+    rc=0
+    gpu_do timeout "${REF_TIMEOUT:-18}" bash -c '
+      for size in 16 256 4096; do
+        "$0" workload --backend gpu --watchdog 10 --out "$1" --allocator "$2" --workload alloc \
+          --N "2^20" --size $size --page-bytes $size --pool 8GiB --trials 3 --counters off || exit
+      done' "$AL" "$OUT/reference" "$algo" || rc=$?
+    [ "$rc" -eq 0 ] || echo "exit $rc: $algo" | tee -a "$OUT/failures.txt"
+  done
+  stamp "done ($(wc -l <"$OUT/failures.txt") allocators failed or timed out)"
+}

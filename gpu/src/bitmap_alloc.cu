@@ -171,7 +171,7 @@ __device__ __forceinline__ void ba_run_alloc(const BaView& v, BitmapAllocOp<Devi
     const BitStatus st = op.step(v.bitmap, c);
     if (st == BitStatus::done || op.finished()) break;
     if (op.steps() >= stuck_at) {
-      atomicAdd(&v.misc->stuck, 1ull);
+      count_add(&v.misc->stuck, 1ull);
       break;
     }
     if (st == BitStatus::spinning)
@@ -211,19 +211,22 @@ __global__ void ba_free_kernel(const __grid_constant__ KernelArgs a,
                                const __grid_constant__ BaView v) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
   if (i >= a.N * a.per_thread || a.page[i] == kFailed) return;
+  // The page's last bytes before its free bit (BitmapAllocOp's acquire after a claim pairs with
+  // it; the set itself is a plain BitOp, shared with DynaSOAr's block bitmaps).
+  fence_release_device();
   dynasoar::BitOp<DeviceAtomics> op(dynasoar::BitOpKind::set, a.page[i]);
   BitmapCounts c;
   std::uint32_t spins = 0;
   for (std::uint64_t k = 0;; ++k) {
     if (k >= kDsStuckSteps) {
-      atomicAdd(&v.misc->stuck, 1ull);
+      count_add(&v.misc->stuck, 1ull);
       break;
     }
     const BitStatus st = op.step(v.bitmap, c);
     if (st == BitStatus::done) break;
     if (st == BitStatus::spinning) ds_back_off(spins);
   }
-  atomicAdd(&v.misc->free_counts[0], static_cast<unsigned long long>(c.levels));
+  count_add(&v.misc->free_counts[0], static_cast<unsigned long long>(c.levels));
 }
 
 void launch_ba_alloc(const KernelArgs& a, const BaView& v, bool counters) {

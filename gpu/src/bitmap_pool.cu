@@ -66,14 +66,14 @@ __global__ void unmarked_pages_kernel(const std::uint64_t* sorted, std::uint64_t
   unsigned long long bad = 0;
   for (std::uint64_t p = x; p < x + len; ++p)
     if (!((bitmap[p / w] >> (p % w)) & 1)) ++bad;
-  if (bad) atomicAdd(errors, bad);
+  if (bad) count_add(errors, bad);
 }
 
 template <typename Word>
 __global__ void mismatch_kernel(const Word* a, const Word* b, std::uint64_t n,
                                 unsigned long long* count) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i < n && a[i] != b[i]) atomicAdd(count, 1ull);
+  if (i < n && a[i] != b[i]) count_add(count, 1ull);
 }
 
 // Frees every served request: clears its run of a.pages bits (one bit for one-page allocators).

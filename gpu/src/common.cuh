@@ -7,7 +7,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cuda/atomic>
+
 #include <cstdint>
+#include <type_traits>
 
 #include "alloclab/core/bit_choice.hpp"
 #include "alloclab/core/bit_tricks.hpp"
@@ -17,6 +20,94 @@
 #include "warp.cuh"
 
 namespace alloclab::gpu::detail {
+
+// Word atomics, templated on the word type (32 or 64 bits): the bitmaps' and Ouroboros' words.
+// Every atomic of the GPU code goes through cuda::atomic_ref (libcu++) with an explicit scope and
+// order (docs/memory-order.md): device scope, since the threads that share a pool run on every SM
+// of the one GPU (no host or peer GPU touches it during a kernel); relaxed, since a claim or a
+// count carries only its own value: where one thread publishes state that another then reads,
+// the step machines and kernels add a release fence before the publishing write and an acquire
+// fence after the consuming read (fence_release_device / fence_acquire_device below, the atomics
+// policy's fence_release / fence_acquire), as each family's table in its doc lists. The relaxed
+// RMWs compile to the same atom.relaxed.gpu as CUDA's atomicOr & co.
+template <typename T>
+__device__ __forceinline__ cuda::atomic_ref<T, cuda::thread_scope_device> device_ref(T& w) {
+  return cuda::atomic_ref<T, cuda::thread_scope_device>(w);
+}
+inline constexpr cuda::std::memory_order kRelaxed = cuda::std::memory_order_relaxed;
+// The value operand takes the word's type (a literal 1ull on a std::uint64_t word is fine).
+template <typename T>
+using Value = std::type_identity_t<T>;
+
+template <typename Word>
+__device__ __forceinline__ Word atomic_or_word(Word* p, Value<Word> v) {
+  return device_ref(*p).fetch_or(v, kRelaxed);
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_and_word(Word* p, Value<Word> v) {
+  return device_ref(*p).fetch_and(v, kRelaxed);
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_max_word(Word* p, Value<Word> v) {
+  return device_ref(*p).fetch_max(v, kRelaxed);
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_min_word(Word* p, Value<Word> v) {
+  return device_ref(*p).fetch_min(v, kRelaxed);
+}
+// Returns the old value (atomicCAS style).
+template <typename Word>
+__device__ __forceinline__ Word atomic_cas_word(Word* p, Value<Word> expected, Value<Word> v) {
+  Word old = expected;
+  device_ref(*p).compare_exchange_strong(old, v, kRelaxed, kRelaxed);
+  return old;  // the old value either way
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_add_word(Word* p, Value<Word> v) {
+  return device_ref(*p).fetch_add(v, kRelaxed);
+}
+template <typename Word>
+__device__ __forceinline__ Word atomic_exch_word(Word* p, Value<Word> v) {
+  return device_ref(*p).exchange(v, kRelaxed);
+}
+// A fresh read of a word other threads write with atomics: a relaxed device-scope atomic load
+// (served by L2, past the non-coherent L1, as __ldcg was). Other types (a byte): __ldcg.
+template <typename Word>
+__device__ __forceinline__ Word load_word(const Word* p) {
+  if constexpr (sizeof(Word) == 4 || sizeof(Word) == 8)
+    return device_ref(*const_cast<Word*>(p)).load(kRelaxed);
+  else
+    return __ldcg(p);
+}
+// A statistic (a count, a sum, a flag that only the host reads after the kernel): relaxed, no
+// other thread reads data through it.
+template <typename T>
+__device__ __forceinline__ void count_add(T* p, Value<T> v) {
+  device_ref(*p).fetch_add(v, kRelaxed);
+}
+template <typename T>
+__device__ __forceinline__ void count_min(T* p, Value<T> v) {
+  device_ref(*p).fetch_min(v, kRelaxed);
+}
+template <typename T>
+__device__ __forceinline__ void count_max(T* p, Value<T> v) {
+  device_ref(*p).fetch_max(v, kRelaxed);
+}
+// The two sides of a publication (docs/memory-order.md): a release fence before the atomic write
+// that publishes (a free's give-back, a chunk or block made visible), an acquire fence after the
+// atomic read that found it (a claim, a slot read). Device scope: producer and consumer may be on
+// any two SMs.
+__device__ __forceinline__ void fence_release_device() {
+  cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_device);
+}
+__device__ __forceinline__ void fence_acquire_device() {
+  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+}
+// Sequentially consistent (what __threadfence was): where a thread's earlier writes must be
+// ordered before its later reads too (Ouroboros' grower; the policy's fence()).
+__device__ __forceinline__ void fence_sc_device() {
+  cuda::atomic_thread_fence(cuda::std::memory_order_seq_cst, cuda::thread_scope_device);
+}
 
 inline constexpr std::uint64_t kFailed = ~std::uint64_t{0};  // result slot of a failed request
 
@@ -78,7 +169,7 @@ __device__ __forceinline__ void record_helper_atomics(const KernelArgs& a, std::
                                                       std::uint64_t slot_thread,
                                                       std::uint32_t atomics) {
   if constexpr (kCounters)
-    if (a.atomics && atomics) atomicAdd(&a.atomics[r * a.N + slot_thread], atomics);
+    if (a.atomics && atomics) count_add(&a.atomics[r * a.N + slot_thread], atomics);
 }
 
 template <bool kCounters>
@@ -91,7 +182,7 @@ __device__ __forceinline__ void record_request(const KernelArgs& a, std::uint64_
   if constexpr (kCounters) {
     a.steps[slot] = steps;
     a.collisions[slot] = collisions;
-    if (a.atomics && atomics) atomicAdd(&a.atomics[slot], atomics);  // helpers add to it too
+    if (a.atomics && atomics) count_add(&a.atomics[slot], atomics);  // helpers add to it too
   }
 }
 
@@ -116,66 +207,9 @@ __device__ __forceinline__ void record_op_counts(const KernelArgs& a,
     const bool first = lane_id() == static_cast<unsigned>(__ffs(together) - 1);
     for (unsigned j = 0; j < kN; ++j) {
       const unsigned sum = __reduce_add_sync(together, values[j]);
-      if (first && sum) atomicAdd(&a.op_counts[j], static_cast<unsigned long long>(sum));
+      if (first && sum) count_add(&a.op_counts[j], static_cast<unsigned long long>(sum));
     }
   }
-}
-
-// Word atomics, templated on the word type (32 or 64 bits): the bitmaps' and Ouroboros' words.
-template <typename Word>
-__device__ __forceinline__ Word atomic_or_word(Word* p, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicOr(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  } else {
-    return atomicOr(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  }
-}
-template <typename Word>
-__device__ __forceinline__ Word atomic_and_word(Word* p, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicAnd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  } else {
-    return atomicAnd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  }
-}
-template <typename Word>
-__device__ __forceinline__ Word atomic_max_word(Word* p, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicMax(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  } else {
-    return atomicMax(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  }
-}
-template <typename Word>
-__device__ __forceinline__ Word atomic_cas_word(Word* p, Word expected, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicCAS(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(expected),
-                     static_cast<unsigned int>(v));
-  } else {
-    return atomicCAS(reinterpret_cast<unsigned long long*>(p),
-                     static_cast<unsigned long long>(expected), static_cast<unsigned long long>(v));
-  }
-}
-template <typename Word>
-__device__ __forceinline__ Word atomic_add_word(Word* p, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicAdd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  } else {
-    return atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  }
-}
-template <typename Word>
-__device__ __forceinline__ Word atomic_exch_word(Word* p, Word v) {
-  if constexpr (sizeof(Word) == 4) {
-    return atomicExch(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
-  } else {
-    return atomicExch(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  }
-}
-// A fresh read (L2, bypassing the non-coherent L1).
-template <typename Word>
-__device__ __forceinline__ Word load_word(const Word* p) {
-  return __ldcg(p);
 }
 
 // Requests in flight at once on any current GPU: at most 2048 resident threads per SM, and no

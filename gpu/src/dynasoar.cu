@@ -105,7 +105,7 @@ __global__ void ds_free_kernel(const __grid_constant__ KernelArgs a,
   std::uint32_t f[dynasoar::kDsFreeCounts];
   dynasoar::free_count_values(c, f);
   for (unsigned k = 0; k < dynasoar::kDsFreeCounts; ++k)
-    if (f[k]) atomicAdd(&v.misc->free_counts[k], static_cast<unsigned long long>(f[k]));
+    if (f[k]) count_add(&v.misc->free_counts[k], static_cast<unsigned long long>(f[k]));
 }
 
 template <bool kCoalesce, bool kRotate>

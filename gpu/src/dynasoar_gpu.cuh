@@ -57,9 +57,9 @@ template <bool kCounters>
 __device__ void take_free_counts(const KernelArgs& a, DsMisc* misc, unsigned first,
                                  unsigned count) {
   for (unsigned k = 0; k < count; ++k) {
-    const unsigned long long x = atomicExch(&misc->free_counts[k], 0ull);
+    const unsigned long long x = atomic_exch_word(&misc->free_counts[k], 0ull);
     if constexpr (kCounters)
-      if (a.op_counts && x) atomicAdd(&a.op_counts[first + k], x);
+      if (a.op_counts && x) count_add(&a.op_counts[first + k], x);
   }
 }
 

@@ -40,7 +40,7 @@ __device__ __noinline__ dynasoar::DsCounts ds_serve_group(const dynasoar::Heap& 
     }
     if (st == BitStatus::done || op.finished()) break;
     if (op.steps() >= stuck_at) {
-      atomicAdd(&misc->stuck, 1ull);
+      count_add(&misc->stuck, 1ull);
       break;
     }
     if (st == BitStatus::spinning)
@@ -48,7 +48,7 @@ __device__ __noinline__ dynasoar::DsCounts ds_serve_group(const dynasoar::Heap& 
     else
       spins = 0;
   }
-  if (op.broken()) atomicAdd(&misc->broken, 1ull);
+  if (op.broken()) count_add(&misc->broken, 1ull);
   for (; waiting != 0; waiting &= waiting - 1)
     deliver_to(__ffs(waiting) - 1, kFailed, 0u, ds_steps(op.steps()));
   return c;
@@ -65,7 +65,7 @@ __device__ __forceinline__ dynasoar::DsCounts ds_free_object(const dynasoar::Hea
   std::uint32_t spins = 0;
   for (std::uint64_t k = 0;; ++k) {
     if (k >= kDsStuckSteps) {
-      atomicAdd(&misc->stuck, 1ull);
+      count_add(&misc->stuck, 1ull);
       break;
     }
     const BitStatus st = op.step(heap, c);
@@ -75,7 +75,7 @@ __device__ __forceinline__ dynasoar::DsCounts ds_free_object(const dynasoar::Hea
     else
       spins = 0;
   }
-  if (op.double_free()) atomicAdd(&misc->broken, 1ull);
+  if (op.double_free()) count_add(&misc->broken, 1ull);
   return c;
 }
 

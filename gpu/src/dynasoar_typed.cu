@@ -7,6 +7,7 @@
 
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
+#include "common.cuh"
 #include "dynasoar_serve.cuh"
 #include "dynasoar_typed.cuh"
 
@@ -60,7 +61,7 @@ __global__ void __launch_bounds__(256) typed_alloc_kernel(const __grid_constant_
   const bool first = lane_id() == static_cast<unsigned>(__ffs(together) - 1);
   for (unsigned k = 0; k < ds_count::kCounts; ++k) {
     const unsigned sum = __reduce_add_sync(together, values[k]);
-    if (first && sum) atomicAdd(&b.counts[k], static_cast<unsigned long long>(sum));
+    if (first && sum) count_add(&b.counts[k], static_cast<unsigned long long>(sum));
   }
 }
 
@@ -75,7 +76,7 @@ __global__ void typed_free_kernel(const std::uint64_t* keys, const std::uint32_t
   dynasoar::free_count_values(c, f);
   for (unsigned k = 0; k < dynasoar::kDsFreeCounts; ++k)
     if (f[k])
-      atomicAdd(&counts[ds_count::invalidations + k], static_cast<unsigned long long>(f[k]));
+      count_add(&counts[ds_count::invalidations + k], static_cast<unsigned long long>(f[k]));
 }
 
 // indices() (Alg. 5) over level 0 of allocated[T]: each word's set bits counted, an exclusive

@@ -25,6 +25,7 @@
 #include "alloclab/core/errors.hpp"
 #include "alloclab/core/random_stream.hpp"
 #include "alloclab/gpu/measure.hpp"
+#include "common.cuh"
 #include "dynasoar_typed.cuh"
 
 namespace alloclab::gpu {
@@ -91,7 +92,8 @@ struct World {
     a.target = to;
     if (to == kNoTarget) return;
     a.bid = (rng(a.cell).bits(k) >> 32 << 32) | a.cell;
-    atomicMin(&request[to], static_cast<unsigned long long>(a.bid));
+    // The bid: relaxed (the winner is read in the next launch).
+    atomic_min_word(&request[to], static_cast<unsigned long long>(a.bid));
   }
   // The winner of its bid moves; old enough, it leaves a newborn cell (request tid).
   __device__ void move(Agent& a, std::uint64_t self, unsigned breed, unsigned type,
@@ -105,7 +107,7 @@ struct World {
       grid[from] = kNewborn;
       birth_type[tid] = type;
       birth_cell[tid] = from;
-      atomicAdd(&stats[stat], 1ull);
+      count_add(&stats[stat], 1ull);
     } else {
       grid[from] = kEmpty;
     }
@@ -172,7 +174,7 @@ __global__ void shark_move_kernel(const DoAll d, const World w, std::uint64_t* f
     free_type[tid] = kShark;
     w.grid[a.cell] = kEmpty;
     a.type = 0;
-    atomicAdd(&w.stats[deaths], 1ull);
+    count_add(&w.stats[deaths], 1ull);
     return;
   }
   if (!w.won(a)) return;
@@ -182,7 +184,7 @@ __global__ void shark_move_kernel(const DoAll d, const World w, std::uint64_t* f
     free_type[tid] = kFish;
     w.agents[prey].type = 0;
     a.energy += w.fish_energy;
-    atomicAdd(&w.stats[eaten], 1ull);
+    count_add(&w.stats[eaten], 1ull);
   }
   w.move(a, self, w.shark_breed, kShark, tid, birth_type, birth_cell, shark_births);
 }
@@ -197,7 +199,7 @@ __global__ void place_kernel(const World w, std::uint64_t n, const std::uint32_t
   const std::uint64_t cell = birth_cell[i];
   if (key[i] == kFailed) {
     w.grid[cell] = kEmpty;
-    atomicAdd(&w.stats[failed], 1ull);
+    count_add(&w.stats[failed], 1ull);
     return;
   }
   const bool fish = birth_type[i] == kFish;
@@ -216,9 +218,9 @@ __global__ void census_kernel(const DoAll d, const World w, unsigned type) {
   std::uint64_t tid = 0, self = 0;
   if (!d.this_object(tid, self)) return;
   const Agent& a = w.agents[self];
-  atomicAdd(&w.stats[met], 1ull);
+  count_add(&w.stats[met], 1ull);
   if (a.type != type || a.cell >= w.cells() || w.grid[a.cell] != self)
-    atomicAdd(&w.stats[bad], 1ull);
+    count_add(&w.stats[bad], 1ull);
 }
 
 // The run's buffers and steps on the host.

@@ -91,7 +91,7 @@ constexpr std::uint32_t kFillWaitSpins = 1u << 14;
 __device__ bool fill_gate(std::uint32_t seen, const std::uint32_t* slot_cell,
                           std::uint32_t* token) {
   if (seen != 0) return false;
-  if (atomicCAS(token, 0u, 1u) == 0u) return true;
+  if (atomic_cas_word(token, 0u, 1u) == 0u) return true;
   for (std::uint32_t spin = 0; spin < kFillWaitSpins; ++spin) {
     if (load_word(slot_cell) != 0 || load_word(token) == 0) break;
     __nanosleep(spin < 32 ? 64 : 512);
@@ -136,8 +136,8 @@ __device__ void start_alloc_launch(const KernelArgs& a, const GallatinView& v, b
   v.words->counting = counted ? 1u : 0u;
   if (!counted) return;
   for (unsigned j = 0; j < kOpCounts - gallatin::kAllocCounts; ++j) {
-    const unsigned long long n = atomicExch(&v.words->free_counts[j], 0ull);
-    if (n) atomicAdd(&a.op_counts[gallatin::kAllocCounts + j], n);
+    const unsigned long long n = atomic_exch_word(&v.words->free_counts[j], 0ull);
+    if (n) count_add(&a.op_counts[gallatin::kAllocCounts + j], n);
   }
 }
 
@@ -165,8 +165,8 @@ __device__ __forceinline__ std::uint64_t gallatin_malloc_lane(const GallatinView
     const bool filler = fill_gate(seen, &v.st.buffer[at], &v.fill[at]);
     TeamRuns out{warp_slices, team};
     served = Op::malloc_team(v.st, k, slot, size, out, c, seen != 0 ? seen : gallatin::kUnread);
-    if (filler) atomicExch(&v.fill[at], 0u);
-    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    if (filler) atomic_exch_word(&v.fill[at], 0u);
+    if (c.stuck) count_add(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
     one_run = out.runs <= 1;
     first = out.first;
   }
@@ -216,7 +216,7 @@ __device__ __noinline__ void large_requests(const KernelArgs a, const GallatinVi
   for (unsigned r = 0; r < a.per_thread; ++r) {
     gallatin::Counts c;
     const std::uint64_t offset = Big::malloc(v.st, route, slot, c);
-    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    if (c.stuck) count_add(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
     const std::uint64_t unit = offset == gallatin::kNoBlock ? kFailed : offset / kGallatinUnitBytes;
     if constexpr (kCounters) {
       record_request<kCounters>(a, r, i, unit, c.attempts, c.restarts + c.veb.restarts,
@@ -277,8 +277,8 @@ __global__ void gallatin_free_kernel(KernelArgs a, GallatinView v) {
     gallatin::Counts c;
     Big::free_segments(st, s, k, c);
     if (load_word(&v.words->counting)) {
-      atomicAdd(&v.words->free_counts[1], static_cast<unsigned long long>(c.segments_returned));
-      atomicAdd(&v.words->free_counts[2], static_cast<unsigned long long>(c.all_atomics()));
+      count_add(&v.words->free_counts[1], static_cast<unsigned long long>(c.segments_returned));
+      count_add(&v.words->free_counts[2], static_cast<unsigned long long>(c.all_atomics()));
     }
     return;
   }
@@ -288,11 +288,11 @@ __global__ void gallatin_free_kernel(KernelArgs a, GallatinView v) {
   gallatin::Counts c;
   if (lane_id() == static_cast<unsigned>(__ffs(team) - 1)) {
     Op::add_frees(st, id, k, __popc(team), c);
-    if (c.stuck) atomicAdd(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
+    if (c.stuck) count_add(&v.words->stuck, static_cast<unsigned long long>(c.stuck));
     if (load_word(&v.words->counting)) {
       const unsigned long long n[] = {c.blocks_returned, c.segments_returned, c.all_atomics()};
       for (unsigned j = 0; j < 3; ++j)
-        if (n[j]) atomicAdd(&v.words->free_counts[j], n[j]);
+        if (n[j]) count_add(&v.words->free_counts[j], n[j]);
     }
   }
 }

@@ -16,7 +16,7 @@ struct DirectTake {
   unsigned long long* next;  // the counter of pages handed out
   std::uint64_t pages;
   __device__ std::uint32_t take_page() const {
-    const unsigned long long page = atomicAdd(next, 1ull);
+    const unsigned long long page = atomic_add_word(next, 1ull);
     return page < pages ? static_cast<std::uint32_t>(page) : join::kNoPage;
   }
 };

@@ -19,6 +19,7 @@
 
 #include "alloclab/core/median.hpp"
 #include "alloclab/gpu/join.hpp"
+#include "common.cuh"
 #include "device.cuh"
 #include "join_workspace.cuh"
 #include "warp.cuh"
@@ -42,7 +43,7 @@ struct TimedTake {
     cycles += static_cast<unsigned long long>(clock64() - start);
     ++calls;
     if (page == join::kNoPage)
-      atomicExch(&counters->out_of_memory, 1u);
+      atomic_exch_word(&counters->out_of_memory, 1u);
     else
       ++taken;
     return page;
@@ -51,7 +52,7 @@ struct TimedTake {
 
 __device__ __forceinline__ void add_over_warp(unsigned long long* total, unsigned long long v) {
   for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
-  if (lane_id() == 0 && v != 0) atomicAdd(total, v);
+  if (lane_id() == 0 && v != 0) count_add(total, v);
 }
 
 template <class OutDevice>
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(kProbeBlock) build_probe_kernel(ProbeArgs a, O
   for (std::uint32_t i = a.r_offsets[p] + threadIdx.x; i < a.r_offsets[p + 1]; i += kProbeBlock) {
     const uint2 r = a.r[i];
     std::uint32_t slot = join::hash_slot(r.x, a.bits);
-    while (atomicCAS(&keys[slot], join::kEmptyKey, r.x) != join::kEmptyKey)
+    while (atomic_cas_word(&keys[slot], join::kEmptyKey, r.x) != join::kEmptyKey)
       slot = (slot + 1) & (join::kHashSlots - 1);
     values[slot] = r.y;
   }

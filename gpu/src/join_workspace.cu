@@ -27,11 +27,11 @@ __global__ void __launch_bounds__(kPartitionBlock)
   const std::uint64_t first = blockIdx.x * kPartitionChunk;
   for (unsigned k = 0; k < kItemsPerThread; ++k) {
     const std::uint64_t i = first + k * std::uint64_t{kPartitionBlock} + threadIdx.x;
-    if (i < n) atomicAdd(&local[join::partition_of(in[i].x, bits)], 1u);
+    if (i < n) count_add(&local[join::partition_of(in[i].x, bits)], 1u);
   }
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < partitions; b += blockDim.x)
-    if (local[b] != 0) atomicAdd(&hist[b], local[b]);
+    if (local[b] != 0) count_add(&hist[b], local[b]);
 }
 
 // Each block ranks its tuples within their partitions in shared memory, reserves one run per
@@ -49,12 +49,12 @@ __global__ void __launch_bounds__(kPartitionBlock)
     const std::uint64_t i = first + k * std::uint64_t{kPartitionBlock} + threadIdx.x;
     if (i < n) {
       tuple[k] = in[i];
-      rank[k] = atomicAdd(&local[join::partition_of(tuple[k].x, bits)], 1u);
+      rank[k] = atomic_add_word(&local[join::partition_of(tuple[k].x, bits)], 1u);
     }
   }
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < partitions; b += blockDim.x)
-    if (local[b] != 0) local[b] = atomicAdd(&cursor[b], local[b]);
+    if (local[b] != 0) local[b] = atomic_add_word(&cursor[b], local[b]);
   __syncthreads();
   for (unsigned k = 0; k < kItemsPerThread; ++k) {
     const std::uint64_t i = first + k * std::uint64_t{kPartitionBlock} + threadIdx.x;
@@ -73,7 +73,7 @@ __global__ void tasks_kernel(const std::uint32_t* s_hist, std::uint32_t partitio
 
 __device__ void add_over_block(unsigned long long* total, unsigned long long v) {
   for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
-  if (lane_id() == 0 && v != 0) atomicAdd(total, v);
+  if (lane_id() == 0 && v != 0) count_add(total, v);
 }
 
 // One thread per probe thread: its chain of pages read back (core/join/pages.hpp).

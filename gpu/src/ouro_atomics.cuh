@@ -1,7 +1,8 @@
-// The atomics policy (core/ouroboros/host_atomics.hpp describes the contract) of the Ouroboros
-// step machines on the device: the word atomics of common.cuh (atomicAdd / atomicCAS / atomicExch /
-// atomicOr / atomicAnd / atomicMax on 32- and 64-bit words, and __threadfence) and its L2 read
-// (ld.cg, past the non-coherent L1).
+// The atomics policy (core/ouroboros/host_atomics.hpp describes the contract) of the step machines
+// on the device (Ouroboros, Gallatin, DynaSOAr, BitmapAlloc): the word atomics of common.cuh
+// (cuda::atomic_ref, device scope, relaxed, on 32- and 64-bit words), its relaxed atomic load, and
+// the fences: fence() sequentially consistent (a grower's writes before its later reads and
+// writes), fence_release / fence_acquire the two sides of a publication (docs/memory-order.md).
 #pragma once
 
 #include "common.cuh"
@@ -37,7 +38,9 @@ struct DeviceAtomics {
   __device__ static T fetch_max(T& w, T v) {
     return atomic_max_word(&w, v);
   }
-  __device__ static void fence() { __threadfence(); }
+  __device__ static void fence() { fence_sc_device(); }
+  __device__ static void fence_release() { fence_release_device(); }
+  __device__ static void fence_acquire() { fence_acquire_device(); }
 };
 
 }  // namespace alloclab::gpu::detail

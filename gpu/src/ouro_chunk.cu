@@ -128,7 +128,7 @@ __global__ void ouro_chunk_free_kernel(KernelArgs a, OuroChunkView<Layout> v) {
   ChunkCounts own;
   const auto r =
       ouro::chunk_free_page<DeviceAtomics, Layout>(v.q, chunk, page, own, BackOffOrGiveUp{v.stuck});
-  if (r == ouro::ChunkFreeOutcome::double_free) atomicAdd(v.stuck, 1ull);
+  if (r == ouro::ChunkFreeOutcome::double_free) count_add(v.stuck, 1ull);
 }
 
 // Per class: [0] free pages on live chunks, [1] pages in use on them; [2] chunks whose count
@@ -147,10 +147,10 @@ __global__ void verify_chunks_kernel(ChunkQueues q, std::uint64_t chunks,
   std::int64_t bits = 0;
   for (unsigned w = 0; w < ouro::mask_words(k); ++w) bits += __popcll(m.bits[w]);
   unsigned long long* t = tally + k * kTallies;
-  atomicAdd(t + 0, static_cast<unsigned long long>(free_pages));
-  atomicAdd(t + 1, static_cast<unsigned long long>(ouro::pages_per_chunk(k) - free_pages));
-  if (bits != free_pages) atomicAdd(t + 2, 1ull);
-  if (free_pages > 0 && !(m.flags & ouro::kChunkInQueue)) atomicAdd(t + 3, 1ull);
+  count_add(t + 0, static_cast<unsigned long long>(free_pages));
+  count_add(t + 1, static_cast<unsigned long long>(ouro::pages_per_chunk(k) - free_pages));
+  if (bits != free_pages) count_add(t + 2, 1ull);
+  if (free_pages > 0 && !(m.flags & ouro::kChunkInQueue)) count_add(t + 3, 1ull);
 }
 
 template <class Layout>

@@ -27,7 +27,7 @@ struct BackOffOrGiveUp {
   unsigned long long* stuck;
   __device__ bool operator()(std::uint64_t spins) const {
     if (spins >= kOuroStuckSpins) {
-      atomicAdd(stuck, 1ull);
+      count_add(stuck, 1ull);
       return false;
     }
     spin_back_off(static_cast<std::uint32_t>(spins));

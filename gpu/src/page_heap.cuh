@@ -32,8 +32,10 @@
 //    re-probe the pages its earlier calls took (which would cost steps and, once a thread held
 //    max_steps pages, fail spuriously). Results are therefore not reproducible run to run; the
 //    allocation kernels (rw.cu, ...) keep the contract's streams from k = 0.
-//  * free makes the freeing thread's writes visible (__threadfence) before the pages can be
-//    handed out again, and ignores nullptr. A pointer not handed out by this heap, or freed twice,
+//  * The hand-over is ordered (docs/memory-order.md): free issues a release fence (device scope)
+//    before the atomic that gives the pages back, malloc an acquire fence after the claim that
+//    found them, so the freeing thread's writes happen before the next owner's accesses, on any
+//    two SMs; free ignores nullptr. A pointer not handed out by this heap, or freed twice,
 //    is undefined behaviour; where it can be seen (outside the arena, not at a page start, or,
 //    for RW_malloc, not the start of a live run) free asserts in debug builds and ignores it
 //    otherwise.
@@ -146,7 +148,9 @@ struct PageHeap {
       } else {
         got = api.malloc_page();
       }
-      return got.page == kFailed ? nullptr : arena + got.page * page_bytes;
+      if (got.page == kFailed) return nullptr;
+      fence_acquire_device();  // the previous owner's writes (its free's release) before ours
+      return arena + got.page * page_bytes;
     }
   }
 
@@ -164,10 +168,10 @@ struct PageHeap {
       assert(n != 0);                               // a live run starts here
       if (n == 0) return;
       run_pages[page] = 0;
-      __threadfence();  // the cleared entry and the object's last writes before the pages
+      fence_release_device();  // the cleared entry and the object's last writes before the pages
       api.free_pages(page, n);
     } else {
-      __threadfence();  // the object's last writes before the page can be handed out again
+      fence_release_device();  // the object's last writes before the page is handed out again
       api.free_page(page);
     }
   }
@@ -196,6 +200,7 @@ struct PageHeap {
       pending &= ~__ballot_sync(group, asking);
     }
     if (mine.page == kFailed) return nullptr;
+    fence_acquire_device();  // the previous owner's writes (its free's release) before ours
     run_pages[mine.page] = static_cast<std::uint8_t>(n);
     return arena + mine.page * page_bytes;
   }

@@ -24,7 +24,7 @@ struct QueueDevice {
   // served k-th waited for k tickets.
   __device__ __forceinline__ PageRequest malloc_page() const {
     const unsigned long long tail = __ldcg(&pool.head[QueueView::kTail]);
-    const unsigned long long ticket = atomicAdd(&pool.head[QueueView::kHead], 1ull);
+    const unsigned long long ticket = atomic_add_word(&pool.head[QueueView::kHead], 1ull);
     // The first failure happens only once all tickets below the tail are drawn, so a returned
     // ticket is never one a later request could be served by; after the launch head =
     // min(tail, tickets drawn), and pages freed at the tail stay reachable.
@@ -33,7 +33,7 @@ struct QueueDevice {
     if (ticket < tail) {
       r.page = pool.ring[ticket % A];
     } else {
-      atomicAdd(&pool.head[QueueView::kHead], ~0ull);
+      count_add(&pool.head[QueueView::kHead], ~0ull);
       r.atomics = 2;
     }
     r.steps = static_cast<std::uint32_t>(ticket - __ldcg(&pool.head[QueueView::kBase]) + 1);
@@ -41,7 +41,7 @@ struct QueueDevice {
   }
 
   __device__ __forceinline__ void free_page(std::uint64_t page) const {
-    const unsigned long long t = atomicAdd(&pool.head[QueueView::kTail], 1ull);
+    const unsigned long long t = atomic_add_word(&pool.head[QueueView::kTail], 1ull);
     pool.ring[t % A] = static_cast<std::uint32_t>(page);
   }
 };

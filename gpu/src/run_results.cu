@@ -48,18 +48,18 @@ __global__ void stats_kernel(const std::uint32_t* steps, const std::uint32_t* co
   const unsigned long long bw = Reduce(t4).Sum(wm);
   const unsigned int bm = ReduceMax(t5).Reduce(mx, ::cuda::maximum<>{});
   if (threadIdx.x == 0) {
-    atomicAdd(&out->steps_sum, bs);
-    atomicAdd(&out->collisions, bc);
-    atomicAdd(&out->taken, bt);
-    atomicAdd(&out->warp_max_sum, bw);
-    atomicMax(&out->steps_max, bm);
+    count_add(&out->steps_sum, bs);
+    count_add(&out->collisions, bc);
+    count_add(&out->taken, bt);
+    count_add(&out->warp_max_sum, bw);
+    count_max(&out->steps_max, bm);
   }
 }
 
 __global__ void count_taken_kernel(const std::uint64_t* page, std::uint64_t n,
                                    unsigned long long* taken) {
   const std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (i < n && page[i] != kFailed) atomicAdd(taken, 1ull);
+  if (i < n && page[i] != kFailed) count_add(taken, 1ull);
 }
 
 // Over the sorted first pages (or addresses): ranges [x, x + len) must be disjoint. For page ids
@@ -81,7 +81,7 @@ __global__ void range_kernel(const std::uint64_t* sorted, std::uint64_t n, std::
         if (!initially_free(pi, p, A)) ++bad;
     }
   }
-  if (bad) atomicAdd(errors, bad);
+  if (bad) count_add(errors, bad);
 }
 
 template <typename Key>

@@ -30,7 +30,7 @@ struct RwDevice {
       const std::uint32_t bit = 1u << (p % 32);
       if (load_word(&bitmap[p / 32]) & bit) continue;
       ++r.atomics;  // every atomicOr either wins (once) or is lost
-      if (!(atomicOr(&bitmap[p / 32], bit) & bit)) {
+      if (!(atomic_or_word(&bitmap[p / 32], bit) & bit)) {
         r.page = p;
         break;
       }

@@ -41,7 +41,7 @@ __device__ __forceinline__ void for_pattern_bytes(std::uint64_t bytes, F f) {
 }
 
 __device__ __forceinline__ void add_to(unsigned long long* total, unsigned long long x) {
-  if (x) atomicAdd(total, x);
+  if (x) count_add(total, x);
 }
 
 __global__ void adopt_kernel(ObjectsView v, const std::uint64_t* result, const std::uint8_t* active,
@@ -84,11 +84,11 @@ __global__ void census_kernel(ObjectsView v, std::uint64_t pool_first, std::uint
   const std::uint64_t i = slot_index();
   if (i >= v.count || v.where[i] == kFailed) return;
   const std::uint64_t x = v.where[i];
-  atomicAdd(&t->live, 1ull);
-  atomicAdd(&t->live_bytes, static_cast<unsigned long long>(v.bytes[i]));
-  if (v.pages) atomicAdd(&t->live_pages, static_cast<unsigned long long>(v.pages[i]));
-  atomicMin(&t->lowest, static_cast<unsigned long long>(x));
-  atomicMax(&t->highest_end, static_cast<unsigned long long>(x + v.bytes[i]));
+  count_add(&t->live, 1ull);
+  count_add(&t->live_bytes, static_cast<unsigned long long>(v.bytes[i]));
+  if (v.pages) count_add(&t->live_pages, static_cast<unsigned long long>(v.pages[i]));
+  count_min(&t->lowest, static_cast<unsigned long long>(x));
+  count_max(&t->highest_end, static_cast<unsigned long long>(x + v.bytes[i]));
   const std::uint64_t at = x - pool_first;  // wraps for x below the pool: outside either way
   const bool outside = pool_bytes && (at >= pool_bytes || extent(v, i) > pool_bytes - at);
   const bool misaligned = alignment && x % alignment != 0;
@@ -109,8 +109,8 @@ __global__ void neighbour_overlaps_kernel(ObjectsView v, const std::uint64_t* be
   const std::uint64_t i = slot_index();
   if (i + 1 >= n || begin[i + 1] == kFailed) return;
   if (begin[i] + extent(v, slot[i]) <= begin[i + 1]) return;
-  atomicAdd(bad, 1ull);
-  atomicMin(first, static_cast<unsigned long long>(i));
+  count_add(bad, 1ull);
+  count_min(first, static_cast<unsigned long long>(i));
 }
 
 __global__ void take_for_free_kernel(ObjectsView v, const std::uint8_t* victims, std::uint64_t* out,

@@ -55,7 +55,7 @@ __global__ void broken_patterns_kernel(const std::uint64_t* address, const std::
   const auto* p = reinterpret_cast<const unsigned char*>(address[slot]);
   bool ok = true;
   for (std::uint64_t b = 0; b < bytes[slot]; ++b) ok = ok && p[b] == pattern_byte(slot, b);
-  if (!ok) atomicAdd(broken, 1ull);
+  if (!ok) detail::count_add(broken, 1ull);
 }
 
 // Every thread frees its pointers in reverse call order, nulls included; odd threads first sleep

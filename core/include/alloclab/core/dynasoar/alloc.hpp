@@ -144,6 +144,8 @@ class AllocOp {
         return BitStatus::spinning;
       }
       case AllocPhase::init_type:
+        // The block's previous life (a deleter's release before its free bit) before its set-up.
+        Atomics::fence_acquire();
         ++c.block_stores;
         Atomics::exchange(h.types[bid_], static_cast<std::uint32_t>(n_));
         Atomics::fence();  // the type is seen before the free slots (Alg. 8 l.2)
@@ -197,6 +199,9 @@ class AllocOp {
           return BitStatus::spinning;
         }
         full_ = (before | got_) == kAllOnes;
+        // The block's set-up (init_type's fence before its slots) and the slots' previous
+        // objects (their frees' releases) before the type read and the caller's use.
+        Atomics::fence_acquire();
         phase_ = AllocPhase::load_type;
         return BitStatus::running;
       }

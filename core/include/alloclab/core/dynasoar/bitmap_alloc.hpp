@@ -38,6 +38,9 @@ class BitmapAllocOp {
     if (s != BitStatus::done) return s;
     if (claim_.result() != kNoBit) {
       result_ = claim_.result();
+      // The slot's previous owner's bytes (its free's release before the bit was set) before
+      // the caller uses it.
+      Atomics::fence_acquire();
       done_ = true;
       return BitStatus::done;
     }

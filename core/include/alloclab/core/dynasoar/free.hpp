@@ -54,6 +54,8 @@ class DeallocOp {
       case FreePhase::and_slot: {
         const std::uint64_t mask = std::uint64_t{1} << slot_;
         ++c.block_atomics;
+        // The object's last bytes before its slot is free (a reserve's acquire pairs with it).
+        Atomics::fence_release();
         const std::uint64_t before = Atomics::fetch_and(word, ~mask);
         if ((before & mask) == 0) {
           double_free_ = true;  // Alg. 7 l.4's precondition broken
@@ -85,6 +87,10 @@ class DeallocOp {
         if (inv_before_ == preset_) {  // every valid slot was ours
           ++c.invalidated;
           deleted_ = true;
+          // Every freer's release (in the slot word's chain this OR read) before the block goes
+          // back to the free bitmap for any type: acquire theirs, release to the next owner.
+          Atomics::fence_acquire();
+          Atomics::fence_release();
           bit_ = BitOp<Atomics>(BitOpKind::clear, bid_);
           phase_ = FreePhase::del_active;
         } else {

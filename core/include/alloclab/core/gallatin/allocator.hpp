@@ -151,6 +151,9 @@ struct Ops {
   ALLOCLAB_HD static bool format_segment(const State& st, unsigned k, Counts& c) {
     const std::uint64_t s64 = V::lock_offset(st.segment_tree, 0, c.veb);
     if (s64 == kVebFail) return false;
+    // The segment's previous life (its frees, a large owner's bytes) before its insert into the
+    // segment tree (release there) is visible from here on.
+    Atomics::fence_acquire();
     const auto s = static_cast<std::uint32_t>(s64);
     const std::uint32_t n = st.g.blocks_per_segment(k);
     const std::uint32_t max = st.g.max_blocks();
@@ -169,7 +172,9 @@ struct Ops {
     store(st.tail[s], n, c);
     store(st.tree_id[s], k, c);
     // Published last: the gate opens. Added, not stored: a gate that found the segment closed
-    // may still owe its unit back (its undo then lands on n).
+    // may still owe its unit back (its undo then lands on n). The release fence orders the
+    // format's writes before it (a gate's acquire in get_block pairs with it).
+    Atomics::fence_release();
     init_add(st.available[s], n - kClosed, c);
     ++c.segments_formatted;
     settle(st, s, k, c);
@@ -185,6 +190,9 @@ struct Ops {
     // The slot may still hold the block of the previous lap: its taker has claimed the position
     // but not emptied it yet. Wait for it (never overwrite: that would lose a block).
     std::uint32_t& slot = st.ring[std::uint64_t{s} * st.g.max_blocks() + pos];
+    // The block's idle counter and its slices' last bytes before the ring slot that hands it
+    // over (get_block's acquire after its exchange pairs with it).
+    Atomics::fence_release();
     std::uint32_t w = 0;
     for (; w < kWaitBound && cas(slot, 0, b + 1, c) != 0; ++w) {
       ++c.restarts;
@@ -204,7 +212,10 @@ struct Ops {
     const std::uint32_t n = st.g.blocks_per_segment(k);
     if (now == 1) settle(st, s, k, c);
     if (now == n && st.return_segments && cas(st.available[s], n, kClosed, c) == n) {
-      // Every block is back and nobody can take one now: the segment is free again.
+      // Every block is back and nobody can take one now: the segment is free again. Its blocks'
+      // returns (each released before its add to the count this CAS read) before its insert.
+      Atomics::fence_acquire();
+      Atomics::fence_release();
       settle(st, s, k, c);
       store(st.tree_id[s], kNoTree, c);
       V::insert(st.segment_tree, s, c.veb);
@@ -245,7 +256,9 @@ struct Ops {
         settle(st, s, k, c);
         continue;
       }
-      // Holding a unit, the segment cannot close: its class is stable now.
+      // Holding a unit, the segment cannot close: its class is stable now. The acquire pairs with
+      // format_segment's release: its class, head and ring are the ones read below.
+      Atomics::fence_acquire();
       const std::uint32_t cls = load(st.tree_id[s], c);
       const std::uint32_t n = st.g.blocks_per_segment(cls);
       const std::uint32_t pos = add(st.head[s], 1, c) % n;
@@ -261,6 +274,7 @@ struct Ops {
         ++c.stuck;
         return kNoBlock;
       }
+      Atomics::fence_acquire();  // return_block's writes (and the slices' bytes) before its slot
       if (v == 1) settle(st, s, cls, c);  // took the last one: leave the block tree
       if (cls != k) {  // Alg. 2's stale-tree check: re-formatted since the search
         ++c.restarts;
@@ -271,6 +285,9 @@ struct Ops {
       store(st.free_ctr[id], 0, c);
       store(st.malloc_ctr[id], k << kClassShift, c);
       ++c.block_refills;
+      // The fresh counters before whatever publishes the block (a buffer slot's CAS or store; a
+      // team's acquire after reading the slot pairs with it).
+      Atomics::fence_release();
       return id;
     }
     ++c.stuck;
@@ -282,8 +299,12 @@ struct Ops {
   ALLOCLAB_HD static void add_frees(const State& st, std::uint64_t id, unsigned k, std::uint32_t n,
                                     Counts& c) {
     const std::uint32_t spb = st.g.slices_per_block;
+    Atomics::fence_release();  // the freed slices' last bytes before the count that frees them
     const std::uint32_t old = add(st.free_ctr[id], n, c);
     if (old < spb && old + n >= spb) {
+      // The last free of the block: every other freer's bytes (their releases, in the counter's
+      // chain of adds) before the block goes back.
+      Atomics::fence_acquire();
       const auto max = static_cast<std::uint64_t>(st.g.max_blocks());
       return_block(st, static_cast<std::uint32_t>(id / max), k,
                    static_cast<std::uint32_t>(id % max), c);
@@ -322,6 +343,8 @@ struct Ops {
         b = fresh;
       }
       const std::uint64_t id = b - 1;
+      // The block's fresh counters (get_block's release before the slot's CAS) before its use.
+      Atomics::fence_acquire();
       const std::uint32_t old = add(st.malloc_ctr[id], remaining, c);  // the team's one atomic
       if ((old >> kClassShift) != k) {
         // The block went back after this team read the slot (idle: nothing taken) and maybe

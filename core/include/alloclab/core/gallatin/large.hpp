@@ -128,6 +128,7 @@ struct Large {
         b = fresh;
       }
       const std::uint64_t id = b - 1;
+      Atomics::fence_acquire();  // as Ops::malloc_team: the block's counters before its use
       const std::uint32_t old = O::add(st.malloc_ctr[id], m, c);  // the request's one atomic
       const std::uint32_t at = old & kCountMask;
       if ((old >> kClassShift) != k) {  // the block went back since the read (Ops::malloc_team)
@@ -220,6 +221,7 @@ struct Large {
                                         Counts& c) {
     const std::uint32_t m = head - kSizeClasses;
     for (std::uint32_t j = 0; j < m; ++j) O::store(st.tree_id[s + j], kNoTree, c);
+    Atomics::fence_release();  // the owner's bytes and the class words before the tree says free
     for (std::uint32_t j = 0; j < m; ++j) V::insert(st.segment_tree, s + j, c.veb);
     c.segments_returned += m;
   }
@@ -272,6 +274,7 @@ struct Large {
       std::uint32_t got = 0;
       while (got < m && V::remove(t, top - got, c.veb)) ++got;
       if (got == m) {
+        Atomics::fence_acquire();  // the run's previous owners (free_segments' release)
         const auto first = static_cast<std::uint32_t>(top + 1 - m);
         for (std::uint32_t j = 1; j < m; ++j) O::store(st.tree_id[first + j], kLargeTail, c);
         O::store(st.tree_id[first], kSizeClasses + m, c);

@@ -23,6 +23,8 @@ ALLOCLAB_HD ChunkFreeOutcome chunk_free_page(const ChunkQueues& q, std::uint32_t
   const std::uint32_t pages = pages_per_chunk(k);
   ChunkMeta& m = q.meta[chunk];
   const std::uint64_t bit = std::uint64_t{1} << (page % 64);
+  // The page's last user's writes before its bit says free (the taker's acquire pairs with it).
+  Atomics::fence_release();
   if (M::fetch_or(m.bits[page / 64], bit, c.ops) & bit) return ChunkFreeOutcome::double_free;
   const std::uint64_t old = M::add(m.state, kStateGiveOne, c.ops);
   const std::uint32_t epoch = state_epoch(old);

@@ -210,6 +210,9 @@ class ChunkTakeOp {
           return OpStatus::running;
         }
         page_ = word_ * 64 + bit;
+        // The page's bit was set by its free (after that free's release fence) or by the chunk's
+        // reserve (after its fence): what they wrote before is visible from here on.
+        Atomics::fence_acquire();
         return taken(c);
       }
       case TakePhase::publish: {

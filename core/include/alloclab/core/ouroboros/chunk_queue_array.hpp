@@ -86,6 +86,7 @@ struct ChunkArray {
         }
         case Phase::check: {
           const std::uint64_t first = M::load(v.meta[chunk_].virtual_start, c.ops);
+          Atomics::fence_acquire();  // the chunk's reset before its start (queue_chunk.hpp)
           if (first != entry_chunk_first(position_)) {
             if (use_ == EntryUse::write || use_ == EntryUse::pop) {
               phase_ = Phase::ref;  // a lap earlier's, still in use: wait for ours

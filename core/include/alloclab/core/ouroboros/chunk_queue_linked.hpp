@@ -92,6 +92,7 @@ struct ChunkLinked {
           return OpStatus::running;
         case Phase::check: {
           first_ = M::load(v.meta[chunk_].virtual_start, c.ops);
+          Atomics::fence_acquire();  // the chunk's reset before its start (queue_chunk.hpp)
           if (first_ > position_) {
             // Reclaimed and reused since the pointer or link was read, or back has moved past
             // this write's chunk: a write walks from front; others find nothing or start again.

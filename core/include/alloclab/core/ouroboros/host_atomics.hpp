@@ -13,6 +13,16 @@
 //   static void fence();                          // orders this thread's earlier memory
 //                                                 // operations before its later ones for every
 //                                                 // observer (a grower publishing a chunk)
+//   static void fence_release();                  // release fence: this thread's earlier memory
+//                                                 // operations happen before whatever another
+//                                                 // thread does after an acquire that reads one
+//                                                 // of this thread's later atomic writes (a
+//                                                 // free before the RMW that gives a block back)
+//   static void fence_acquire();                  // acquire fence: pairs with a release (fence)
+//                                                 // whose atomic write this thread's earlier
+//                                                 // atomic read saw (a claim before the block's
+//                                                 // metadata or bytes are used)
+// docs/memory-order.md lists where the step machines call the two and why.
 // Subtraction is fetch_add of the two's complement, as the GPU code does it.
 //
 // This header is host only (it includes <atomic>); the primitives themselves do not include it.
@@ -71,6 +81,10 @@ struct HostAtomics {
   // Every operation above is sequentially consistent, which already orders a thread's earlier
   // operations before its later ones (and ThreadSanitizer does not model a standalone fence).
   static void fence() {}
+  // The same holds for the ordered fences: a sequentially consistent operation is both a release
+  // and an acquire, so they add nothing here.
+  static void fence_release() {}
+  static void fence_acquire() {}
 };
 #endif
 
@@ -131,6 +145,10 @@ struct CountingAtomics {
     return Inner::fetch_max(w, v);
   }
   static void fence() { Inner::fence(); }
+  // Not counted, as fence() is not: a fence is no shared-memory access (the step counts stay the
+  // paper's).
+  static void fence_release() { Inner::fence_release(); }
+  static void fence_acquire() { Inner::fence_acquire(); }
 };
 
 }  // namespace alloclab::ouro

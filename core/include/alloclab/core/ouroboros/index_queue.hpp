@@ -108,6 +108,9 @@ class EnqueueOp {
       case EnqueuePhase::write: {
         ++memory_ops_;
         std::uint32_t& slot = q.slots[position_ % q.size];
+        // What the enqueuer wrote for the index (a page's last bytes, a chunk's set-up) before
+        // the slot that hands it over; the dequeuer's acquire pairs with it.
+        Atomics::fence_release();
         if (Atomics::cas(slot, kDeletionMarker, index_) != kDeletionMarker) {  // line 6
           ++spins_;
           return QueueStatus::spinning;
@@ -175,6 +178,7 @@ class DequeueOp {
           ++spins_;
           return QueueStatus::spinning;
         }
+        Atomics::fence_acquire();  // the enqueuer's writes for this index (its release above)
         return finish(QueueOutcome::ok);
       }
       case DequeuePhase::done:

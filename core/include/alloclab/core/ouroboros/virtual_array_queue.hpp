@@ -116,6 +116,7 @@ class VaSlotOp {
           phase_ = VaPhase::locate;  // the chunk of a lap earlier: wait for ours
           return count_spin(c);
         }
+        Atomics::fence_acquire();  // the chunk's reset before its start (queue_chunk.hpp)
         phase_ = locate_only_ ? VaPhase::done : VaPhase::slot;
         return locate_only_ ? OpStatus::done : OpStatus::running;
       case VaPhase::slot: {

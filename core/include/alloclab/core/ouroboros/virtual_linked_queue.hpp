@@ -133,6 +133,7 @@ class VlSlotOp {
         return OpStatus::running;
       case VlPhase::check: {
         const std::uint64_t s = M::load(st.meta[chunk_].virtual_start, c);
+        Atomics::fence_acquire();  // the chunk's reset before its start (queue_chunk.hpp)
         const std::uint64_t first = s & ((std::uint64_t{1} << 56) - 1);
         if ((s >> 56) != k || first > position_) {
           phase_ = VlPhase::load;  // reclaimed and reused since the pointer was read
