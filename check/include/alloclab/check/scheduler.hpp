@@ -167,7 +167,10 @@ struct CheckAtomics {
   static T fetch_max(T& w, T v) {
     return rmw(w, [v](T o) { return o < v ? v : o; });
   }
+  // Sequential consistency at every access (docs/checking.md): fences order nothing more.
   static void fence() {}
+  static void fence_release() {}
+  static void fence_acquire() {}
 };
 
 // A broken policy for the checker's own tests (and `--inject torn-rmw`): every read-modify-write
@@ -209,7 +212,10 @@ struct TornRmwAtomics {
   static T fetch_max(T& w, T v) {
     return rmw(w, [v](T o) { return o < v ? v : o; });
   }
+  // Sequential consistency at every access (docs/checking.md): fences order nothing more.
   static void fence() {}
+  static void fence_release() {}
+  static void fence_acquire() {}
 };
 
 // Steps a machine to its end on a checker thread: step() returns the machine's status (any enum

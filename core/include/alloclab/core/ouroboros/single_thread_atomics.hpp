@@ -52,7 +52,10 @@ struct SingleThreadAtomics {
     if (old < v) w = v;
     return old;
   }
+  // One thread: nothing to order.
   static void fence() {}
+  static void fence_release() {}
+  static void fence_acquire() {}
 };
 
 }  // namespace alloclab::ouro
