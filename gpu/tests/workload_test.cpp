@@ -28,6 +28,11 @@ namespace {
 WorkloadOptions heap_options() {
   WorkloadOptions o;
   o.heap_bytes = std::uint64_t{1} << 31;
+  // gg-ualloc, gg-malloc: one arena. Their default, one arena per SM as the paper has, leaves
+  // most arenas of these 1 MiB pools (four 256 KB chunks) without a chunk, and a request of such
+  // an arena fails while another holds room (no stealing: studies/gelado-garland/speed.md, tested
+  // in gg_ualloc_gpu_test.cpp); the contract here is about bytes, not arenas.
+  o.arenas = 1;
   return o;
 }
 
