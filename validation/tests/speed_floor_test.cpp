@@ -49,7 +49,7 @@ TEST_CASE("judge_speed_miss: more than 2x above the floor is not reproduced, wit
   CHECK(contains(gg.text, "implementation 23× above"));
 }
 
-TEST_CASE("judge_speed_miss: within 2x of the floor does not hold; 2x exactly is near") {
+TEST_CASE("judge_speed_miss: within 2x of the floor does not hold (2x exactly is near)") {
   const FloorVerdict near = judge_speed_miss(floor_point("a", 0.3, 10.0, 1e6, kRate, "", "r"));
   CHECK(near.judgement == Judgement::does_not_hold);
   CHECK(near.factor == Approx(1.5));
@@ -61,7 +61,7 @@ TEST_CASE("judge_speed_miss: within 2x of the floor does not hold; 2x exactly is
         Judgement::not_reproduced);
 }
 
-TEST_CASE("judge_speed_miss: the worst point decides; a point without a floor is named") {
+TEST_CASE("judge_speed_miss: the worst point decides (a point without a floor is named)") {
   std::vector<FloorPoint> ps{floor_point("8 B", 0.3, 10.0, 1e6, kRate, "", "r"),    // 1.5x
                              floor_point("64 B", 2.0, 10.0, 1e6, kRate, "", "r")};  // 10x
   FloorVerdict v = judge_speed_miss(ps);
