@@ -28,8 +28,8 @@ class DynasoarProgram final : public ScriptProgram {
     for (const auto& op : c.ops)
       if (op.alloc && (op.size > kMaxTypePages || op.size > c.pool))
         throw std::invalid_argument("--ops: dynasoar's types are 1 .. 64 pages and fit the pool (" +
-                                    std::to_string(c.pool) + " pages); got alloc:" +
-                                    std::to_string(op.size));
+                                    std::to_string(c.pool) +
+                                    " pages); got alloc:" + std::to_string(op.size));
     initial_ = {storage_.free_words, storage_.type_words, storage_.slots, storage_.types};
   }
   static std::uint64_t pool_pages(std::uint64_t pool) {
@@ -75,8 +75,8 @@ class DynasoarProgram final : public ScriptProgram {
     if (auto i = in(storage_.type_words); i != none) {
       const std::uint64_t per = hb_total_words(storage_.heap.blocks);
       const std::uint64_t m = i / per;
-      return std::string(m % 2 ? "active[" : "allocated[") + std::to_string(m / 2 + 1) +
-             "] word " + std::to_string(i % per);
+      return std::string(m % 2 ? "active[" : "allocated[") + std::to_string(m / 2 + 1) + "] word " +
+             std::to_string(i % per);
     }
     if (auto i = in(storage_.slots); i != none) return "block " + std::to_string(i) + " bitmap";
     if (auto i = in(storage_.types); i != none) return "block " + std::to_string(i) + " type";
@@ -101,8 +101,7 @@ class DynasoarProgram final : public ScriptProgram {
       const BitStatus s = op.step(storage_.heap, counts);
       if (op.pending()) {
         const unsigned slot = bits::count_trailing_zeros(op.pending_mask());
-        got = Block{static_cast<std::int64_t>(slot_first_page(op.pending_block(), slot, n)),
-                    size};
+        got = Block{static_cast<std::int64_t>(slot_first_page(op.pending_block(), slot, n)), size};
         op.take();
       }
       // A round that ended empty (back at the top) moves the give-up count: progress towards

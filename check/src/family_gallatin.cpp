@@ -139,8 +139,8 @@ class GallatinProgram final : public ScriptProgram {
   };
   Snapshot snapshot() const {
     const StateStorage& s = storage_;
-    return {s.segment_words, s.block_words[0], s.tree_id, s.available, s.head, s.tail, s.ring,
-            s.malloc_ctr, s.free_ctr, s.buffer};
+    return {s.segment_words, s.block_words[0], s.tree_id,    s.available, s.head,
+            s.tail,          s.ring,           s.malloc_ctr, s.free_ctr,  s.buffer};
   }
   // In place: the words keep their addresses (the explorer's dependence relation).
   void restore(const Snapshot& x) {

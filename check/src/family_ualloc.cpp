@@ -23,14 +23,15 @@ namespace {
 
 using namespace alloclab::gelado;
 
-constexpr std::uint32_t kChunkOrder = 6;        // 64 bins, alloclab's default
+constexpr std::uint32_t kChunkOrder = 6;  // 64 bins, alloclab's default
 constexpr std::uint32_t kBins = 1u << kChunkOrder;
-constexpr std::uint32_t kPartialBin = 2;         // the listed bin with r free slots
-constexpr std::uint32_t kFirstFreeBin = 3;       // then the q free bins
+constexpr std::uint32_t kPartialBin = 2;                // the listed bin with r free slots
+constexpr std::uint32_t kFirstFreeBin = 3;              // then the q free bins
 constexpr std::uint64_t kUnitBytes = kUAllocUnitBytes;  // the overlap check counts 8 B units
 
 std::uint32_t class_of_units(std::uint64_t n) {
-  return ualloc_class_of(static_cast<std::uint32_t>(ualloc_request_bytes(static_cast<std::uint32_t>(n))));
+  return ualloc_class_of(
+      static_cast<std::uint32_t>(ualloc_request_bytes(static_cast<std::uint32_t>(n))));
 }
 
 template <class A>
@@ -42,13 +43,16 @@ class UAllocProgram final : public ScriptProgram {
     for (const auto& op : c.ops) {
       if (!op.alloc) continue;
       if (op.size > kUAllocMaxBytes / kUnitBytes)
-        throw std::invalid_argument("--ops: gg-ualloc serves 1 .. 128 units of 8 B (1 KB); got "
-                                    "alloc:" + std::to_string(op.size));
+        throw std::invalid_argument(
+            "--ops: gg-ualloc serves 1 .. 128 units of 8 B (1 KB); got "
+            "alloc:" +
+            std::to_string(op.size));
       const std::uint32_t k = class_of_units(op.size);
       if (any && k != class_)
         throw std::invalid_argument(
             "--ops: gg-ualloc's case is one size class (its pool is that class's slots); "
-            "alloc:" + std::to_string(op.size) + " is another class");
+            "alloc:" +
+            std::to_string(op.size) + " is another class");
       class_ = k;
       any = true;
     }
@@ -62,7 +66,9 @@ class UAllocProgram final : public ScriptProgram {
     free_bins_ = static_cast<std::uint32_t>(q);
     partial_ = static_cast<std::uint32_t>(r);
   }
-  std::uint64_t capacity() const override { return (std::uint64_t{kBins} * kUAllocBinBytes) / kUnitBytes; }
+  std::uint64_t capacity() const override {
+    return (std::uint64_t{kBins} * kUAllocBinBytes) / kUnitBytes;
+  }
   // One class: a sequential UAlloc serves while any of the P slots is neither held nor being
   // taken (a free slot is in a listed bin, or its bin is free and a grower takes it).
   bool could_serve(const std::vector<Block>& occupied, std::uint64_t) const override {
@@ -75,16 +81,15 @@ class UAllocProgram final : public ScriptProgram {
     std::string d = "sem C=" + std::to_string(s.count) + " E=" + std::to_string(s.expected) +
                     " R=" + std::to_string(s.reserved) + " list:";
     std::size_t n = 0;
-    for (std::uint32_t g = v.heads[li]; g != kNoBin && n < kBins; g = v.bin_next[g], ++n)
-    {
+    for (std::uint32_t g = v.heads[li]; g != kNoBin && n < kBins; g = v.bin_next[g], ++n) {
       d += ' ';
       d += std::to_string(g);
       d += '(';
       d += std::to_string(bin_count(v.bin_count[g]));
       d += ')';
     }
-    d += " chunk free bins: " +
-         std::to_string(64 - bits::popcount(v.chunk_bins[0])) + (v.chunk_heads[0] == kNoBin ? " (off list)" : "");
+    d += " chunk free bins: " + std::to_string(64 - bits::popcount(v.chunk_bins[0])) +
+         (v.chunk_heads[0] == kNoBin ? " (off list)" : "");
     d += " epoch=" + std::to_string(v.rcu_epoch[0]) +
          " readers=" + std::to_string(v.rcu_readers[0]) + "," + std::to_string(v.rcu_readers[1]);
     return d;
@@ -102,20 +107,29 @@ class UAllocProgram final : public ScriptProgram {
     if (in(s.chunk_heads) != ~std::uintptr_t{0}) return "chunk list head";
     if (in(s.chunk_locks) != ~std::uintptr_t{0}) return "chunk mutex";
     if (in(s.rcu_epoch) != ~std::uintptr_t{0}) return "rcu epoch";
-    if (auto i = in(s.rcu_readers); i != ~std::uintptr_t{0}) return "rcu readers[" + std::to_string(i) + "]";
+    if (auto i = in(s.rcu_readers); i != ~std::uintptr_t{0})
+      return "rcu readers[" + std::to_string(i) + "]";
     if (in(s.rcu_state) != ~std::uintptr_t{0}) return "rcu state";
     if (in(s.rcu_callbacks) != ~std::uintptr_t{0}) return "rcu callbacks";
-    if (auto i = in(s.chunk_bins); i != ~std::uintptr_t{0}) return "chunk bins word " + std::to_string(i);
+    if (auto i = in(s.chunk_bins); i != ~std::uintptr_t{0})
+      return "chunk bins word " + std::to_string(i);
     if (auto i = in(s.bin_bitmap); i != ~std::uintptr_t{0})
       return "bin " + std::to_string(i / kUAllocBitmapWords) + " bitmap word " +
              std::to_string(i % kUAllocBitmapWords);
-    if (auto i = in(s.bin_count); i != ~std::uintptr_t{0}) return "bin " + std::to_string(i) + " count";
-    if (auto i = in(s.bin_next); i != ~std::uintptr_t{0}) return "bin " + std::to_string(i) + " next";
-    if (auto i = in(s.bin_class); i != ~std::uintptr_t{0}) return "bin " + std::to_string(i) + " class";
-    if (auto i = in(s.bin_arena); i != ~std::uintptr_t{0}) return "bin " + std::to_string(i) + " arena";
-    if (auto i = in(s.bin_rcu_next); i != ~std::uintptr_t{0}) return "bin " + std::to_string(i) + " rcu next";
-    if (auto i = in(s.buddy.nodes); i != ~std::uintptr_t{0}) return "tbuddy node " + std::to_string(i);
-    if (auto i = in(s.buddy.sems); i != ~std::uintptr_t{0}) return "tbuddy sem[" + std::to_string(i) + "]";
+    if (auto i = in(s.bin_count); i != ~std::uintptr_t{0})
+      return "bin " + std::to_string(i) + " count";
+    if (auto i = in(s.bin_next); i != ~std::uintptr_t{0})
+      return "bin " + std::to_string(i) + " next";
+    if (auto i = in(s.bin_class); i != ~std::uintptr_t{0})
+      return "bin " + std::to_string(i) + " class";
+    if (auto i = in(s.bin_arena); i != ~std::uintptr_t{0})
+      return "bin " + std::to_string(i) + " arena";
+    if (auto i = in(s.bin_rcu_next); i != ~std::uintptr_t{0})
+      return "bin " + std::to_string(i) + " rcu next";
+    if (auto i = in(s.buddy.nodes); i != ~std::uintptr_t{0})
+      return "tbuddy node " + std::to_string(i);
+    if (auto i = in(s.buddy.sems); i != ~std::uintptr_t{0})
+      return "tbuddy sem[" + std::to_string(i) + "]";
     return ScriptProgram::name_of(a);
   }
 
@@ -154,7 +168,8 @@ class UAllocProgram final : public ScriptProgram {
       used &= ~(std::uint64_t{1} << b);
       s.bin_class[b] = kNoBin;
       s.bin_arena[b] = kNoBin;
-      for (std::uint32_t w = 0; w < kUAllocBitmapWords; ++w) s.bin_bitmap[b * kUAllocBitmapWords + w] = 0;
+      for (std::uint32_t w = 0; w < kUAllocBitmapWords; ++w)
+        s.bin_bitmap[b * kUAllocBitmapWords + w] = 0;
     }
     s.chunk_bins[0] = used;
     s.chunk_bins[1] = ~std::uint64_t{0};
@@ -178,21 +193,23 @@ class UAllocProgram final : public ScriptProgram {
     const std::uint64_t off = a.result();
     // The slot must be one of the P the application left: in bin 2 below r, or in a bin that
     // was free.
-    const UAllocPlace p = ualloc_place(static_cast<std::uint32_t>(off % storage_.view.chunk_bytes()));
+    const UAllocPlace p =
+        ualloc_place(static_cast<std::uint32_t>(off % storage_.view.chunk_bytes()));
     const std::uint32_t j = ualloc_slot_of(p, class_);
     const bool ok = (p.bin == kPartialBin && j < partial_) ||
                     (p.bin >= kFirstFreeBin && p.bin < kFirstFreeBin + free_bins_);
     if (!ok && stray_.empty())
-      stray_ = "double allocation: thread " + std::to_string(t) + " got slot " +
-               std::to_string(j) + " of bin " + std::to_string(p.bin) +
-               ", which the application holds";
-    return Block{static_cast<std::int64_t>(off / kUnitBytes), ualloc_class_bytes(class_) / kUnitBytes};
+      stray_ = "double allocation: thread " + std::to_string(t) + " got slot " + std::to_string(j) +
+               " of bin " + std::to_string(p.bin) + ", which the application holds";
+    return Block{static_cast<std::int64_t>(off / kUnitBytes),
+                 ualloc_class_bytes(class_) / kUnitBytes};
   }
   void free(std::size_t t, const Block& b) override {
     UAllocFree<A> f(storage_.view, static_cast<std::uint64_t>(b.offset) * kUnitBytes);
     run_to_done([&] { return f.step(storage_.view); });
     if (f.outcome() != UAllocFreeOutcome::freed && stray_.empty())
-      stray_ = std::string("free: thread ") + std::to_string(t) + "'s free of a block it holds was " +
+      stray_ = std::string("free: thread ") + std::to_string(t) +
+               "'s free of a block it holds was " +
                (f.outcome() == UAllocFreeOutcome::double_free ? "a double free" : "a bad pointer");
   }
   std::string check_now() override {

@@ -44,9 +44,96 @@ bool found(const ExploreResult& r, const std::string& kind) {
 
 }  // namespace
 
-TEST_CASE("check: new families smoke", "[check][smoke]") {
-  run("gg-ualloc", 3, "alloc:1,free", 2, 3u);
-  run("gallatin", 3, "alloc:1,free", 2, 3u);
-  run("dynasoar", 3, "alloc:1,free", 2, 3u);
-  (void)found;
+TEST_CASE("check: gg-ualloc, 3 threads x (alloc, free) on 2 slots, 3 preemptions",
+          "[check][gelado][ualloc]") {
+  // Bin 2 listed with 2 free slots of 8 B, the chunk's other bins the application's: the third
+  // thread's wait grows, finds no free bin and no chunk, and gets null (the pool runs out).
+  const ExploreResult r = run("gg-ualloc", 3, "alloc:1,free", 2, 3u);
+  CHECK_FALSE(r.violation);
+  CHECK(r.stats.complete);
+  CHECK(r.stats.executions > 1000);
+  // The bin's count decremented by a torn CAS (a load, then a store): two takers both take the
+  // last unit's count, and the semaphore no longer matches the list (or two take one slot).
+  const ExploreResult torn = run("gg-ualloc", 2, "alloc:1", 2, std::nullopt, true);
+  REQUIRE(torn.violation);
+  CHECK(torn.violation->message.rfind("arena 0 class 0: semaphore", 0) == 0);
+}
+
+TEST_CASE("check: gg-ualloc gives nulls while slots are free (findings)",
+          "[check][gelado][ualloc]") {
+  // 1 KB objects (3 slots a bin), one free bin in the chunk. A free that empties its bin
+  // retires it (off the list, its units taken back) and gives it to its chunk only after the
+  // SRCU barrier; growers in between find no free bin and TBuddy no chunk: null.
+  const ExploreResult retire = run("gg-ualloc", 3, "alloc:128,free", 3, 3u);
+  REQUIRE(retire.violation);
+  CHECK(retire.violation->message.rfind("spurious null", 0) == 0);
+  // Without frees: a waiter that finds C = 2 covering the 2 reservations of others grows
+  // instead of waiting, and fails at exhaustion, though the bin still has 2 free slots.
+  const ExploreResult reserved = run("gg-ualloc", 3, "alloc:128,alloc:128", 3, 3u);
+  REQUIRE(reserved.violation);
+  CHECK(reserved.violation->message.rfind("spurious null", 0) == 0);
+  // Alone, each script is served in full: nulls only from interleavings.
+  CHECK_FALSE(run("gg-ualloc", 1, "alloc:128,free,alloc:128", 3, std::nullopt).violation);
+  const ExploreResult one = run("gg-ualloc", 1, "alloc:128,alloc:128,alloc:128", 3, std::nullopt);
+  CHECK_FALSE(one.violation);
+  CHECK(one.stats.executions == 1);  // one thread: one interleaving
+}
+
+TEST_CASE("check: gallatin, 3 threads x (alloc, free) on 2 slices, 3 preemptions",
+          "[check][gallatin]") {
+  // One segment of one block of 2 slices: the third alloc finds the block used up, swaps the
+  // slot, and get_block finds no segment: null (the pool runs out).
+  const ExploreResult r = run("gallatin", 3, "alloc:1,free", 2, 3u);
+  CHECK_FALSE(r.violation);
+  CHECK(r.stats.complete);
+  CHECK(r.stats.executions > 1000);
+  const ExploreResult two = run("gallatin", 3, "alloc:1,free", 4, 3u);
+  CHECK_FALSE(two.violation);
+  // The malloc counter's atomicAdd torn: two teams read count 0 and both hand out slice 0.
+  const ExploreResult torn = run("gallatin", 2, "alloc:1", 2, std::nullopt, true);
+  REQUIRE(torn.violation);
+  CHECK(found(torn, "double allocation: blocks [0, 1) and [0, 1)"));
+}
+
+TEST_CASE("check: dynasoar, 3 threads x (alloc, free) on 2 pages, 3 preemptions",
+          "[check][dynasoar]") {
+  // One block of 2 valid slots of type 1 (a short block): the pool runs out at the third.
+  CheckCase c;
+  c.allocator = "dynasoar";
+  c.threads = 3;
+  c.ops = parse_script("alloc:1,free");
+  c.pool = 2;
+  c.null_check = false;  // the finding below
+  auto p = make_program(c);
+  ExploreOptions o;
+  o.preemptions = 3u;
+  const ExploreResult r = explore(*p, o);
+  std::cout << "dynasoar 3 threads x alloc:1,free pool 2 P<=3 nulls off: "
+            << (r.violation ? r.violation->message : std::string("ok")) << ", executions "
+            << r.stats.executions << "\n";
+  CHECK_FALSE(r.violation);
+  CHECK(r.stats.complete);
+  // The reservation's atomicOr torn: both threads reserve slot 0 of block 0.
+  const ExploreResult torn = run("dynasoar", 2, "alloc:1", 2, std::nullopt, true);
+  REQUIRE(torn.violation);
+  CHECK(found(torn, "double allocation: blocks [0, 1) and [0, 1)"));
+}
+
+TEST_CASE("check: dynasoar's give-up rule returns null while a block is being initialised",
+          "[check][dynasoar]") {
+  // A finding, with alloclab's rule (4 empty rounds, alloc.hpp): T0 claims the only block
+  // from free and initialises it; before it sets active[1], T1's 4 rounds each find active[1]
+  // and free empty at the top, and T1 gives up although the block has a slot for it. By hand
+  // the shortest schedule is 38 accesses: T0's 5 lookups, the free read and claim (7); T1's 4
+  // rounds of 5 lookups and a free read (24); T0's type, bitmap, allocated, active, the
+  // reservation's load and OR, the type re-read (7), after which the execution ends.
+  const ExploreResult r = run("dynasoar", 2, "alloc:1", 2, std::nullopt);
+  REQUIRE(r.violation);
+  CHECK(r.violation->message.rfind("spurious null: thread 1", 0) == 0);
+  CHECK(r.violation->schedule.size() == 38);
+  CHECK(r.stats.complete);
+  // One thread alone: served, one execution.
+  const ExploreResult one = run("dynasoar", 1, "alloc:1,alloc:1", 2, std::nullopt);
+  CHECK_FALSE(one.violation);
+  CHECK(one.stats.executions == 1);
 }
