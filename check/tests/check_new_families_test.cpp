@@ -137,3 +137,17 @@ TEST_CASE("check: dynasoar's give-up rule returns null while a block is being in
   CHECK_FALSE(one.violation);
   CHECK(one.stats.executions == 1);
 }
+
+TEST_CASE("check: gallatin's swap wait meets its block again (ABA), a finding",
+          "[check][gallatin]") {
+  // 4 threads x (alloc, free) on one block of 2 slices: T1 takes the last slice and empties
+  // the slot (no segment left); T2, whose atomicAdd came too late, waits for the slot to stop
+  // holding block 0. T1's free brings the block back, T3 fetches it into the slot again, and T2
+  // sees block 0 there still: it waits for a swap that only another alloc would make.
+  const ExploreResult r = run("gallatin", 4, "alloc:1,free", 2, 3u);
+  REQUIRE(r.violation);
+  CHECK(r.violation->message.rfind("deadlock", 0) == 0);
+  CHECK(r.violation->message.find("buffer slot 0") != std::string::npos);
+  // 3 threads cannot: the block must come back between the late add and the wait.
+  CHECK_FALSE(run("gallatin", 3, "alloc:1,free", 2, 3u).violation);
+}
