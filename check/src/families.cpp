@@ -40,6 +40,10 @@ const std::vector<FamilyInfo>& families() {
        "initialisation, the reservation's atomicOr, the type re-read and rollback; DeallocOp: "
        "FIRST, invalidation, deletion) over a heap of --pool pages; one checker thread = one GPU "
        "thread"},
+      {"ouro-page-queue", "8 KB pages (alloc:1 only)", "",
+       "Ouroboros' page queue of variant P (PageReserveOp: the bulk semaphore's wait, a grower "
+       "taking a chunk and writing its page; SlotRead; PageReleaseOp, SlotWrite) for 8 KB pages, "
+       "one a chunk, a ring and a pool of --pool; one checker thread = one GPU thread"},
   };
   return f;
 }
@@ -50,8 +54,8 @@ const std::vector<std::pair<std::string, std::string>>& not_covered() {
        "paper 000's allocators are written in cpu_sim/ and gpu/ as lockstep rounds, not as step "
        "machines over an Atomics policy in core/: not checked (no copy of the algorithm here)"},
       {"ouro-p-s, ouro-c-s, ouro-*-va, ouro-*-vl",
-       "their page and chunk queues run over core/ouroboros step machines (PageQueue, "
-       "ChunkQueue, the virtualized queues); the checker covers their index queue only, so far"},
+       "the checker covers their index queue and ouro-p-s's page queue (8 KB class, standard "
+       "ring); the chunk queues (ChunkQueue) and the virtualized queues are not wired in"},
       {"dynasoar-nocoal, dynasoar-norot",
        "variants of dynasoar: the checker's dynasoar runs one request a thread (no warp to "
        "coalesce) with the rotation on; plain ffs (AllocConfig::rotate = false) is not checked"},
@@ -72,6 +76,7 @@ std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
   if (c.allocator == "gg-ualloc") return make_ualloc(c);
   if (c.allocator == "gallatin") return make_gallatin(c);
   if (c.allocator == "dynasoar") return make_dynasoar(c);
+  if (c.allocator == "ouro-page-queue") return make_page_queue(c);
   std::string known;
   for (const auto& f : families()) {
     if (!known.empty()) known += ", ";

@@ -16,7 +16,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check --allocator all: exit ${rc}: ${err}\n${out}")
 endif()
 foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue bitmap-alloc
-          gg-ualloc gallatin dynasoar)
+          gg-ualloc gallatin dynasoar ouro-page-queue)
   string(REGEX MATCH "\n${f} +[0-9]+ [^\n]* ok\n" row "${out}")
   if(row STREQUAL "")
     message(FATAL_ERROR "check --allocator all: no ok row for ${f}:\n${out}")

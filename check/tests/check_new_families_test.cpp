@@ -151,3 +151,20 @@ TEST_CASE("check: gallatin's swap wait meets its block again (ABA), a finding",
   // 3 threads cannot: the block must come back between the late add and the wait.
   CHECK_FALSE(run("gallatin", 3, "alloc:1,free", 2, 3u).violation);
 }
+
+TEST_CASE("check: ouro-page-queue, 3 threads x (alloc, free) on 2 chunks, 3 preemptions",
+          "[check][ouro]") {
+  // A ring of 2 slots, empty, and 2 chunks of one 8 KB page: two growers take them, the third
+  // waiter's grow finds no chunk left (or the ring's admission full) and gets null.
+  const ExploreResult r = run("ouro-page-queue", 3, "alloc:1,free", 2, 3u);
+  CHECK_FALSE(r.violation);
+  CHECK(r.stats.complete);
+  CHECK(r.stats.executions > 10000);
+  // One thread: alloc grows (the only page), free puts it in the ring, alloc takes it back.
+  const ExploreResult one = run("ouro-page-queue", 1, "alloc:1,free,alloc:1", 1, std::nullopt);
+  CHECK_FALSE(one.violation);
+  CHECK(one.stats.executions == 1);
+  // The semaphore's RMW torn: two fast-path subtractions overwrite each other's and C is lost.
+  const ExploreResult torn = run("ouro-page-queue", 2, "alloc:1", 2, std::nullopt, true);
+  REQUIRE(torn.violation);
+}
