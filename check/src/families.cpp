@@ -25,6 +25,25 @@ const std::vector<FamilyInfo>& families() {
       {"bitmap-alloc", "slots (alloc:1 only)", "",
        "DynaSOAr's BitmapAlloc (BitmapAllocOp: try_find_set then try_clear; BitOp set on free) "
        "over the hierarchical bitmap; one checker thread = one GPU thread"},
+      {"gg-ualloc", "8 B units (one size class a case)", "",
+       "Gelado & Garland's UAlloc (UAllocAlloc: bulk wait, SRCU read side, list walk, bitmap; "
+       "growth from the chunk's free bins; UAllocFree: relink, retire, SRCU barrier, reclaim) "
+       "over one chunk whose free slots of the class are the pool; one checker thread = one GPU "
+       "thread"},
+      {"gallatin", "16 B slices (alloc:1 only)", "",
+       "Gallatin (malloc_team for a team of one: buffer slot, malloc counter, slot swap, "
+       "get_block, get_segment over the vEB trees; free_slices: free counter, block back to its "
+       "ring, segment back to the segment tree) with blocks of 2 slices, a segment a block; one "
+       "checker thread = one GPU team of one lane"},
+      {"dynasoar", "pages (a type of N pages; one block = 64 pages)", "",
+       "DynaSOAr's allocator (AllocOp: active[T] lookups, the claim on free, block "
+       "initialisation, the reservation's atomicOr, the type re-read and rollback; DeallocOp: "
+       "FIRST, invalidation, deletion) over a heap of --pool pages; one checker thread = one GPU "
+       "thread"},
+      {"ouro-page-queue", "8 KB pages (alloc:1 only)", "",
+       "Ouroboros' page queue of variant P (PageReserveOp: the bulk semaphore's wait, a grower "
+       "taking a chunk and writing its page; SlotRead; PageReleaseOp, SlotWrite) for 8 KB pages, "
+       "one a chunk, a ring and a pool of --pool; one checker thread = one GPU thread"},
   };
   return f;
 }
@@ -35,17 +54,11 @@ const std::vector<std::pair<std::string, std::string>>& not_covered() {
        "paper 000's allocators are written in cpu_sim/ and gpu/ as lockstep rounds, not as step "
        "machines over an Atomics policy in core/: not checked (no copy of the algorithm here)"},
       {"ouro-p-s, ouro-c-s, ouro-*-va, ouro-*-vl",
-       "their page and chunk queues run over core/ouroboros step machines (PageQueue, "
-       "ChunkQueue, the virtualized queues); the checker covers their index queue only, so far"},
-      {"gg-ualloc",
-       "step machines over an Atomics policy exist (ualloc_alloc.hpp, "
-       "ualloc_free.hpp): not wired into the checker yet"},
-      {"gallatin",
-       "step machines over an Atomics policy exist (gallatin/allocator.hpp, "
-       "veb_tree.hpp): not wired into the checker yet"},
-      {"dynasoar, dynasoar-nocoal, dynasoar-norot",
-       "their block protocol's step machines over an Atomics policy exist (dynasoar/alloc.hpp, "
-       "free.hpp): not wired into the checker yet; their bitmap is checked as bitmap-alloc"},
+       "the checker covers their index queue and ouro-p-s's page queue (8 KB class, standard "
+       "ring); the chunk queues (ChunkQueue) and the virtualized queues are not wired in"},
+      {"dynasoar-nocoal, dynasoar-norot",
+       "variants of dynasoar: the checker's dynasoar runs one request a thread (no warp to "
+       "coalesce) with the rotation on; plain ffs (AllocConfig::rotate = false) is not checked"},
       {"gg-malloc, cudamalloc", "the CUDA device heap: no algorithm of ours to check"},
   };
   return n;
@@ -60,6 +73,10 @@ std::unique_ptr<ScriptProgram> make_program(const CheckCase& c) {
   if (c.allocator == "gg-tbuddy") return make_tbuddy(c);
   if (c.allocator == "ouro-index-queue") return make_index_queue(c);
   if (c.allocator == "bitmap-alloc") return make_bitmap_alloc(c);
+  if (c.allocator == "gg-ualloc") return make_ualloc(c);
+  if (c.allocator == "gallatin") return make_gallatin(c);
+  if (c.allocator == "dynasoar") return make_dynasoar(c);
+  if (c.allocator == "ouro-page-queue") return make_page_queue(c);
   std::string known;
   for (const auto& f : families()) {
     if (!known.empty()) known += ", ";

@@ -6,8 +6,8 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
 # The CI case: 3 threads x (alloc:1, free) on a pool of 2 (3 threads cannot all hold a block):
-# every family at most 3 preemptions with nulls unchecked (TBuddy's spurious null,
-# docs/checking.md, is asserted by check_tests), then the other four exhaustive with nulls
+# every family at most 3 preemptions with nulls unchecked (TBuddy's, UAlloc's and DynaSOAr's
+# spurious nulls, docs/checking.md, are asserted by check_tests), then four exhaustive with nulls
 # checked.
 execute_process(COMMAND ${ALLOCLAB} check --allocator all --N 3 --ops alloc:1,free --pool 2
                         --preemptions 3 --null-check off --out ${WORK}
@@ -15,7 +15,8 @@ execute_process(COMMAND ${ALLOCLAB} check --allocator all --N 3 --ops alloc:1,fr
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check --allocator all: exit ${rc}: ${err}\n${out}")
 endif()
-foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue bitmap-alloc)
+foreach(f gg-bulk-semaphore gg-counting-semaphore gg-tbuddy ouro-index-queue bitmap-alloc
+          gg-ualloc gallatin dynasoar ouro-page-queue)
   string(REGEX MATCH "\n${f} +[0-9]+ [^\n]* ok\n" row "${out}")
   if(row STREQUAL "")
     message(FATAL_ERROR "check --allocator all: no ok row for ${f}:\n${out}")

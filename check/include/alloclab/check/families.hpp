@@ -31,5 +31,9 @@ std::unique_ptr<ScriptProgram> make_counting_semaphore(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_tbuddy(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_index_queue(const CheckCase& c);
 std::unique_ptr<ScriptProgram> make_bitmap_alloc(const CheckCase& c);
+std::unique_ptr<ScriptProgram> make_ualloc(const CheckCase& c);
+std::unique_ptr<ScriptProgram> make_gallatin(const CheckCase& c);
+std::unique_ptr<ScriptProgram> make_dynasoar(const CheckCase& c);
+std::unique_ptr<ScriptProgram> make_page_queue(const CheckCase& c);
 
 }  // namespace alloclab::check
