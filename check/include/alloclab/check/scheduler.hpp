@@ -105,8 +105,42 @@ class Execution {
   std::string pruned_;
 };
 
+// The core's read-modify-writes and fences, each from the policy's one `rmw(w, f)` (Policy's
+// own: an atomic access, or a torn one), so that the checker's policies differ only there.
+template <class Policy>
+struct RmwOperations {
+  template <class T>
+  static T fetch_add(T& w, T v) {
+    return Policy::rmw(w, [v](T o) { return static_cast<T>(o + v); });
+  }
+  template <class T>
+  static T cas(T& w, T expected, T desired) {
+    return Policy::rmw(w, [&](T o) { return o == expected ? desired : o; });
+  }
+  template <class T>
+  static T exchange(T& w, T v) {
+    return Policy::rmw(w, [v](T) { return v; });
+  }
+  template <class T>
+  static T fetch_or(T& w, T v) {
+    return Policy::rmw(w, [v](T o) { return static_cast<T>(o | v); });
+  }
+  template <class T>
+  static T fetch_and(T& w, T v) {
+    return Policy::rmw(w, [v](T o) { return static_cast<T>(o & v); });
+  }
+  template <class T>
+  static T fetch_max(T& w, T v) {
+    return Policy::rmw(w, [v](T o) { return o < v ? v : o; });
+  }
+  // Sequential consistency at every access (docs/checking.md): fences order nothing more.
+  static void fence() {}
+  static void fence_release() {}
+  static void fence_acquire() {}
+};
+
 // The checker's atomics policy: the core's interface, every access a scheduling point.
-struct CheckAtomics {
+struct CheckAtomics : RmwOperations<CheckAtomics> {
   template <class T>
   static std::uint64_t bits(T v) {
     return static_cast<std::uint64_t>(v);
@@ -143,40 +177,12 @@ struct CheckAtomics {
     e.after_access(&w, bits(old), w != old);
     return old;
   }
-  template <class T>
-  static T fetch_add(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o + v); });
-  }
-  template <class T>
-  static T cas(T& w, T expected, T desired) {
-    return rmw(w, [&](T o) { return o == expected ? desired : o; });
-  }
-  template <class T>
-  static T exchange(T& w, T v) {
-    return rmw(w, [v](T) { return v; });
-  }
-  template <class T>
-  static T fetch_or(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o | v); });
-  }
-  template <class T>
-  static T fetch_and(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o & v); });
-  }
-  template <class T>
-  static T fetch_max(T& w, T v) {
-    return rmw(w, [v](T o) { return o < v ? v : o; });
-  }
-  // Sequential consistency at every access (docs/checking.md): fences order nothing more.
-  static void fence() {}
-  static void fence_release() {}
-  static void fence_acquire() {}
 };
 
 // A broken policy for the checker's own tests (and `--inject torn-rmw`): every read-modify-write
 // is a load and then a store, two scheduling points, as if a claim were written without an
 // atomic. The checker must find the double allocation this allows.
-struct TornRmwAtomics {
+struct TornRmwAtomics : RmwOperations<TornRmwAtomics> {
   template <class T>
   static T load(T& w) {
     return CheckAtomics::load(w);
@@ -188,34 +194,6 @@ struct TornRmwAtomics {
     if (next != old) CheckAtomics::store(w, next);
     return old;
   }
-  template <class T>
-  static T fetch_add(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o + v); });
-  }
-  template <class T>
-  static T cas(T& w, T expected, T desired) {
-    return rmw(w, [&](T o) { return o == expected ? desired : o; });
-  }
-  template <class T>
-  static T exchange(T& w, T v) {
-    return rmw(w, [v](T) { return v; });
-  }
-  template <class T>
-  static T fetch_or(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o | v); });
-  }
-  template <class T>
-  static T fetch_and(T& w, T v) {
-    return rmw(w, [v](T o) { return static_cast<T>(o & v); });
-  }
-  template <class T>
-  static T fetch_max(T& w, T v) {
-    return rmw(w, [v](T o) { return o < v ? v : o; });
-  }
-  // Sequential consistency at every access (docs/checking.md): fences order nothing more.
-  static void fence() {}
-  static void fence_release() {}
-  static void fence_acquire() {}
 };
 
 // Steps a machine to its end on a checker thread: step() returns the machine's status (any enum
