@@ -276,7 +276,7 @@ printed_bug() { # NAME ARGS...: a printed rule's bug, which must be found (exit 
   local name=$1 rc=0
   shift
   "$alloclab" check "$@" --rule printed --format json --out "$ck/schedules" \
-    >"$ck/$name.json" || rc=$?
+    >"$ck/$name.json" 2>"$ck/schedules/$name.stderr" || rc=$?
   if [ "$rc" -ne 3 ]; then
     echo "main job: check $* --rule printed: exit $rc, expected 3 (the bug found)" >&2
     exit 1
