@@ -259,6 +259,38 @@ copy_newest gallatin-claims 'sim_claims_*.csv' gallatin plain
 # as reports/data/<gpu>/rcu-<commit>/), for the report's claim of RCU delegation (DIR/rcu/).
 copy_newest rcu figure6.csv rcu plain
 
+# 7b. Interleavings checked (issue 38; docs/checking.md), for the report's section of that name:
+#    the CI-sized case over every family (alloclab's rules, nulls checked: at most 3 preemptions,
+#    then the exhaustive ones), and the printed rules' known bugs, each found by the checker
+#    (exit 3, expected: the section lists them as found under the printed rule). Seconds.
+step "interleavings checked"
+ck="$out/check"
+rm -rf "$ck"
+mkdir -p "$ck/schedules"
+"$alloclab" check --allocator all --N 3 --ops alloc:1,free --pool 2 --preemptions 3 \
+  --format json --out "$ck/schedules" >"$ck/1-ci-preemptions.json"
+"$alloclab" check --allocator gg-bulk-semaphore,gg-counting-semaphore,ouro-index-queue,bitmap-alloc \
+  --N 3 --ops alloc:1,free --pool 2 --preemptions exhaustive --format json \
+  --out "$ck/schedules" >"$ck/2-ci-exhaustive.json"
+printed_bug() { # NAME ARGS...: a printed rule's bug, which must be found (exit 3)
+  local name=$1 rc=0
+  shift
+  "$alloclab" check "$@" --rule printed --format json --out "$ck/schedules" \
+    >"$ck/$name.json" 2>"$ck/schedules/$name.stderr" || rc=$?
+  if [ "$rc" -ne 3 ]; then
+    echo "main job: check $* --rule printed: exit $rc, expected 3 (the bug found)" >&2
+    exit 1
+  fi
+}
+printed_bug 3-printed-bulk-semaphore --allocator gg-bulk-semaphore --N 3 --ops alloc:1 --pool 8 \
+  --preemptions exhaustive
+printed_bug 4-printed-tbuddy-merge --allocator gg-tbuddy --N 3 --ops alloc:1,free --pool 4 \
+  --preemptions 2 --null-check off
+printed_bug 5-printed-tbuddy-null --allocator gg-tbuddy --N 3 --ops alloc:1,free --pool 2 \
+  --preemptions 3
+printed_bug 6-printed-index-queue --allocator ouro-index-queue --N 1 --ops free --pool 1 \
+  --preemptions exhaustive
+
 # 8. Validate, then write the report whatever the verdicts (it shows them).
 # The explorer page (issue 16) beside the report, which links to it: built where Emscripten is
 # installed (scripts/setup.sh installs it).

@@ -15,7 +15,8 @@ const std::vector<FamilyInfo>& families() {
        "counting_grow_delivered/failed), batches of 2; one checker thread = one GPU thread"},
       {"gg-tbuddy", "pages",
        "the printed merge rule: a merger whose try-wait finds sem[n] empty falls back "
-       "(TBuddyFree with wait_for_buddy = false)",
+       "(TBuddyFree with wait_for_buddy = false); a failure at order H is final (no "
+       "frees-in-flight word)",
        "Gelado & Garland's TBuddy (TBuddyAlloc, TBuddyFree, their node locks and per-order bulk "
        "semaphores); one checker thread = one GPU thread"},
       {"ouro-index-queue", "pages (alloc:1 only)",

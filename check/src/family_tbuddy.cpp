@@ -1,7 +1,9 @@
 // Gelado & Garland's TBuddy (core/gelado/tbuddy*.hpp): a pool of `--pool` pages (a power of
 // two), alloc:N takes a block of 2^ceil(log2 N) pages (TBuddyAlloc, scatter word = the thread),
-// free gives it back (TBuddyFree; with --rule printed, the printed merge rule: a merger whose
-// try-wait finds sem[n] empty falls back instead of waiting).
+// free gives it back (TBuddyFree). --rule printed selects the paper's two printed rules: a
+// merger whose try-wait finds sem[n] empty falls back instead of waiting, and an alloc whose
+// grower at order H finds nothing fails (the tree has no frees-in-flight word, so a free
+// between its merge and its last signal can hide a page: the spurious null of tbuddy.hpp).
 #include <stdexcept>
 
 #include "alloclab/check/families.hpp"
@@ -24,6 +26,7 @@ class TBuddyProgram final : public ScriptProgram {
           "--pool: gg-tbuddy needs a power of two of pages, 1 .. 1024; "
           "got " +
           std::to_string(c.pool));
+    if (c.rule == Rule::printed) storage_.tree.frees = nullptr;
     for (const auto& op : c.ops)
       if (op.alloc && op.size > c.pool)
         throw std::invalid_argument("--ops: alloc:" + std::to_string(op.size) +
@@ -56,6 +59,7 @@ class TBuddyProgram final : public ScriptProgram {
       if (h) s += ',';
       s += std::to_string(BulkWord::unpack(t.sems[h]).count);
     }
+    if (t.frees != nullptr) s += " frees in flight:" + std::to_string(tb_frees_in_flight(*t.frees));
     return s;
   }
   std::string name_of(std::uintptr_t a) const override {
@@ -67,6 +71,7 @@ class TBuddyProgram final : public ScriptProgram {
     if (a >= reinterpret_cast<std::uintptr_t>(m) &&
         a < reinterpret_cast<std::uintptr_t>(m + storage_.sems.size()))
       return "sem[" + std::to_string((a - reinterpret_cast<std::uintptr_t>(m)) / sizeof(*m)) + "]";
+    if (a == reinterpret_cast<std::uintptr_t>(&storage_.frees)) return "frees";
     return ScriptProgram::name_of(a);
   }
 
@@ -78,6 +83,7 @@ class TBuddyProgram final : public ScriptProgram {
     SemCounters one;
     one.count = 1;
     storage_.sems[height_] = BulkWord::pack(one);
+    storage_.frees = 0;
   }
   std::optional<Block> alloc(std::size_t t, std::uint64_t size) override {
     const std::uint32_t order = tbuddy_order_of(static_cast<std::uint32_t>(size));

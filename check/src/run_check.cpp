@@ -81,6 +81,8 @@ void write_rows_json(std::ostream& out, const std::vector<CheckRow>& rows, const
   j["pool"] = q.pool;
   j["bound"] = bound_text(q);
   j["rule"] = q.rule == Rule::printed ? "printed" : "alloclab";
+  j["null_check"] = q.null_check;
+  j["torn_rmw"] = q.torn_rmw;
   j["results"] = nlohmann::json::array();
   for (const auto& row : rows) {
     const ExploreStats& s = row.r.stats;

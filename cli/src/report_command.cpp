@@ -1,6 +1,7 @@
 // alloclab report DIR: HTML (inline SVG plots) and Markdown report of a sweep directory.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,6 +49,23 @@ void run(const std::string& dir, const std::string& out) {
   // The engine's sections; every study's part comes from the study table (render::write_report).
   // Allocators side by side: always there, saying so where DIR has no workload (or GPU) rows.
   in.engine_sections.push_back(render::workloads_section(workload_rows));
+  // Interleavings checked: every DIR/check/*.json `alloclab check --format json` wrote (the main
+  // job's), in file-name order; the section says so where there is none.
+  std::vector<std::pair<std::string, nlohmann::json>> checks;
+  if (const auto cd = fs::path(dir) / "check"; fs::is_directory(cd)) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(cd))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& p : files) {
+      std::ifstream f(p);
+      auto j = nlohmann::json::parse(f, nullptr, false);
+      if (j.is_discarded() || !j.contains("results"))
+        throw InputError("DIR", p.string() + " is not `alloclab check --format json` output");
+      checks.emplace_back("check/" + p.filename().string(), std::move(j));
+    }
+  }
+  in.engine_sections.push_back(render::check_section(checks));
   // The kernel-time model's section, where `alloclab fit-time DIR --out DIR` (DIR/time_fit.json)
   // ran.
   if (const auto tf = fs::path(dir) / "time_fit.json"; fs::exists(tf)) {

@@ -327,3 +327,42 @@ TEST_CASE("bulk_wait_bounded: grow, take, out of memory, give up", "[core][gelad
   CHECK(c.has_units);
   CHECK(counting_unpack(s) == 3);
 }
+
+// alloclab's rules for TBuddy's trees (tbuddy.hpp: no spurious null), hand-worked: T1 reserved
+// a promised unit, (0, 1, 1); the grower delivers it, (1, 0, 1). The reserver takes it and drops
+// R in one CAS, and a merge's try-wait between T1's spin read and its CAS finds the unit owed
+// (C - R = 0) instead of taking it; as printed (count only) it would take it.
+TEST_CASE("TBuddy's rules: a try-wait leaves reserved units, a reserver takes in one CAS",
+          "[core][gelado][sem][trywait]") {
+  std::uint64_t word = word_of(0, 1, 0);
+  BulkWait<A> t1(1, 2);
+  t1.take_reserved_in_one_cas();
+  CHECK(t1.step(word) == StepStatus::running);  // read
+  CHECK(t1.step(word) == StepStatus::running);  // reserve
+  CHECK(word == word_of(0, 1, 1));
+  CHECK(t1.step(word) == StepStatus::spinning);  // C = 0: keep waiting
+  bulk_signal<A>(word, 1, 1);                    // the grower's unit arrives
+  REQUIRE(word == word_of(1, 0, 1));
+  CHECK(t1.step(word) == StepStatus::running);  // spin read: C >= 1, take next
+  BulkTryWait<A> merge(1, TryWaitRule::unreserved);
+  merge.step(word);
+  CHECK(merge.step(word) == StepStatus::done);
+  CHECK(merge.outcome() == TryWaitOutcome::empty);
+  CHECK(word == word_of(1, 0, 1));
+  BulkTryWait<A> printed;  // the printed try-wait would have taken T1's unit
+  std::uint64_t copy = word;
+  printed.step(copy);
+  printed.step(copy);
+  CHECK(printed.outcome() == TryWaitOutcome::took);
+  CHECK(t1.step(word) == StepStatus::done);  // C -= 1 and R -= 1 in one CAS
+  CHECK(t1.result().outcome == BulkWaitOutcome::took);
+  CHECK(t1.result().releases == 0);
+  CHECK(word == word_of(0, 0, 0));
+  // A unit nobody reserved: the unreserved try-wait takes it, E and R untouched.
+  word = word_of(2, 3, 1);
+  BulkTryWait<A> free_unit(1, TryWaitRule::unreserved);
+  free_unit.step(word);
+  CHECK(free_unit.step(word) == StepStatus::done);
+  CHECK(free_unit.outcome() == TryWaitOutcome::took);
+  CHECK(word == word_of(1, 3, 1));
+}

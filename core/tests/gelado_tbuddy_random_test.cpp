@@ -115,15 +115,23 @@ TEST_CASE("TBuddy out of memory: null within a bound, then everything back",
   CHECK(tbuddy_check(t, held).empty());
   // Exhausted: every order fails. Each level's wait grows (2 steps) up to H, where the grower
   // fails; then each level signals its failure: 2 (H + 1) + (H + 1) - 1 steps at most from
-  // order 0 (fewer from higher orders), and the semaphores are left as they were.
+  // order 0 (fewer from higher orders), and the semaphores are left as they were. alloclab's
+  // rule adds two reads of the frees-in-flight word (before the first wait, and at order H: no
+  // free in flight, unchanged, so the null is final); the paper's rule (no word) has none.
+  TBuddyTree paper = t;
+  paper.frees = nullptr;
   for (std::uint32_t order = 0; order <= height; ++order) {
-    TBuddyAlloc<A> a(order, 0);
-    std::uint64_t steps = 0;
-    while (a.step(t) != StepStatus::done) REQUIRE(++steps < 100);
-    CHECK(a.node() == 0);
-    CHECK(steps + 1 == 3 * (height + 1 - order));
-    CHECK(sem_counts(t) == std::vector<int>(height + 1, 0));
-    CHECK(sems_quiet(t));
+    for (const bool ours : {true, false}) {
+      TBuddyAlloc<A> a(order, 0);
+      std::uint64_t steps = 0;
+      while (a.step(ours ? t : paper) != StepStatus::done) REQUIRE(++steps < 100);
+      CHECK(a.node() == 0);
+      CHECK(steps + 1 == 3 * (height + 1 - order) + (ours ? 2 : 0));
+      CHECK(a.stats().frees_ops == (ours ? 2u : 0u));
+      CHECK(a.stats().restarts == 0);
+      CHECK(sem_counts(t) == std::vector<int>(height + 1, 0));
+      CHECK(sems_quiet(t));
+    }
   }
   // Free every second page: 8 pages free, none of them buddies: order 1 fails, order 0 works.
   for (std::uint32_t i = 0; i < 16; i += 2) run_free(t, 16 + i);

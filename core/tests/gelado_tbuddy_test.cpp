@@ -163,13 +163,15 @@ TEST_CASE("TBuddy: a merger waits while its buddy's unit is in flight", "[core][
   REQUIRE(run_alloc(t, 0, 0) == 8);  // 9 Available, sem[0] = 1
   TBuddyAlloc<A> taker(0, 0);
   TBuddyFree<A> merger(t, 8);
+  CHECK(taker.step(t) == StepStatus::running);  // read the frees-in-flight word (0)
   CHECK(taker.step(t) == StepStatus::running);  // read sem[0] = (1, 0, 0)
   CHECK(taker.step(t) == StepStatus::running);  // took its unit: (0, 0, 0); the search is next
   CHECK(taker.phase() == TBuddyAllocPhase::search);
   CHECK(sem_counts(t) == std::vector<int>{0, 1, 1, 0});
-  // The merger: lock 8 (load, CAS), lock 4 (load, CAS), try-wait (load: C = 0, empty), read 9:
-  // Available and unlocked, so it waits.
-  for (int i = 0; i < 6; ++i) CHECK(merger.step(t) == StepStatus::running);
+  // The merger: count itself in flight (fetch-add), lock 8 (load, CAS), lock 4 (load, CAS),
+  // try-wait (load: C = 0, empty), read 9: Available and unlocked, so it waits.
+  for (int i = 0; i < 7; ++i) CHECK(merger.step(t) == StepStatus::running);
+  CHECK(s.frees == 1);
   CHECK(merger.phase() == TBuddyFreePhase::look_buddy);
   CHECK(merger.step(t) == StepStatus::spinning);
   CHECK(merger.stats().merge_waits == 1);
@@ -187,12 +189,14 @@ TEST_CASE("TBuddy: a merger waits while its buddy's unit is in flight", "[core][
   CHECK(taker.step(t) == StepStatus::spinning);  // 4 is the merger's
   CHECK(taker.stats().lock_spins == 1);
   // The merger: try-wait empty again, 9 is locked now (claimed): fall back. 8 Available,
-  // signal sem[0], 4 stays Partial (9 still reads Available), release 8 and 4.
+  // signal sem[0], out of flight, 4 stays Partial (9 still reads Available), release 8 and 4.
   StepStatus r = StepStatus::running;
   int steps = 0;
   while (r != StepStatus::done && steps < 20) r = merger.step(t), ++steps;
   CHECK(r == StepStatus::done);
-  CHECK(steps == 8);
+  CHECK(steps == 9);
+  CHECK(s.frees == kTBuddyFreeLeave + 1);  // none in flight, one finished
+  CHECK(merger.stats().frees_ops == 2);
   CHECK(merger.stats().merges == 0);
   CHECK(merger.stats().max_locks_held == 2);
   CHECK(states(t) == "PPAPABBAaBBBBBB");
@@ -247,5 +251,56 @@ TEST_CASE("TBuddy: the printed merge rule breaks I1 and the merger's wait keeps 
       CHECK(states(t) == "PPBPPBBAAABBBBB");
       CHECK(tbuddy_check(t, {11, 12, 13, 14, 15}).rfind("I1: node 8", 0) == 0);
     }
+  }
+}
+
+// The spurious null `alloclab check` found (studies/gelado-garland/tbuddy.md), replayed on 2
+// pages: leaf 3 Available (sem[0] = 1), a free of leaf 2 takes 3's unit, merges, writes the root
+// Available and stops before signalling sem[1]. An alloc of order 0 now finds sem[0] and sem[1]
+// empty with no promise. Under the paper's rule (a tree view without the frees-in-flight word)
+// it returns null, though the pool is free; under alloclab's it sees the free in flight, signals
+// its failures, waits for the free to finish and starts again: it gets leaf 2.
+TEST_CASE("TBuddy: a failure at order H while a free is in flight is not final",
+          "[core][gelado][tbuddy]") {
+  for (const bool ours : {false, true}) {
+    TBuddyStorage s(1);
+    const TBuddyTree& t = s.tree;
+    TBuddyTree view = t;
+    if (!ours) view.frees = nullptr;
+    REQUIRE(run_alloc(t, 0, 0) == 2);
+    REQUIRE(run_alloc(t, 0, 0) == 3);
+    run_free(t, 3);
+    REQUIRE(states(t) == "PBA");
+    TBuddyFree<A> f(t, 2);
+    for (int i = 0; i < 20 && f.phase() != TBuddyFreePhase::signal; ++i) f.step(t);
+    REQUIRE(f.phase() == TBuddyFreePhase::signal);
+    CHECK(states(t) == "ABB");                       // the root Available,
+    CHECK(sem_counts(t) == std::vector<int>{0, 0});  // counted by no semaphore
+    TBuddyAlloc<A> a(0, 0);
+    std::uint64_t steps = 0;
+    StepStatus r = StepStatus::running;
+    while (r != StepStatus::done && steps < 100) {
+      r = a.step(view);
+      ++steps;
+      if (r == StepStatus::spinning && a.phase() == TBuddyAllocPhase::frees_await) break;
+    }
+    if (!ours) {
+      CHECK(r == StepStatus::done);
+      CHECK(a.node() == 0);  // the spurious null
+      REQUIRE(tbuddy_run(f, t, 100));
+      CHECK(tbuddy_check(t, {}).empty());
+      continue;
+    }
+    // Read the word (1 in flight), grow at 0 and 1 (2 steps each), read it again, signal the
+    // failures at 1 and 0, then the wait's first read (unchanged: spinning): 9 steps.
+    CHECK(steps == 9);
+    CHECK(a.phase() == TBuddyAllocPhase::frees_await);
+    CHECK(sems_quiet(t));
+    CHECK(a.step(t) == StepStatus::spinning);  // the word has not changed
+    REQUIRE(tbuddy_run(f, t, 100));            // the free signals sem[1] and leaves
+    REQUIRE(tbuddy_run(a, t, 100));
+    CHECK(a.node() == 2);
+    CHECK(a.stats().restarts == 1);
+    CHECK(tbuddy_check(t, {2}).empty());
   }
 }

@@ -65,8 +65,9 @@ std::pair<std::uint64_t, std::uint64_t> atomics_per_free(Algorithm algo) {
   // that stops, the parent's lock, the try-wait and the buddy's CAS and the unit signalled back
   // (when the CAS fails), the exchange to Available and the signal (6); then the climb, three per
   // level changed and two to release (3 (H - m) + 2 above m merges). At least the root's 3 (lock,
-  // write, signal), at most 1 + 5m + 6 + 3(H - m) + 2 <= 9 + 5H.
-  if (algo == Algorithm::gg_tbuddy) return {3, 9 + 5 * 12};
+  // write, signal), at most 1 + 5m + 6 + 3(H - m) + 2 <= 9 + 5H. Plus the two fetch-adds on the
+  // frees-in-flight word (on entry and after the last signal; tbuddy.hpp): 5 .. 11 + 5H.
+  if (algo == Algorithm::gg_tbuddy) return {5, 11 + 5 * 12};
   // BitmapAlloc over 4096 slots (2 levels): set the slot's bit, and the level above when its
   // container was empty.
   if (algo == Algorithm::bitmap_alloc) return {1, 2};

@@ -192,6 +192,9 @@ class TBuddyPool final : public PoolPolicy {
     v.epoch = v.stuck + 1;
     v.oom_mark = v.stuck + 2;
     v.oom_fast = v.stuck + 3;
+    // TBuddy's frees-in-flight word (tbuddy.hpp, alloclab's rule against the spurious null):
+    // 32 bits of the fifth word, zeroed with the others by reset().
+    v.tree.frees = reinterpret_cast<std::uint32_t*>(v.stuck + 4);
     v.fenced = fenced_;
     return v;
   }
@@ -215,7 +218,7 @@ class TBuddyPool final : public PoolPolicy {
       throw VerificationError("gg-tbuddy: the pristine tree: " + e);
     nodes_.resize(host.nodes.size());
     sems_.resize(host.sems.size());
-    stuck_.resize(4);  // stuck, the epoch, the mark, fast failures
+    stuck_.resize(5);  // stuck, the epoch, the mark, fast failures, TBuddy's frees in flight
     reset();
   }
 
@@ -288,9 +291,10 @@ class TBuddyPool final : public PoolPolicy {
   struct Tree {
     std::vector<std::uint32_t> nodes;
     std::vector<std::uint64_t> sems;
+    std::uint32_t frees = 0;  // the frees-in-flight word (its low 32 bits: little-endian)
   };
   Tree read(const char* when) const {
-    unsigned long long words[4] = {};  // stuck, the epoch, the mark, fast failures
+    unsigned long long words[5] = {};  // stuck, the epoch, the mark, fast failures, frees
     ALLOCLAB_CUDA(cudaMemcpy(words, stuck_.get(), sizeof words, cudaMemcpyDeviceToHost));
     const unsigned long long stuck = words[0];
     fast_failures_ = std::max<unsigned long long>(fast_failures_, words[3]);
@@ -300,6 +304,7 @@ class TBuddyPool final : public PoolPolicy {
     Tree t{std::vector<std::uint32_t>(nodes_.size()), std::vector<std::uint64_t>(sems_.size())};
     ALLOCLAB_CUDA(cudaMemcpy(t.nodes.data(), nodes_.get(), nodes_.bytes(), cudaMemcpyDeviceToHost));
     ALLOCLAB_CUDA(cudaMemcpy(t.sems.data(), sems_.get(), sems_.bytes(), cudaMemcpyDeviceToHost));
+    t.frees = static_cast<std::uint32_t>(words[4]);
     return t;
   }
   std::uint64_t free_pages_of(const Tree& t) const {
@@ -310,7 +315,7 @@ class TBuddyPool final : public PoolPolicy {
     return free;
   }
   void check(Tree t, const std::vector<std::uint32_t>& held, const char* when) const {
-    gelado::TBuddyTree view{height_, t.nodes.data(), t.sems.data()};
+    gelado::TBuddyTree view{height_, t.nodes.data(), t.sems.data(), &t.frees};
     if (const std::string e = gelado::tbuddy_check(view, held); !e.empty())
       throw VerificationError("gg-tbuddy: " + e + " " + when);
   }

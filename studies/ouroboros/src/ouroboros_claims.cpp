@@ -446,9 +446,15 @@ std::vector<Erratum> ouroboros_errata() {
       {"§3.3, Alg. 1 (enqueue)", "the queue is full when `old > size`",
        "full when old >= size: admit only while old < size (the public code's check)",
        fmt::format(
-           "a ring of {} slots holding {}: the printed check {} a fifth enqueue, which "
-           "overwrites a slot still in use (`index_queue_admits`; test `index queue: the "
-           "printed full check admits a (size + 1)-th enqueue`)",
+           "a ring of {} slots holding {}: the printed check {} a fifth enqueue, whose slot "
+           "still holds a live page, so its CAS (Alg. 1 line 6) waits for ever "
+           "(`index_queue_admits`; test `index queue: the printed full check admits a "
+           "(size + 1)-th enqueue`; `alloclab check --allocator ouro-index-queue --N 1 --ops "
+           "free --pool 1 --rule printed` finds the hang in 4 accesses). The correction is exact "
+           "while the ring never has more pages than slots, as Ouroboros' page queues (their "
+           "capacity): with more, neither check bounds the ring, since a dequeue that found it "
+           "empty holds the count one low until it undoes (`alloclab check`, 4 threads x "
+           "alloc,free on 2 slots: 3 pages in 2 slots, 22 accesses; docs/checking.md)",
            size, size,
            ouro::index_queue_admits(static_cast<std::int32_t>(size), size, ouro::FullCheck::printed)
                ? "admits"

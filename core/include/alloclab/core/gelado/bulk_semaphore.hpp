@@ -181,6 +181,12 @@ class BulkWait {
   ALLOCLAB_HD const BulkWaitResult& result() const { return result_; }
   ALLOCLAB_HD std::uint32_t n() const { return n_; }
   ALLOCLAB_HD std::uint32_t batch() const { return batch_; }
+  // alloclab's rule for TBuddy (tbuddy.hpp): a reserver that leaves its spin because C >= N takes
+  // its units and drops its reservation in one CAS (C -= N, R -= N), in the release step, instead
+  // of Alg. 1's `R -= N` and then the atomic block again. In between, another thread's try-wait
+  // (a merge) could take the unit it was owed, and a third thread that had grown and failed
+  // because that unit was owed would have returned a null the pool could serve (`alloclab check`).
+  ALLOCLAB_HD void take_reserved_in_one_cas() { take_reserved_ = true; }
 
   ALLOCLAB_HD StepStatus step(std::uint64_t& word) {
     switch (phase_) {
@@ -197,6 +203,11 @@ class BulkWait {
           return StepStatus::spinning;
         }
         phase_ = BulkWaitPhase::release;
+        if (take_reserved_ && c.count >= std::int64_t{n_}) {
+          taking_ = true;  // the release step CASes the word just read
+          seen_ = BulkWord::pack(c);
+          return StepStatus::running;
+        }
         // The printed rule's churn: leaving with nothing arrived although the reservation is
         // still covered (R == C + E). The round trip (drop R, reserve again) makes no progress,
         // so it is reported as a spin and the caller backs off first; without that, churning
@@ -205,6 +216,19 @@ class BulkWait {
         return StepStatus::running;
       }
       case BulkWaitPhase::release: {
+        if (taking_) {
+          taking_ = false;
+          SemCounters c = BulkWord::unpack(seen_);
+          c.count -= static_cast<std::int32_t>(n_);
+          c.reserved -= n_;
+          ++result_.cas_attempts;
+          ++result_.memory_ops;
+          const std::uint64_t old = Atomics::cas(word, seen_, BulkWord::pack(c));
+          if (old == seen_) return finish(BulkWaitOutcome::took);
+          ++result_.cas_failures;
+          phase_ = BulkWaitPhase::spin;  // read again, decide again
+          return StepStatus::spinning;
+        }
         const std::uint64_t delta = BulkWord::release_delta(n_);
         ++result_.releases;
         seen_ = add(word, delta) + delta;  // the word as this add left it
@@ -267,6 +291,8 @@ class BulkWait {
   std::uint32_t n_;
   std::uint32_t batch_;
   SpinExit rule_;
+  bool take_reserved_ = false;
+  bool taking_ = false;  // the release step takes the reserved units (take_reserved_in_one_cas)
   BulkWaitPhase phase_ = BulkWaitPhase::read;
   std::uint64_t seen_ = 0;
   BulkWaitResult result_;
@@ -277,12 +303,18 @@ class BulkWait {
 // It looks at C alone, as printed: units that reservers count on may be taken (a merge claims
 // the buddy's unit even while a split is awaited). Those reservers are not stranded: they find
 // R > C + E, or keep waiting for a promise still open, and decide again (tested).
+// TryWaitRule::unreserved (alloclab's, for TBuddy's merge: tbuddy.hpp) takes only units no
+// reserver counts on: C - R >= N. Promises (E) do not count, since a promise may fail. So a
+// reserver never loses the unit a delivered promise brought it (a taking that `alloclab check`
+// showed gives a spurious null to a third thread, which had grown because the unit was owed).
 enum class TryWaitOutcome : std::uint8_t { pending, took, empty };
+enum class TryWaitRule : std::uint8_t { count_only, unreserved };
 
 template <class Atomics>
 class BulkTryWait {
  public:
   ALLOCLAB_HD explicit BulkTryWait(std::uint32_t n = 1) : n_(n) {}
+  ALLOCLAB_HD BulkTryWait(std::uint32_t n, TryWaitRule rule) : n_(n), rule_(rule) {}
 
   ALLOCLAB_HD TryWaitOutcome outcome() const { return outcome_; }
   ALLOCLAB_HD std::uint32_t cas_attempts() const { return cas_attempts_; }
@@ -299,7 +331,9 @@ class BulkTryWait {
       return StepStatus::running;
     }
     SemCounters c = BulkWord::unpack(seen_);
-    if (c.count < std::int64_t{n_}) {
+    const bool owed = rule_ == TryWaitRule::unreserved &&
+                      std::int64_t{c.count} - std::int64_t{c.reserved} < std::int64_t{n_};
+    if (c.count < std::int64_t{n_} || owed) {
       outcome_ = TryWaitOutcome::empty;
       return StepStatus::done;
     }
@@ -317,6 +351,7 @@ class BulkTryWait {
 
  private:
   std::uint32_t n_;
+  TryWaitRule rule_ = TryWaitRule::count_only;
   TryWaitOutcome outcome_ = TryWaitOutcome::pending;
   bool have_seen_ = false;
   std::uint64_t seen_ = 0;

@@ -27,6 +27,27 @@
 //   fall back: write x Available, signal(sem[n], 1, 0) while x and p are still locked (a merger
 //   of the buddy, which needs p, then finds the unit), propagate upward.
 //
+// A failure at order H is final only when no free was in flight (alloclab's rule; the paper's
+// alloc fails whenever the grower at order H finds nothing). A free that merges takes its
+// buddy's unit from sem[n] and signals the merged block's unit on sem[n + k] several accesses
+// later (k >= 1), after writing it Available: in between, a free page is counted by no
+// semaphore, and an alloc that reads the semaphores then grows past the root and fails, although
+// the pool could serve it throughout (found by `alloclab check`, docs/checking.md). So every
+// free counts itself in the frees-in-flight word (tbuddy_tree.hpp: +1 before its first lock,
+// one less in flight and one more finished after its last signal), and an alloc reads that word
+// before its first wait and again when its grower at order H found nothing. Unchanged and no
+// free in flight: no free page was hidden from it, and the failure is final (null). Otherwise
+// it signals the failure down its chain of growers as before (no promise left hanging), waits
+// until the word changes if a free is still in flight (a read-only wait: it holds no lock, unit
+// or promise then), and starts again from its own order; after kTBuddyMaxRestarts starts the
+// failure is final.
+// Two more rules keep the units reservers are owed theirs (a null is final only if the units it
+// saw owed to reservers stay theirs; the checker found both): a merge's try-wait takes only
+// units no reserver counts on (C - R >= 1, TryWaitRule::unreserved), and a reserver whose units
+// arrived takes them and drops its reservation in one CAS (BulkWait::take_reserved_in_one_cas)
+// instead of Alg. 1's release, then decide again, a window in which a merge took its unit.
+// A tree without the word (frees == nullptr) keeps the paper's rules (all three).
+//
 // Scattered start (alloclab's rule; the paper says only that the thread "traverses the tree"):
 // the search is a depth-first walk from the root through Partial nodes, pruning Busy ones and
 // Available ones above height n; at depth d it visits first the child chosen by bit d of the
@@ -58,8 +79,15 @@ enum class TBuddyAllocPhase : std::uint8_t {
   split_signal,       // signal(sem[level], 1, 1); propagate; keep the left child
   climb,              // the propagation (Climb)
   fail_signal,        // a grower whose growth failed signals (0, 1) on sem[level]
+  frees_start,        // read the frees-in-flight word before the first wait
+  frees_final,        // the grower at order H found nothing: read the word again (final?)
+  frees_await,        // a free is in flight: wait for the word to change, then start again
   done,
 };
+
+// How many times an alloc starts again after a failure at order H that a free in flight may
+// have caused (TBuddyAlloc, alloclab's rule); past it the failure is final.
+inline constexpr std::uint32_t kTBuddyMaxRestarts = 64;
 
 template <class Atomics>
 class TBuddyAlloc {
@@ -77,7 +105,36 @@ class TBuddyAlloc {
 
   ALLOCLAB_HD StepStatus step(const TBuddyTree& t) {
     TBuddyStats& s = stats_;
+    if (phase_ == TBuddyAllocPhase::wait && !started_) {
+      started_ = true;
+      if (t.frees != nullptr) {
+        phase_ = TBuddyAllocPhase::frees_start;
+        ours_ = true;
+        wait_.take_reserved_in_one_cas();
+      }
+    }
     switch (phase_) {
+      case TBuddyAllocPhase::frees_start:
+        ++s.frees_ops;
+        frees_seen_ = Atomics::load(*t.frees);
+        phase_ = TBuddyAllocPhase::wait;
+        return StepStatus::running;
+      case TBuddyAllocPhase::frees_final: {
+        ++s.frees_ops;
+        const std::uint32_t w = Atomics::load(*t.frees);
+        const bool hidden = w != frees_seen_ || tb_frees_in_flight(frees_seen_) != 0;
+        restart_ = hidden && s.restarts < kTBuddyMaxRestarts;
+        frees_seen_ = w;
+        phase_ = TBuddyAllocPhase::fail_signal;
+        return StepStatus::running;
+      }
+      case TBuddyAllocPhase::frees_await: {
+        ++s.frees_ops;
+        const std::uint32_t w = Atomics::load(*t.frees);
+        if (w == frees_seen_) return StepStatus::spinning;  // the free has not finished
+        frees_seen_ = w;
+        return start_again();
+      }
       case TBuddyAllocPhase::wait: {
         const StepStatus r = wait_.step(t.sems[level_]);
         if (r == StepStatus::spinning) ++s.sem_spins;
@@ -91,10 +148,12 @@ class TBuddyAlloc {
         } else if (o == BulkWaitOutcome::grow && level_ < t.height) {
           ++s.waits_grew;
           ++level_;  // allocate a block of order level + 1 to split
-          wait_ = BulkWait<Atomics>(1, kTBuddyBatch);
+          wait_ = new_wait();
         } else if (o == BulkWaitOutcome::grow) {
           ++s.waits_grew;
-          phase_ = TBuddyAllocPhase::fail_signal;  // no order above H: out of memory
+          // No order above H: out of memory, unless a free in flight hid a page (alloclab's rule)
+          phase_ =
+              t.frees != nullptr ? TBuddyAllocPhase::frees_final : TBuddyAllocPhase::fail_signal;
         } else {  // counter_overflow: this level holds nothing; the growers below it fail
           overflow_ = true;
           return fail_below();
@@ -180,7 +239,18 @@ class TBuddyAlloc {
   // still Available). Then every grower below signals its failure, as when the pool has no
   // block: the caller keeps stepping to done, and node() is 0. False while it holds a node lock
   // or splits or climbs: a block is changing hands, and it must finish (ask again later).
+  // Before its first wait, or waiting for a free to finish (alloclab's rule), it holds nothing.
   ALLOCLAB_HD bool give_up(const TBuddyTree& t) {
+    restart_ = false;
+    if (phase_ == TBuddyAllocPhase::frees_start || phase_ == TBuddyAllocPhase::frees_await ||
+        (phase_ == TBuddyAllocPhase::wait && !started_)) {
+      started_ = true;
+      level_ = base_;
+      ++stats_.gave_up;
+      result_ = 0;
+      phase_ = TBuddyAllocPhase::done;
+      return true;
+    }
     if (phase_ == TBuddyAllocPhase::wait) {
       wait_.abandon(t.sems[level_]);
       count_wait();
@@ -212,9 +282,18 @@ class TBuddyAlloc {
     phase_ = TBuddyAllocPhase::split_lock_child;
     return StepStatus::running;
   }
-  // The level got no block: the grower below it (if any) signals its failure next.
+  // The level got no block: the grower below it (if any) signals its failure next. At the base,
+  // alloc returns 0, or (a free was in flight, alloclab's rule) starts again.
   ALLOCLAB_HD StepStatus fail_below() {
     if (level_ == base_) {
+      if (restart_) {
+        restart_ = false;
+        if (tb_frees_in_flight(frees_seen_) != 0) {  // wait for it to finish first
+          phase_ = TBuddyAllocPhase::frees_await;
+          return StepStatus::running;
+        }
+        return start_again();
+      }
       result_ = 0;
       phase_ = TBuddyAllocPhase::done;
       return StepStatus::done;
@@ -222,6 +301,20 @@ class TBuddyAlloc {
     --level_;
     phase_ = TBuddyAllocPhase::fail_signal;
     return StepStatus::running;
+  }
+  ALLOCLAB_HD BulkWait<Atomics> new_wait() const {
+    BulkWait<Atomics> w(1, kTBuddyBatch);
+    if (ours_) w.take_reserved_in_one_cas();
+    return w;
+  }
+  // The alloc starts again from its own order; frees_seen_ is the word as read last, before the
+  // new first wait.
+  ALLOCLAB_HD StepStatus start_again() {
+    ++stats_.restarts;
+    level_ = base_;
+    wait_ = new_wait();
+    phase_ = TBuddyAllocPhase::wait;
+    return StepStatus::spinning;
   }
   ALLOCLAB_HD std::uint32_t first_bit(std::uint32_t depth) const {
     return (scatter_ >> (depth & 31u)) & 1u;
@@ -265,6 +358,10 @@ class TBuddyAlloc {
   std::uint32_t split_ = 0;  // the block being split
   std::uint32_t kept_ = 0;   // the block this level delivers after the climb
   std::uint32_t result_ = 0;
+  std::uint32_t frees_seen_ = 0;  // the frees-in-flight word as read last (alloclab's rule)
+  bool started_ = false;          // the first step has chosen between the two rules
+  bool ours_ = false;             // alloclab's rule (the tree has the frees-in-flight word)
+  bool restart_ = false;          // the failure signalled now is not final: start again
   bool overflow_ = false;
   NodeLock<Atomics> lock_;
   Climb<Atomics> climb_;
@@ -283,6 +380,8 @@ enum class TBuddyFreePhase : std::uint8_t {
   write_available,  // fall back: write x Available
   signal,           // signal(sem[order], 1, 0); then propagate
   climb,
+  frees_enter,  // alloclab's rule: count this free in flight (before its first lock)
+  frees_leave,  // and out of flight, after its last signal
   done,
 };
 
@@ -294,6 +393,7 @@ class TBuddyFree {
   ALLOCLAB_HD TBuddyFree(const TBuddyTree& t, std::uint32_t node, bool wait_for_buddy = true)
       : node_(node), order_(tb_height(t.height, node)), wait_for_buddy_(wait_for_buddy) {
     lock_.reset(node);
+    if (t.frees != nullptr) phase_ = TBuddyFreePhase::frees_enter;
   }
 
   ALLOCLAB_HD TBuddyFreePhase phase() const { return phase_; }
@@ -305,6 +405,15 @@ class TBuddyFree {
     TBuddyStats& s = stats_;
     const std::uint32_t buddy = tb_sibling(node_);
     switch (phase_) {
+      case TBuddyFreePhase::frees_enter:
+        ++s.frees_ops;
+        Atomics::fetch_add(*t.frees, 1u);
+        phase_ = TBuddyFreePhase::lock_block;
+        return StepStatus::running;
+      case TBuddyFreePhase::frees_leave:
+        ++s.frees_ops;
+        Atomics::fetch_add(*t.frees, kTBuddyFreeLeave);
+        return after_leave();
       case TBuddyFreePhase::lock_block: {
         const StepStatus r = lock_.step(t, s);
         if (r != StepStatus::done) return r;
@@ -314,7 +423,7 @@ class TBuddyFree {
         const StepStatus r = lock_.step(t, s);
         if (r != StepStatus::done) return r;
         parent_state_ = lock_.state();
-        try_wait_ = BulkTryWait<Atomics>(1);
+        try_wait_ = try_wait_of(t);
         phase_ = TBuddyFreePhase::try_wait;
         return StepStatus::running;
       }
@@ -348,7 +457,7 @@ class TBuddyFree {
         const std::uint32_t w = Atomics::load(t.nodes[buddy]);
         if (wait_for_buddy_ && node_state(w) == NodeState::available && !node_locked(w)) {
           ++s.merge_waits;  // its unit is in flight: wait for it, holding x and the parent
-          try_wait_ = BulkTryWait<Atomics>(1);
+          try_wait_ = try_wait_of(t);
           phase_ = TBuddyFreePhase::try_wait;
           return StepStatus::spinning;
         }
@@ -370,13 +479,11 @@ class TBuddyFree {
         return StepStatus::running;
       case TBuddyFreePhase::signal:
         bulk_signal<Atomics>(t.sems[order_], 1, 0);
-        if (node_ == 1) {
-          phase_ = TBuddyFreePhase::done;
-          return StepStatus::done;
+        if (t.frees != nullptr) {  // the free page is counted again: out of flight
+          phase_ = TBuddyFreePhase::frees_leave;
+          return StepStatus::running;
         }
-        climb_.start(node_, NodeState::available, tb_parent(node_), parent_state_);
-        phase_ = TBuddyFreePhase::climb;
-        return StepStatus::running;
+        return after_leave();
       case TBuddyFreePhase::climb: {
         const StepStatus r = climb_.step(t, s);
         if (r == StepStatus::done) phase_ = TBuddyFreePhase::done;
@@ -389,6 +496,22 @@ class TBuddyFree {
   }
 
  private:
+  // alloclab's rule (a tree with the frees-in-flight word): the try-wait leaves units reservers
+  // count on; the paper's (none): it looks at C alone.
+  ALLOCLAB_HD static BulkTryWait<Atomics> try_wait_of(const TBuddyTree& t) {
+    return BulkTryWait<Atomics>(
+        1, t.frees != nullptr ? TryWaitRule::unreserved : TryWaitRule::count_only);
+  }
+  // After the last signal: done at the root, else propagate.
+  ALLOCLAB_HD StepStatus after_leave() {
+    if (node_ == 1) {
+      phase_ = TBuddyFreePhase::done;
+      return StepStatus::done;
+    }
+    climb_.start(node_, NodeState::available, tb_parent(node_), parent_state_);
+    phase_ = TBuddyFreePhase::climb;
+    return StepStatus::running;
+  }
   // x is locked: at the root there is no buddy (fall back); else lock the parent.
   ALLOCLAB_HD StepStatus after_block_locked() {
     if (node_ == 1) {

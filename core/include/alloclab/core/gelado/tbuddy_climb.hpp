@@ -40,6 +40,11 @@ struct TBuddyStats {
   std::uint32_t try_waits_took = 0;    // a free's try-wait took the buddy's unit
   std::uint32_t try_waits_empty = 0;   // it found none
   std::uint32_t gave_up = 0;           // an alloc stopped at its step bound (give_up)
+  // alloclab's rule against the spurious null (tbuddy.hpp): reads and updates of the
+  // frees-in-flight word, and allocs that failed at order H while a free was in flight and
+  // started again.
+  std::uint32_t frees_ops = 0;
+  std::uint32_t restarts = 0;
 };
 
 // A try-lock on one node: a load, then a CAS of the unlocked word it saw to the same word with

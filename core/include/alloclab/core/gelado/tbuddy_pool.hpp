@@ -74,6 +74,7 @@ inline std::vector<std::uint32_t> tbuddy_build(const TBuddyTree& t,
     c.count = static_cast<std::int32_t>(available[h]);
     t.sems[h] = BulkWord::pack(c);
   }
+  if (t.frees != nullptr) *t.frees = 0;
   return application;
 }
 

@@ -105,11 +105,24 @@ ALLOCLAB_HD NodeState tb_summary(NodeState a, NodeState b) {
   return a != NodeState::busy || b != NodeState::busy ? NodeState::partial : NodeState::busy;
 }
 
-// A view of one TBuddy: H, the node words (2^(H+1), index 0 unused) and the H + 1 semaphores.
+// The frees-in-flight word (alloclab's rule against the spurious null, tbuddy.hpp): bits 0-20
+// count the frees in flight (at most kMaxBulkReserved requests are in flight, as for the
+// semaphores), bits 21-31 the frees finished, mod 2^11. A free adds 1 on entry and
+// kTBuddyFreeLeave after its last signal (one less in flight, one more finished).
+inline constexpr std::uint32_t kTBuddyFreesInFlight = (1u << 21) - 1u;
+inline constexpr std::uint32_t kTBuddyFreeLeave = (1u << 21) - 1u;
+ALLOCLAB_HD std::uint32_t tb_frees_in_flight(std::uint32_t word) {
+  return word & kTBuddyFreesInFlight;
+}
+
+// A view of one TBuddy: H, the node words (2^(H+1), index 0 unused), the H + 1 semaphores and
+// the frees-in-flight word. frees == nullptr is the paper's rule: an alloc's failure at order H
+// is final (the spurious null of tbuddy.hpp); the host storage and the GPU pool give one.
 struct TBuddyTree {
   std::uint32_t height = 0;
   std::uint32_t* nodes = nullptr;
   std::uint64_t* sems = nullptr;
+  std::uint32_t* frees = nullptr;
 };
 
 // ---- Host side: storage, the initial state, the checker ----
@@ -118,12 +131,14 @@ struct TBuddyTree {
 struct TBuddyStorage {
   std::vector<std::uint32_t> nodes;
   std::vector<std::uint64_t> sems;
+  std::uint32_t frees = 0;  // the frees-in-flight word
   TBuddyTree tree;
   explicit TBuddyStorage(std::uint32_t height)
       : nodes(std::size_t{2} << height, 0u), sems(height + 1, 0u) {
     tree.height = height;
     tree.nodes = nodes.data();
     tree.sems = sems.data();
+    tree.frees = &frees;
     nodes[1] = node_word(NodeState::available, false);
     SemCounters one;
     one.count = 1;
@@ -145,8 +160,11 @@ inline std::string tbuddy_height_error(const std::string& parameter, std::uint32
 //   I1, I2 (§4.1); the summary (a node that is not Available is Partial exactly when a child is
 //   Available or Partial); no lock held; every held block Busy, no held block inside or above an
 //   Available node or another held block; the Available blocks and the held blocks tile the
-//   pool (their pages sum to 2^H); sem[h] = (Available nodes of height h, E = 0, R = 0).
+//   pool (their pages sum to 2^H); sem[h] = (Available nodes of height h, E = 0, R = 0); no free
+//   in flight.
 inline std::string tbuddy_check(const TBuddyTree& t, const std::vector<std::uint32_t>& held) {
+  if (t.frees != nullptr && tb_frees_in_flight(*t.frees) != 0)
+    return std::to_string(tb_frees_in_flight(*t.frees)) + " frees in flight at rest";
   const std::uint32_t n = tb_node_count(t.height);
   auto st = [&](std::uint32_t i) { return node_state(t.nodes[i]); };
   auto name = [](std::uint32_t i) { return "node " + std::to_string(i); };
