@@ -261,14 +261,21 @@ copy_newest rcu figure6.csv rcu plain
 
 # 7b. Interleavings checked (issue 38; docs/checking.md), for the report's section of that name:
 #    the CI-sized case over every family (alloclab's rules, nulls checked: at most 3 preemptions,
-#    then the exhaustive ones), and the printed rules' known bugs, each found by the checker
+#    then the exhaustive ones; a violation is reported, not fatal), and the printed rules' known bugs, each found by the checker
 #    (exit 3, expected: the section lists them as found under the printed rule). Seconds.
 step "interleavings checked"
 ck="$out/check"
 rm -rf "$ck"
 mkdir -p "$ck/schedules"
+# Exit 3 here is a finding, not a failure of the job: UAlloc's and DynaSOAr's spurious nulls under
+# alloclab's own rules (docs/checking.md), which the section highlights.
+rc=0
 "$alloclab" check --allocator all --N 3 --ops alloc:1,free --pool 2 --preemptions 3 \
-  --format json --out "$ck/schedules" >"$ck/1-ci-preemptions.json"
+  --format json --out "$ck/schedules" >"$ck/1-ci-preemptions.json" || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+  echo "main job: check --allocator all: exit $rc" >&2
+  exit 1
+fi
 "$alloclab" check --allocator gg-bulk-semaphore,gg-counting-semaphore,ouro-index-queue,bitmap-alloc \
   --N 3 --ops alloc:1,free --pool 2 --preemptions exhaustive --format json \
   --out "$ck/schedules" >"$ck/2-ci-exhaustive.json"
