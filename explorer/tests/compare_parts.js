@@ -132,6 +132,17 @@ module.exports = function compareParts(parts, alloclab) {
   eq("Gallatin request 1: attempts (one atomicAdd each), segments formatted", [g[2].counts.attempts, g[2].counts.segments_formatted], [2, 0]);
   eq("Gallatin request 2 (100 B)", [g[3].class, path(g[3])], [3, [[1, 0, 0]]]);
   eq("Gallatin request 5 (4096 B)", [g[6].class, path(g[6])], [8, [[2, 0, 0]]]);
+  // The same requests through `alloclab trace --allocator gallatin` (the same geometry: 32 KiB
+  // segments, 8 slices a block; its fI frees the I-th allocation, here the I-th request): every
+  // allocation's lanes land on the same (segment, block, slice).
+  {
+    const native = JSON.parse(execFileSync(alloclab, ["trace", "--allocator", "gallatin", "--pool", "128KiB", "--ops",
+      "a16x4,a16x8,a100,a16x8,f0,a4096,f3,f1", "--format", "json"], { encoding: "utf8" }));
+    const allocs = native.steps.filter(st => st.op.startsWith("a"));
+    const pageAllocs = g.slice(1).filter((st, i) => !"16x4,16x8,100,16x8,-0,4096,-3,-1".split(",")[i].startsWith("-"));
+    eq("Gallatin: every allocation's lanes equal alloclab trace", pageAllocs.map(path),
+       allocs.map(st => st.lanes.map(l => [l.segment, l.block, l.slice])));
+  }
   // Two segments; class 8's block (8 slices of 4 KiB) is a whole segment. A team of 8 lanes
   // takes segment 0's block whole and, having taken its last slice, swaps the slot for segment
   // 1's (formatted then); the next team of 8 takes that one and finds no segment left for the
@@ -177,6 +188,6 @@ module.exports = function compareParts(parts, alloclab) {
     eq(`DynaSOAr ${name}: slots per warp, blocks used`, [hs.map(s => s.slots.length), hs[3].blocks.map(b => b.type)], [[8, 8, 32, 32], [1, 2, 1, 0]]);
   }
 
-  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy, Ouroboros' ring and Fig. 1(a), 1(b) equal alloclab trace; Ouroboros' P and C, Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path, DynaSOAr's levels and coalescing equal the hand-worked values`);
+  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy, Ouroboros' ring, Fig. 1(a), 1(b) and Gallatin's paths equal alloclab trace; Ouroboros' P and C, Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path, DynaSOAr's levels and coalescing equal the hand-worked values`);
   return bad;
 };
