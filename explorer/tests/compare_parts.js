@@ -1,9 +1,9 @@
 // The explorer's other studies' parts (issue 39), from the page's self-test: every part's steps
 // passed its family's invariants in the page (conservation, no overlap: web/parts/*.js), and
-// each part's preset equals an independent reference: `alloclab trace` run natively for TBuddy
-// and Ouroboros' ring (the same case, step for step), and, where alloclab has no trace of the
-// mechanism on this branch (the bulk semaphore's Fig. 1, Gallatin's path, DynaSOAr's levels),
-// values worked by hand below from the papers' prose and the algorithms, each with its reason.
+// each part's preset equals an independent reference: `alloclab trace` run natively on the same
+// case (TBuddy and Ouroboros' ring step for step; the bulk semaphore's Fig. 1(a) and 1(b) state
+// by state; UAlloc's offsets; Gallatin's lanes; DynaSOAr's atomicOr per warp), and values worked
+// by hand below from the papers' prose and the algorithms, each with its reason.
 "use strict";
 const { execFileSync } = require("child_process");
 
@@ -77,6 +77,14 @@ module.exports = function compareParts(parts, alloclab) {
      "1/1 0/0 0/1 0/1 0/0 0/0 0/0 0/0 0/1 0/0 0/0");
   eq("UAlloc class 7 at the end (C, list)", [u[11].classes[7].C, u[11].classes[7].list], [2, [4, 5]]);
   eq("UAlloc bin 2's slots (8 B)", u[1].chunks[0].bins[2].slots, 512);
+  // The same requests through `alloclab trace --allocator gg-ualloc` on 512 KiB (its fI frees the
+  // I-th allocation: the page's -7 is the 7th allocation, f6): every allocation's offset.
+  {
+    const native = JSON.parse(execFileSync(alloclab, ["trace", "--allocator", "gg-ualloc", "--pool", "512KiB", "--ops",
+      "a8,a8,a100,a1000,f0,a8,a1024,a1024,a1024,a1024,f6", "--format", "json"], { encoding: "utf8" }));
+    eq("UAlloc: every allocation's offset equals alloclab trace", u.slice(1).filter(s => s.offset !== undefined).map(s => s.offset),
+       native.steps.filter(st => st.op.startsWith("a")).map(st => st.offset));
+  }
 
   // TBuddy: the page's run equals `alloclab trace --allocator gg-tbuddy` step for step.
   const keys = ["what", "node", "first_page", "pages", "splits", "merges", "levels", "sem_counts"];
@@ -186,8 +194,12 @@ module.exports = function compareParts(parts, alloclab) {
     const hs = parts[name].run.steps.slice(1);
     eq(`DynaSOAr ${name}: atomicOr per warp`, hs.map(s => s.reserves), want);
     eq(`DynaSOAr ${name}: slots per warp, blocks used`, [hs.map(s => s.slots.length), hs[3].blocks.map(b => b.type)], [[8, 8, 32, 32], [1, 2, 1, 0]]);
+    // The same warps through `alloclab trace` on a heap of 4 blocks (256 pages): as many atomicOr.
+    const algo = name === "heap_coalesced" ? "dynasoar" : "dynasoar-nocoal";
+    const native = JSON.parse(execFileSync(alloclab, ["trace", "--allocator", algo, "--T", "256", "--ops", "a1x8,a2x8,a1x32,a1x32", "--format", "json"], { encoding: "utf8" }));
+    eq(`DynaSOAr ${name}: atomicOr per warp equal alloclab trace --allocator ${algo}`, hs.map(s => s.reserves), native.steps.map(st => st.reserves));
   }
 
-  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy, Ouroboros' ring, Fig. 1(a), 1(b) and Gallatin's paths equal alloclab trace; Ouroboros' P and C, Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path, DynaSOAr's levels and coalescing equal the hand-worked values`);
+  if (!bad) console.log(`explorer parts: ${checked} animation steps keep their invariants; TBuddy, Ouroboros' ring, Fig. 1(a), 1(b), UAlloc's offsets, Gallatin's paths and DynaSOAr's coalescing equal alloclab trace; Ouroboros' P and C, Fig. 1(a), 1(b), UAlloc's bins, Gallatin's path, DynaSOAr's levels and coalescing equal the hand-worked values`);
   return bad;
 };
