@@ -111,9 +111,9 @@ std::vector<Record> study_records() {
 std::vector<Record> command_records(const CLI::App& parent) {
   // Which study brings each subcommand: its table entry adds it to a scratch app.
   std::map<std::string, std::string> study_of;
-  for (const auto& entry : CommandTable::instance().all()) {
+  for (const CommandEntry* entry : CommandTable::instance().all()) {
     CLI::App scratch;
-    for (const CLI::App* sub : entry.add(scratch)) study_of[sub->get_name()] = entry.study;
+    for (const CLI::App* sub : entry->add(scratch)) study_of[sub->get_name()] = entry->study;
   }
   std::vector<Record> out;
   for (const CLI::App* sub : parent.get_subcommands([](const CLI::App*) { return true; })) {

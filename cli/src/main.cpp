@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
   engine(&add_measure_command, kModelsGroup);
   engine(&add_workload_command, kModelsGroup);
   engine(&add_list_command, kModelsGroup);
-  for (const auto& entry : CommandTable::instance().all())
-    for (CLI::App* sub : entry.add(app)) sub->group(std::string(entry.group));
+  for (const CommandEntry* entry : CommandTable::instance().all())
+    for (CLI::App* sub : entry->add(app)) sub->group(std::string(entry->group));
   engine(&add_sweep_command, kReportsGroup);
   engine(&add_validate_command, kReportsGroup);
   engine(&add_check_command, kReportsGroup);

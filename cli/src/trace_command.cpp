@@ -44,10 +44,10 @@ void write(const TraceArgs& a, const TraceDocument& d) {
 
 std::string mechanisms_help() {
   std::string out;
-  for (const auto& e : TraceTable::instance().all())
-    if (!e.help.empty()) out += "\n  " + std::string(e.help);
-  for (const auto& e : TraceTable::instance().all())
-    if (!e.example.empty()) out += "\nExample: " + std::string(e.example);
+  for (const TraceEntry* e : TraceTable::instance().all())
+    if (!e->help.empty()) out += "\n  " + std::string(e->help);
+  for (const TraceEntry* e : TraceTable::instance().all())
+    if (!e->example.empty()) out += "\nExample: " + std::string(e->example);
   return out;
 }
 
@@ -55,10 +55,11 @@ std::string mechanisms_help() {
 template <class Keys>
 std::string picks(Keys keys) {
   std::string out;
-  for (const auto& e : TraceTable::instance().all()) {
+  for (const TraceEntry* e : TraceTable::instance().all()) {
     std::string these;
-    for (std::string_view k : keys(e)) these += (these.empty() ? "" : ", ") + std::string(k);
-    if (!these.empty()) out += (out.empty() ? "" : "; ") + these + " (" + std::string(e.name) + ")";
+    for (std::string_view k : keys(*e)) these += (these.empty() ? "" : ", ") + std::string(k);
+    if (!these.empty())
+      out += (out.empty() ? "" : "; ") + these + " (" + std::string(e->name) + ")";
   }
   return out;
 }

@@ -9,42 +9,25 @@
 
 namespace alloclab::cli {
 
-TraceTable& TraceTable::instance() {
-  static TraceTable table;  // constructed on first use: safe from any static initialiser
-  return table;
-}
-
-bool TraceTable::add(TraceEntry e) {
-  entries_.push_back(std::move(e));
-  return true;
-}
-
-std::vector<TraceEntry> TraceTable::all() const {
-  auto out = entries_;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const TraceEntry& a, const TraceEntry& b) { return a.order < b.order; });
-  return out;
-}
-
 namespace {
 
 template <class Pick>
-std::string listed(const std::vector<TraceEntry>& entries, Pick pick) {
+std::string listed(const std::vector<const TraceEntry*>& entries, Pick pick) {
   std::string out;
-  for (const auto& e : entries)
-    for (std::string_view v : pick(e)) out += (out.empty() ? "" : ", ") + std::string(v);
+  for (const TraceEntry* e : entries)
+    for (std::string_view v : pick(*e)) out += (out.empty() ? "" : ", ") + std::string(v);
   return out;
 }
 
 }  // namespace
 
-const TraceEntry& TraceTable::pick(const TraceRequest& r) const {
-  const auto entries = all();
+const TraceEntry& pick_trace(const TraceRequest& r) {
+  const auto entries = TraceTable::instance().all();
   const bool by_figure = !r.figure.empty();
   const std::string& key = by_figure ? r.figure : r.allocator;
-  for (const auto& e : entries_) {
-    const auto& keys = by_figure ? e.figures : e.allocators;
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) return e;
+  for (const TraceEntry* e : entries) {
+    const auto& keys = by_figure ? e->figures : e->allocators;
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) return *e;
   }
   if (by_figure)
     throw InputError("--figure",
@@ -57,7 +40,7 @@ const TraceEntry& TraceTable::pick(const TraceRequest& r) const {
 }
 
 TraceDocument run_trace(const TraceRequest& r) {
-  const TraceEntry& e = TraceTable::instance().pick(r);
+  const TraceEntry& e = pick_trace(r);
   static constexpr std::string_view kEvery[] = {"--format", "--out", "--seed", "--help"};
   for (const std::string& option : r.given) {
     if (std::find(std::begin(kEvery), std::end(kEvery), option) != std::end(kEvery)) continue;

@@ -8,22 +8,6 @@
 
 namespace alloclab::render {
 
-StudyReportTable& StudyReportTable::instance() {
-  static StudyReportTable table;  // constructed on first use: safe from any static initialiser
-  return table;
-}
-
-bool StudyReportTable::add(StudyReportEntry e) {
-  entries_.push_back(e);
-  return true;
-}
-
-const StudyReportEntry* StudyReportTable::find(std::string_view study) const {
-  for (const auto& e : entries_)
-    if (e.study == study) return &e;
-  return nullptr;
-}
-
 std::size_t JudgementCounts::of(validation::Judgement j) const {
   using validation::Judgement;
   switch (j) {

@@ -90,10 +90,10 @@ TEST_CASE("every study subcommand belongs to a registered study and adds a subco
           "[studies]") {
   CLI::App app;
   std::size_t added = 0;
-  for (const auto& entry : cli::CommandTable::instance().all()) {
-    INFO(entry.study);
-    CHECK(validation::StudyTable::instance().find(entry.study) != nullptr);
-    const auto subs = entry.add(app);
+  for (const cli::CommandEntry* entry : cli::CommandTable::instance().all()) {
+    INFO(entry->study);
+    CHECK(validation::StudyTable::instance().find(entry->study) != nullptr);
+    const auto subs = entry->add(app);
     CHECK_FALSE(subs.empty());
     added += subs.size();
   }

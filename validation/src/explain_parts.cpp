@@ -8,27 +8,6 @@
 
 namespace alloclab::validation {
 
-ExplainPartTable& ExplainPartTable::instance() {
-  static ExplainPartTable table;  // constructed on first use: safe from any static initialiser
-  return table;
-}
-
-bool ExplainPartTable::add(ExplainPartEntry e) {
-  if (find(e.algo)) {
-    std::fprintf(stderr, "alloclab: two explain parts registered for '%.*s'\n",
-                 static_cast<int>(name(e.algo).size()), name(e.algo).data());
-    std::abort();
-  }
-  entries_.push_back(e);
-  return true;
-}
-
-const ExplainPartEntry* ExplainPartTable::find(Algorithm algo) const {
-  for (const auto& e : entries_)
-    if (e.algo == algo) return &e;
-  return nullptr;
-}
-
 std::optional<double> simulated_per_request(const QuickSimulation& q, std::string_view name) {
   const auto& r = q.result;
   if (name == "tas") return r.tas.mean;

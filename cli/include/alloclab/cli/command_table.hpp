@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "alloclab/core/registration_table.hpp"
+
 namespace alloclab::cli {
 
 // The groups of `alloclab --help`, in the order shown.
@@ -25,27 +27,10 @@ struct CommandEntry {
   std::string_view group = kExperimentsGroup;
 };
 
-class CommandTable {
- public:
-  static CommandTable& instance();
-  bool add(CommandEntry e);
-  // Every registered entry, by order.
-  std::vector<CommandEntry> all() const;
-
- private:
-  CommandTable() = default;
-  std::vector<CommandEntry> entries_;
-};
+// The studies' subcommands; all() by order.
+using CommandTable = RegistrationTable<CommandEntry>;
 
 }  // namespace alloclab::cli
 
-#define ALLOCLAB_COMMAND_CONCAT_(a, b) a##b
-#define ALLOCLAB_COMMAND_CONCAT(a, b) ALLOCLAB_COMMAND_CONCAT_(a, b)
 // Registers a study's subcommand(s) when the program starts (from the study's own folder).
-// clang-format off
-#define ALLOCLAB_REGISTER_COMMAND(entry)                                                   \
-  namespace {                                                                              \
-  [[maybe_unused]] const bool ALLOCLAB_COMMAND_CONCAT(alloclab_command_, __COUNTER__) =  \
-      ::alloclab::cli::CommandTable::instance().add(entry);                                \
-  }
-// clang-format on
+#define ALLOCLAB_REGISTER_COMMAND(entry) ALLOCLAB_REGISTER_IN(::alloclab::cli::CommandTable, entry)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloclab/cli/grid.hpp"
+#include "alloclab/core/registration_table.hpp"
 
 namespace alloclab::cli {
 
@@ -52,21 +53,15 @@ struct TraceEntry {
   std::string_view help;     // one line for --help: what it shows, and its options
   std::string_view example;  // a command line for --help ("" for none)
   TraceDocument (*run)(const TraceRequest&) = nullptr;
+  std::string_view key() const { return name; }
 };
 
-class TraceTable {
- public:
-  static TraceTable& instance();
-  bool add(TraceEntry e);
-  std::vector<TraceEntry> all() const;  // by order
-  // The entry --figure (when given) or --allocator picks; throws InputError naming the option
-  // that picks nothing.
-  const TraceEntry& pick(const TraceRequest& r) const;
+// The mechanisms, by name; all() by order.
+using TraceTable = RegistrationTable<TraceEntry>;
 
- private:
-  TraceTable() = default;
-  std::vector<TraceEntry> entries_;
-};
+// The entry --figure (when given) or --allocator picks; throws InputError naming the option that
+// picks nothing.
+const TraceEntry& pick_trace(const TraceRequest& r);
 
 // Runs the entry the options pick, after refusing any option it does not take: the one place
 // every trace goes through (the command writes what it returns).
@@ -95,13 +90,5 @@ std::string cell_rows_svg(const std::vector<CellRow>& rows, const std::string& l
 
 }  // namespace alloclab::cli
 
-#define ALLOCLAB_TRACE_CONCAT_(a, b) a##b
-#define ALLOCLAB_TRACE_CONCAT(a, b) ALLOCLAB_TRACE_CONCAT_(a, b)
 // Registers a trace mechanism when the program starts (from the mechanism's own file).
-// clang-format off
-#define ALLOCLAB_REGISTER_TRACE(entry)                                                    \
-  namespace {                                                                             \
-  [[maybe_unused]] const bool ALLOCLAB_TRACE_CONCAT(alloclab_trace_, __COUNTER__) =      \
-      ::alloclab::cli::TraceTable::instance().add(entry);                                 \
-  }
-// clang-format on
+#define ALLOCLAB_REGISTER_TRACE(entry) ALLOCLAB_REGISTER_IN(::alloclab::cli::TraceTable, entry)

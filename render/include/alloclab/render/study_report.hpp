@@ -40,18 +40,11 @@ struct StudyReport {
 struct StudyReportEntry {
   std::string_view study;  // validation::StudyEntry::name
   StudyReport (*build)(const StudyReportInputs&) = nullptr;
+  std::string_view key() const { return study; }
 };
 
-class StudyReportTable {
- public:
-  static StudyReportTable& instance();
-  bool add(StudyReportEntry e);
-  const StudyReportEntry* find(std::string_view study) const;
-
- private:
-  StudyReportTable() = default;
-  std::vector<StudyReportEntry> entries_;
-};
+// The studies' report parts, by study.
+using StudyReportTable = RegistrationTable<StudyReportEntry>;
 
 // The counts of a study's claims by judgement, as the summary shows them.
 struct JudgementCounts {

@@ -25,19 +25,12 @@ struct ExplainPartEntry {
   // what the part explains.
   model::Explanation (*explain)(const Scenario& s,
                                 const std::vector<QuickSimulation>& simulations) = nullptr;
+  Algorithm key() const { return algo; }
 };
 
-class ExplainPartTable {
- public:
-  static ExplainPartTable& instance();
-  // A second part for one allocator aborts at start-up (two studies claiming it).
-  bool add(ExplainPartEntry e);
-  const ExplainPartEntry* find(Algorithm algo) const;
-
- private:
-  ExplainPartTable() = default;
-  std::vector<ExplainPartEntry> entries_;
-};
+// The explain parts, by allocator; a second part for one allocator aborts at start-up (two
+// studies claiming it).
+using ExplainPartTable = RegistrationTable<ExplainPartEntry>;
 
 // What a count means, for a part's counter lines.
 struct CountMeaning {

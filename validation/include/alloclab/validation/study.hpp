@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alloclab/core/registration_table.hpp"
 #include "alloclab/core/result.hpp"
 #include "alloclab/validation/claims.hpp"
 
@@ -34,38 +35,18 @@ struct StudyEntry {
   // one record each, printed by `validate` under `statements_title`; may be null.
   std::vector<Record> (*statement_checks)() = nullptr;
   std::string_view statements_title;
+  std::string_view key() const { return name; }
 };
 
 // "Pham et al., \"Dynamic Memory ...\", ICS'22 (2022), doi:10.1145/..."
 std::string citation(const Paper& p);
 
-class StudyTable {
- public:
-  static StudyTable& instance();
-  // Registers a study; a second study of the same name aborts at start-up (two folders claiming
-  // one name).
-  bool add(StudyEntry e);
-  const StudyEntry* find(std::string_view name) const;
-  // Every registered study, in `order`.
-  std::vector<const StudyEntry*> all() const;
-
- private:
-  StudyTable() = default;
-  std::vector<StudyEntry> entries_;
-};
+// The studies, by name; all() in `order`. A second study of one name aborts at start-up.
+using StudyTable = RegistrationTable<StudyEntry>;
 
 }  // namespace alloclab::validation
 
-#define ALLOCLAB_STUDY_CONCAT_(a, b) a##b
-#define ALLOCLAB_STUDY_CONCAT(a, b) ALLOCLAB_STUDY_CONCAT_(a, b)
-// Registers a study (or one of its parts) when the program starts. __COUNTER__, not __LINE__:
-// a study's files may be compiled together as one unity translation unit.
-// clang-format off
-#define ALLOCLAB_REGISTER_STUDY_PART(table, entry)                                            \
-  namespace {                                                                                 \
-  [[maybe_unused]] const bool ALLOCLAB_STUDY_CONCAT(alloclab_study_part_, __COUNTER__) =    \
-      table::instance().add(entry);                                                           \
-  }
-// clang-format on
+// Registers a study (or one of its parts) when the program starts.
+#define ALLOCLAB_REGISTER_STUDY_PART(table, entry) ALLOCLAB_REGISTER_IN(table, entry)
 #define ALLOCLAB_REGISTER_STUDY(entry) \
   ALLOCLAB_REGISTER_STUDY_PART(::alloclab::validation::StudyTable, entry)
