@@ -72,8 +72,8 @@ std::string heap_run(int blocks, const std::string& warps, bool coalesce, bool r
       if (t.empty()) continue;
       const std::size_t x = t.find('x');
       if (x == std::string::npos) throw std::invalid_argument("warps: nxL (type n pages, L lanes)");
-      const auto n = static_cast<unsigned>(std::stoul(t.substr(0, x)));
-      const auto lanes = static_cast<unsigned>(std::stoul(t.substr(x + 1)));
+      const auto n = static_cast<unsigned>(parse_number(t.substr(0, x), 1u << 20));
+      const auto lanes = static_cast<unsigned>(parse_number(t.substr(x + 1), 1u << 20));
       if (n < 1 || n > 64 || lanes < 1 || lanes > 32)
         throw std::invalid_argument("warps: type 1 .. 64 pages, 1 .. 32 lanes (" + t + ")");
       if (warp >= 64) throw std::invalid_argument("warps: at most 64");

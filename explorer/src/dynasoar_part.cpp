@@ -97,7 +97,7 @@ std::string bitmap_run(int bits, const std::string& ops, bool rotate, int seed) 
           if (done) break;
         }
       } else if (t[0] == 'f') {
-        const long long pos = std::stoll(t.substr(1));
+        const long long pos = static_cast<long long>(parse_number(t.substr(1), 1u << 30));
         if (pos < 0 || pos >= bits)
           throw std::invalid_argument("ops: f" + t.substr(1) + " out of range");
         if ((b.word(0, static_cast<std::uint64_t>(pos) / 64) >> (pos % 64)) & 1u)

@@ -47,13 +47,13 @@ std::vector<Request> parse(const std::string& text) {
     Request r;
     if (t[0] == '-') {
       r.is_free = true;
-      r.target = static_cast<std::uint32_t>(std::stoul(t.substr(1)));
+      r.target = static_cast<std::uint32_t>(parse_number(t.substr(1), 1u << 30));
       if (r.target >= out.size() || out[r.target].is_free)
         throw std::invalid_argument("requests: -" + t.substr(1) + " frees no earlier request");
     } else {
       const std::size_t x = t.find('x');
-      r.bytes = std::stoull(t.substr(0, x));
-      if (x != std::string::npos) r.lanes = static_cast<std::uint32_t>(std::stoul(t.substr(x + 1)));
+      r.bytes = parse_number(t.substr(0, x));
+      if (x != std::string::npos) r.lanes = static_cast<std::uint32_t>(parse_number(t.substr(x + 1), 1u << 30));
       if (r.bytes < 1 || r.bytes > kMaxSliceBytes)
         throw std::invalid_argument("requests: bytes 1 .. 4096 (" + t + ")");
       if (r.lanes < 1 || r.lanes > 32) throw std::invalid_argument("requests: 1 .. 32 lanes");

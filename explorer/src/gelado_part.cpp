@@ -38,7 +38,7 @@ std::vector<Token> parse_script(const std::string& script, int threads) {
     if (t.empty()) continue;
     if (t.size() < 2 || std::string("tdxg").find(t[0]) == std::string::npos)
       throw std::invalid_argument("script: '" + t + "' is not tN, dN, xN or gN");
-    const int i = std::stoi(t.substr(1));
+    const int i = static_cast<int>(parse_number(t.substr(1), 1u << 30));
     if (i < 0 || i >= threads)
       throw std::invalid_argument("script: thread " + std::to_string(i) + " of " +
                                   std::to_string(threads));
@@ -224,7 +224,7 @@ std::string tbuddy_run(int height, const std::string& requests) {
     for (std::size_t at = 0; at < requests.size();) {
       std::size_t end = requests.find(',', at);
       if (end == std::string::npos) end = requests.size();
-      pages.push_back(std::stoull(requests.substr(at, end - at)));
+      pages.push_back(parse_number(requests.substr(at, end - at)));
       at = end + 1;
     }
     const auto t = sim::trace_tbuddy(static_cast<std::uint32_t>(height), pages);

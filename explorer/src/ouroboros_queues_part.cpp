@@ -160,7 +160,7 @@ std::string ouro_queues_run(int chunks, const std::string& requests) {
       if (t.empty()) continue;
       if (held.size() >= 128) throw std::invalid_argument("requests: at most 128");
       if (t[0] == '-') {
-        const std::size_t i = std::stoul(t.substr(1));
+        const std::size_t i = parse_number(t.substr(1));
         if (i >= held.size() || !held[i].live)
           throw std::invalid_argument("requests: -" + t.substr(1) + " frees nothing held");
         Held& h = held[i];
@@ -181,7 +181,7 @@ std::string ouro_queues_run(int chunks, const std::string& requests) {
                   {"c_flashed", fo == ChunkFreeOutcome::flashed}});
         continue;
       }
-      const std::uint64_t bytes = std::stoull(t);
+      const std::uint64_t bytes = parse_number(t);
       if (bytes < 1 || bytes > kChunkBytes)
         throw std::invalid_argument("requests: bytes 1 .. 8192 (" + t + ")");
       const unsigned k = page_class_of_bytes(bytes);

@@ -4,9 +4,27 @@
 // returns JSON text, one snapshot a step, which the page animates. {"error": ...} on bad input.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace alloclab::explorer {
+
+// A whole number a student typed into a part's script, at most `max`: the whole text, digits
+// only (std::stoul would take "12abc" as 12, and its error reads "stoul"). The message says which
+// token, for the page's {"error": ...}.
+inline std::uint64_t parse_number(std::string_view text,
+                                  std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max)
+    throw std::invalid_argument("'" + std::string(text) + "' is not a whole number from 0 to " +
+                                std::to_string(max));
+  return v;
+}
 
 // Gelado & Garland (gelado_part.cpp).
 // Fig. 1: `threads` waits of n units with batches of `batch`, driven by `script`, a comma list

@@ -97,7 +97,7 @@ std::string ualloc_run(int height, const std::string& requests) {
       if (t.empty()) continue;
       if (held.size() >= 128) throw std::invalid_argument("requests: at most 128");
       if (t[0] == '-') {
-        const std::size_t i = std::stoul(t.substr(1));
+        const std::size_t i = parse_number(t.substr(1));
         if (i >= held.size() || held[i].bytes == 0)
           throw std::invalid_argument("requests: -" + t.substr(1) + " frees nothing held");
         UAllocFree<Atomics> f(v, held[i].offset);
@@ -112,7 +112,7 @@ std::string ualloc_run(int height, const std::string& requests) {
                   {"stats", stats_json(f.stats())}});
         continue;
       }
-      const auto bytes = static_cast<std::uint32_t>(std::stoul(t));
+      const auto bytes = static_cast<std::uint32_t>(parse_number(t, 1u << 30));
       if (bytes < 1 || bytes > kUAllocMaxBytes)
         throw std::invalid_argument("requests: bytes 1 .. 1024 (" + t + ")");
       const std::uint32_t k = ualloc_class_of(bytes);
