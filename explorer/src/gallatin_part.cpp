@@ -53,7 +53,8 @@ std::vector<Request> parse(const std::string& text) {
     } else {
       const std::size_t x = t.find('x');
       r.bytes = parse_number(t.substr(0, x));
-      if (x != std::string::npos) r.lanes = static_cast<std::uint32_t>(parse_number(t.substr(x + 1), 1u << 30));
+      if (x != std::string::npos)
+        r.lanes = static_cast<std::uint32_t>(parse_number(t.substr(x + 1), 1u << 30));
       if (r.bytes < 1 || r.bytes > kMaxSliceBytes)
         throw std::invalid_argument("requests: bytes 1 .. 4096 (" + t + ")");
       if (r.lanes < 1 || r.lanes > 32) throw std::invalid_argument("requests: 1 .. 32 lanes");
