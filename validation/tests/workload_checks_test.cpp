@@ -54,6 +54,17 @@ TEST_CASE("workload checks: every check of the fixture holds, and each applies w
   CHECK(verdicts.size() == 29 + 15 + 12 + 20 + 6);
 }
 
+TEST_CASE("workload checks: a hung row is one departure that names the watchdog", "[workload]") {
+  auto r = row_of("workloads/fixture-gpu/alloc.csv", 2);
+  r.hung = true;
+  r.verified = false;
+  const auto v = workload_verdicts({r});
+  REQUIRE(v.size() == 1);  // nothing else is checked: nothing was measured
+  CHECK(v[0].check == kWorkloadVerifiedCheck);
+  CHECK(v[0].outcome == Outcome::expected_departure);
+  CHECK(v[0].explanation.find("watchdog") != std::string::npos);
+}
+
 TEST_CASE("workload checks: a row that was not verified fails", "[workload]") {
   auto r = row_of("workloads/fixture-gpu/alloc.csv", 2);
   r.verified = false;
