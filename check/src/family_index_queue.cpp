@@ -41,20 +41,14 @@ class IndexQueueProgram final : public ScriptProgram {
   std::string describe() const override {
     std::string s = "fill=" + std::to_string(static_cast<std::int32_t>(words_.fill_count)) +
                     " front=" + std::to_string(words_.front) +
-                    " back=" + std::to_string(words_.back) + " slots=[";
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      if (i) s += ' ';
-      s += slots_[i] == kDeletionMarker ? std::string("-") : std::to_string(slots_[i]);
-    }
-    return s + "]";
+                    " back=" + std::to_string(words_.back) + " slots=";
+    return s + ring_text(slots_, kDeletionMarker);
   }
   std::string name_of(std::uintptr_t a) const override {
     if (a == reinterpret_cast<std::uintptr_t>(&words_.fill_count)) return "fill count";
     if (a == reinterpret_cast<std::uintptr_t>(&words_.front)) return "front";
     if (a == reinterpret_cast<std::uintptr_t>(&words_.back)) return "back";
-    const auto base = reinterpret_cast<std::uintptr_t>(slots_.data());
-    if (a >= base && a < base + slots_.size() * sizeof(std::uint32_t))
-      return "slot " + std::to_string((a - base) / sizeof(std::uint32_t));
+    if (const auto slot = ring_slot_name(slots_, a)) return *slot;
     return ScriptProgram::name_of(a);
   }
 

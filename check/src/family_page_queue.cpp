@@ -52,12 +52,8 @@ class PageQueueProgram final : public ScriptProgram {
                     " R=" + std::to_string(s.reserved) + " front=" + std::to_string(words_.front) +
                     " back=" + std::to_string(words_.back) +
                     " pages=" + std::to_string(words_.pages) +
-                    " next_chunk=" + std::to_string(chunks_.next_chunk) + " slots=[";
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      if (i) d += ' ';
-      d += slots_[i] == kDeletionMarker ? std::string("-") : std::to_string(slots_[i]);
-    }
-    return d + "]";
+                    " next_chunk=" + std::to_string(chunks_.next_chunk) + " slots=";
+    return d + ring_text(slots_, kDeletionMarker);
   }
   std::string name_of(std::uintptr_t a) const override {
     if (a == reinterpret_cast<std::uintptr_t>(&words_.semaphore)) return "semaphore";
@@ -65,9 +61,7 @@ class PageQueueProgram final : public ScriptProgram {
     if (a == reinterpret_cast<std::uintptr_t>(&words_.back)) return "back";
     if (a == reinterpret_cast<std::uintptr_t>(&words_.pages)) return "pages";
     if (a == reinterpret_cast<std::uintptr_t>(&chunks_.next_chunk)) return "next chunk";
-    const auto base = reinterpret_cast<std::uintptr_t>(slots_.data());
-    if (a >= base && a < base + slots_.size() * sizeof(std::uint32_t))
-      return "slot " + std::to_string((a - base) / sizeof(std::uint32_t));
+    if (const auto slot = ring_slot_name(slots_, a)) return *slot;
     return ScriptProgram::name_of(a);
   }
 

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/dynasoar/alloc.hpp"
 #include "alloclab/core/dynasoar/heap_storage.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -64,12 +65,7 @@ std::string heap_run(int blocks, const std::string& warps, bool coalesce, bool r
     };
     snapshot({{"what", "start: every block free"}});
     unsigned warp = 0;
-    for (std::size_t at = 0; at < warps.size();) {
-      std::size_t end = warps.find(',', at);
-      if (end == std::string::npos) end = warps.size();
-      const std::string t = warps.substr(at, end - at);
-      at = end + 1;
-      if (t.empty()) continue;
+    for (const std::string& t : comma_items(warps)) {
       const std::size_t x = t.find('x');
       if (x == std::string::npos) throw std::invalid_argument("warps: nxL (type n pages, L lanes)");
       const auto n = static_cast<unsigned>(parse_number(t.substr(0, x), 1u << 20));

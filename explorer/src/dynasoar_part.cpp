@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/dynasoar/hbitmap.hpp"
 #include "alloclab/core/dynasoar/hbitmap_check.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -65,12 +66,7 @@ std::string bitmap_run(int bits, const std::string& ops, bool rotate, int seed) 
     snapshot({{"what", "start: every slot free (every bit set)"}, {"op", -1}});
     int op_index = 0;
     unsigned next_seed = static_cast<unsigned>(seed);
-    for (std::size_t at = 0; at < ops.size();) {
-      std::size_t end = ops.find(',', at);
-      if (end == std::string::npos) end = ops.size();
-      const std::string t = ops.substr(at, end - at);
-      at = end + 1;
-      if (t.empty()) continue;
+    for (const std::string& t : comma_items(ops)) {
       if (op_index >= 256) throw std::invalid_argument("ops: at most 256");
       BitmapCounts total;
       if (t == "a") {

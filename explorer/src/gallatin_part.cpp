@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/gallatin/allocator.hpp"
 #include "alloclab/core/gallatin/state_check.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -38,12 +39,7 @@ struct Request {
 
 std::vector<Request> parse(const std::string& text) {
   std::vector<Request> out;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find(',', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string t = text.substr(at, end - at);
-    at = end + 1;
-    if (t.empty()) continue;
+  for (const std::string& t : comma_items(text)) {
     Request r;
     if (t[0] == '-') {
       r.is_free = true;

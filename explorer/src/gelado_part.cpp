@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/gelado/bulk_semaphore.hpp"
 #include "alloclab/core/gelado/counting_semaphore.hpp"
 #include "alloclab/core/ouroboros/host_atomics.hpp"
@@ -30,12 +31,7 @@ struct Token {
 
 std::vector<Token> parse_script(const std::string& script, int threads) {
   std::vector<Token> out;
-  for (std::size_t at = 0; at < script.size();) {
-    std::size_t end = script.find(',', at);
-    if (end == std::string::npos) end = script.size();
-    const std::string t = script.substr(at, end - at);
-    at = end + 1;
-    if (t.empty()) continue;
+  for (const std::string& t : comma_items(script)) {
     if (t.size() < 2 || std::string("tdxg").find(t[0]) == std::string::npos)
       throw std::invalid_argument("script: '" + t + "' is not tN, dN, xN or gN");
     const int i = static_cast<int>(parse_number(t.substr(1), 1u << 30));
@@ -221,12 +217,7 @@ std::string semaphore_run(const std::string& kind, int threads, int n, int batch
 std::string tbuddy_run(int height, const std::string& requests) {
   try {
     std::vector<std::uint64_t> pages;
-    for (std::size_t at = 0; at < requests.size();) {
-      std::size_t end = requests.find(',', at);
-      if (end == std::string::npos) end = requests.size();
-      pages.push_back(parse_number(requests.substr(at, end - at)));
-      at = end + 1;
-    }
+    for (const std::string& item : comma_items(requests)) pages.push_back(parse_number(item));
     const auto t = sim::trace_tbuddy(static_cast<std::uint32_t>(height), pages);
     json j = {{"height", t.height}, {"levels_before", t.levels_before}, {"steps", json::array()}};
     for (const auto& st : t.steps)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloclab/core/bit_tricks.hpp"
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/ouroboros/chunk_free.hpp"
 #include "alloclab/core/ouroboros/chunk_page.hpp"
 #include "alloclab/core/ouroboros/config.hpp"
@@ -152,12 +153,7 @@ std::string ouro_queues_run(int chunks, const std::string& requests) {
       steps.push_back(step);
     };
     snapshot({{"what", "start: every chunk untyped"}});
-    for (std::size_t at = 0; at < requests.size();) {
-      std::size_t end = requests.find(',', at);
-      if (end == std::string::npos) end = requests.size();
-      const std::string t = requests.substr(at, end - at);
-      at = end + 1;
-      if (t.empty()) continue;
+    for (const std::string& t : comma_items(requests)) {
       if (held.size() >= 128) throw std::invalid_argument("requests: at most 128");
       if (t[0] == '-') {
         const std::size_t i = parse_number(t.substr(1));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "alloclab/core/comma_list.hpp"
 #include "alloclab/core/gelado/ualloc_alloc.hpp"
 #include "alloclab/core/gelado/ualloc_free.hpp"
 #include "alloclab/core/gelado/ualloc_state.hpp"
@@ -89,12 +90,7 @@ std::string ualloc_run(int height, const std::string& requests) {
       steps.push_back(step);
     };
     snapshot({{"what", "start: no chunk taken"}});
-    for (std::size_t at = 0; at < requests.size();) {
-      std::size_t end = requests.find(',', at);
-      if (end == std::string::npos) end = requests.size();
-      const std::string t = requests.substr(at, end - at);
-      at = end + 1;
-      if (t.empty()) continue;
+    for (const std::string& t : comma_items(requests)) {
       if (held.size() >= 128) throw std::invalid_argument("requests: at most 128");
       if (t[0] == '-') {
         const std::size_t i = parse_number(t.substr(1));

@@ -87,4 +87,21 @@ class ScriptProgram : public Program {
   std::vector<int> op_index_;  // per thread: the operation in flight, -1 none (at rest)
 };
 
+// A ring of 32-bit slots (Ouroboros' queues), for a family's describe() and name_of(): its slots
+// as "[3 - 1]" (`empty` shown as '-'), and "slot i" for an address inside it (nullopt outside).
+inline std::string ring_text(const std::vector<std::uint32_t>& slots, std::uint32_t empty) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (i) s += ' ';
+    s += slots[i] == empty ? std::string("-") : std::to_string(slots[i]);
+  }
+  return s + "]";
+}
+inline std::optional<std::string> ring_slot_name(const std::vector<std::uint32_t>& slots,
+                                                 std::uintptr_t a) {
+  const auto base = reinterpret_cast<std::uintptr_t>(slots.data());
+  if (a < base || a >= base + slots.size() * sizeof(std::uint32_t)) return std::nullopt;
+  return "slot " + std::to_string((a - base) / sizeof(std::uint32_t));
+}
+
 }  // namespace alloclab::check
